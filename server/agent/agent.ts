@@ -1,0 +1,293 @@
+// The agent loop of one session: single-threaded, driven by its inbox, every
+// move a checked transition of the state machine and an event in the log.
+import fs from 'node:fs';
+import { parseCompactCommand, type AgentState, type CompactionTrigger, type Gauge, type Usage } from '../../shared/protocol.js';
+import { compact } from '../compaction/compactor.js';
+import { deriveView, plain } from '../compaction/view.js';
+import { costUsd, type ModelInfo } from '../llm/models.js';
+import { requestTokens } from '../llm/tokens.js';
+import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
+import { runTool, TOOLS } from '../tools/registry.js';
+import { crossesThreshold, estimatedGauge, gaugeFromUsage, preflightDue } from './gauge.js';
+import type { AgentHandle, CompactionRequest, Session } from './session.js';
+import { canTransition, StateMachine } from './state-machine.js';
+
+const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
+
+export interface AgentSettings {
+  workDir: string;
+  contextWindow: number;
+  thresholdRatio: number;
+  targetRatio: number;
+  bashTimeoutMs: number;
+  toolOutputLimit: number;
+}
+
+interface DueCompaction {
+  trigger: CompactionTrigger;
+  instructions?: string;
+}
+
+class Cancelled extends Error {}
+
+export class Agent implements AgentHandle {
+  private readonly machine: StateMachine;
+  private running = false;
+  private abort: AbortController | undefined;
+  /** At most one compaction per request: set by a compaction, cleared by the next response. */
+  private compactedForRequest = false;
+  /** The log's last seq when the latest request was built: later user events are unseen. */
+  private seenSeq: number;
+  readonly system: string;
+
+  constructor(
+    private readonly session: Session,
+    private readonly provider: Provider,
+    private readonly info: ModelInfo,
+    private readonly settings: AgentSettings,
+    initial: AgentState,
+  ) {
+    this.system = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
+    this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
+    this.seenSeq = session.log.lastSeq;
+    session.attach(this);
+  }
+
+  get state(): AgentState {
+    return this.machine.state;
+  }
+
+  gauge(): Gauge {
+    const last = this.session.log.last('usage');
+    return last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.thresholdRatio);
+  }
+
+  /** The request the model would get next (also GET /view). */
+  nextRequest(): LlmRequest {
+    return {
+      system: this.system,
+      messages: plain(deriveView(this.session.log.all())),
+      tools: TOOLS.map((t) => t.spec),
+      maxOutputTokens: this.info.maxOutputTokens,
+      purpose: 'turn',
+    };
+  }
+
+  wake(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop().finally(() => {
+      this.running = false;
+    });
+  }
+
+  cancel(): void {
+    this.abort?.abort(new Cancelled('cancelled by the user'));
+  }
+
+  /** After a restart: a turn that was running when the process died is closed as interrupted. */
+  recoverInterrupted(): void {
+    if (this.state === 'WaitingForUserInput') return;
+    const reason = 'interrupted: the server restarted';
+    const answered = new Set(this.session.log.all().flatMap((e) => (e.kind === 'tool_result' ? [e.callId] : [])));
+    for (const e of this.session.log.all()) {
+      if (e.kind === 'tool_call' && !answered.has(e.callId)) {
+        this.session.append({ kind: 'tool_result', callId: e.callId, name: e.name, output: reason, isError: true, durationMs: 0 });
+      }
+    }
+    if (this.state === 'Compacting') this.session.append({ kind: 'compaction', phase: 'failed', trigger: 'manual', error: reason, fallback: 'none' });
+    this.finishTurn(reason, 'Error');
+  }
+
+  private async loop(): Promise<void> {
+    while (this.state === 'WaitingForUserInput') {
+      try {
+        if (this.session.pendingCompactions.length) await this.compactionOnly();
+        else if (this.hasUnseenUserMessage()) await this.turn();
+        else return;
+      } catch (err) {
+        this.recover(err);
+      }
+    }
+  }
+
+  private hasUnseenUserMessage(): boolean {
+    return this.session.log.since(this.seenSeq).some((e) => e.kind === 'user' && !parseCompactCommand(e.text));
+  }
+
+  /** A /compact while idle: Waiting -> Compacting -> Waiting. */
+  private async compactionOnly(): Promise<void> {
+    this.abort = new AbortController();
+    const due = this.session.pendingCompactions.shift()!;
+    this.machine.transition('Compacting', `${due.trigger} compaction`);
+    await this.runCompaction(due, this.abort.signal);
+    this.machine.transition('WaitingForUserInput', 'compaction finished');
+    this.abort = undefined;
+  }
+
+  private async turn(): Promise<void> {
+    this.abort = new AbortController();
+    const signal = this.abort.signal;
+    let overflowRetried = false;
+    for (;;) {
+      // Safe point before a request: every tool call has its result.
+      const due = this.compactedForRequest ? undefined : this.dueBeforeRequest();
+      if (due) {
+        this.machine.transition('Compacting', `${due.trigger} compaction`);
+        await this.runCompaction(due, signal);
+      }
+      const retrying = this.state === 'Compacting' && overflowRetried;
+      this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');
+      const request = this.nextRequest();
+      this.seenSeq = this.session.log.lastSeq;
+      let response: LlmResponse;
+      try {
+        response = await this.provider.complete(request, signal);
+      } catch (err) {
+        if (!(err instanceof ContextOverflowError) || overflowRetried || signal.aborted) throw err;
+        // The provider refused the request as too long: compact and retry once.
+        overflowRetried = true;
+        this.machine.transition('Compacting', `overflow: ${err.message}`);
+        await this.runCompaction({ trigger: 'overflow' }, signal);
+        continue;
+      }
+      overflowRetried = false;
+      this.compactedForRequest = false;
+      this.machine.transition('ProcessingLLMResponse', response.stopReason);
+      this.recordResponse(response);
+      if (response.toolCalls.length) {
+        const n = response.toolCalls.length;
+        this.machine.transition('RunningTools', `${n} tool call${n > 1 ? 's' : ''}`);
+        await this.runTools(response, signal);
+        continue;
+      }
+      // Safe point after a response that asks for no tool.
+      const after = this.dueAfterResponse();
+      if (after) {
+        this.machine.transition('Compacting', `${after.trigger} compaction`);
+        await this.runCompaction(after, signal);
+      }
+      this.finishTurn('the model finished its answer', 'EndOfTurn');
+      return;
+    }
+  }
+
+  /** Pending /compact, the threshold on the last response, or the pre-flight estimate. */
+  private dueBeforeRequest(): DueCompaction | undefined {
+    const pending = this.session.pendingCompactions.shift();
+    if (pending) return pending;
+    if (this.thresholdReached()) return { trigger: 'threshold' };
+    const estimate = requestTokens(this.nextRequest());
+    const { contextWindow, thresholdRatio } = this.settings;
+    if (preflightDue(estimate, contextWindow, thresholdRatio, this.info.maxOutputTokens)) return { trigger: 'preflight' };
+    return undefined;
+  }
+
+  private dueAfterResponse(): DueCompaction | undefined {
+    const pending = this.session.pendingCompactions.shift();
+    if (pending) return pending;
+    return this.thresholdReached() ? { trigger: 'threshold' } : undefined;
+  }
+
+  /** The last provider-reported context reached the threshold, and no compaction has run since. */
+  private thresholdReached(): boolean {
+    const usage = this.session.log.last('usage');
+    if (!usage || usage.gauge.estimated) return false;
+    const compaction = this.session.log.last('compaction');
+    if (compaction && compaction.seq > usage.seq && compaction.phase !== 'queued') return false;
+    return crossesThreshold(usage.gauge.contextTokens, this.settings.contextWindow, this.settings.thresholdRatio);
+  }
+
+  private async runCompaction(due: DueCompaction, signal: AbortSignal): Promise<void> {
+    this.compactedForRequest = true;
+    const instructions = due.instructions !== undefined ? { instructions: due.instructions } : {};
+    this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...instructions });
+    const started = Date.now();
+    const request = this.nextRequest();
+    try {
+      const outcome = await compact({
+        messages: deriveView(this.session.log.all()),
+        base: { system: request.system, tools: request.tools },
+        summariser: this.provider,
+        contextWindow: this.settings.contextWindow,
+        targetRatio: this.settings.targetRatio,
+        trigger: due.trigger,
+        ...instructions,
+        signal,
+      });
+      const { summariserUsage, ...fields } = outcome;
+      this.session.append({
+        kind: 'compaction',
+        phase: 'finished',
+        trigger: due.trigger,
+        ...instructions,
+        ...fields,
+        durationMs: Date.now() - started,
+      });
+      if (outcome.strategy !== 'none' || summariserUsage) {
+        const cost = summariserUsage ? costUsd(this.info, summariserUsage) : 0;
+        const { contextWindow, thresholdRatio } = this.settings;
+        const gauge = estimatedGauge(outcome.tokensAfter, this.gauge(), this.provider.model, contextWindow, thresholdRatio, cost);
+        this.session.append({ kind: 'usage', gauge });
+      }
+    } catch (err) {
+      const message = signal.aborted ? 'cancelled by the user' : err instanceof Error ? err.message : String(err);
+      this.session.append({ kind: 'compaction', phase: 'failed', trigger: due.trigger, ...instructions, error: message, fallback: 'none' });
+      if (signal.aborted) throw err;
+    }
+  }
+
+  private recordResponse(response: LlmResponse): void {
+    const usage: Usage = { ...response.usage, costUsd: costUsd(this.info, response.usage) };
+    const { contextWindow, thresholdRatio } = this.settings;
+    this.session.append({ kind: 'usage', gauge: gaugeFromUsage(usage, this.gauge(), this.provider.model, contextWindow, thresholdRatio) });
+    this.session.append({ kind: 'agent', text: response.text, model: this.provider.model, endOfTurn: response.toolCalls.length === 0, usage });
+    for (const call of response.toolCalls) {
+      this.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
+    }
+  }
+
+  private async runTools(response: LlmResponse, signal: AbortSignal): Promise<void> {
+    const { workDir, bashTimeoutMs, toolOutputLimit } = this.settings;
+    for (const call of response.toolCalls) {
+      if (signal.aborted) {
+        const output = 'cancelled by the user before it ran';
+        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
+        continue;
+      }
+      const started = Date.now();
+      const result = await runTool(call.name, call.input, { workDir, signal, bashTimeoutMs, outputLimit: toolOutputLimit });
+      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, ...result, durationMs: Date.now() - started });
+    }
+    if (signal.aborted) throw new Cancelled('cancelled by the user');
+  }
+
+  /** Ends a turn through `via` (EndOfTurn, Cancelled or Error) back to WaitingForUserInput. */
+  private finishTurn(reason: string, via: 'EndOfTurn' | 'Cancelled' | 'Error'): void {
+    const state = this.state;
+    if (state === 'WaitingForUserInput') return;
+    if (state !== 'EndOfTurn' && state !== 'Cancelled' && state !== 'Error') {
+      this.machine.transition(canTransition(state, via) ? via : 'Error', reason);
+    }
+    this.machine.transition('WaitingForUserInput', reason);
+    this.abort = undefined;
+    this.compactedForRequest = false;
+  }
+
+  /** Any failure inside a turn: the session records it and waits for the user. */
+  private recover(err: unknown): void {
+    if (this.abort?.signal.aborted || isAbortError(err) || err instanceof Cancelled) {
+      this.finishTurn('cancelled by the user', 'Cancelled');
+      return;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    const code = err instanceof ContextOverflowError ? 'context_overflow' : err instanceof ProviderError ? `provider_${err.status ?? 'error'}` : 'internal';
+    try {
+      this.session.append({ kind: 'error', message, code });
+      this.finishTurn(message, 'Error');
+    } catch (inner) {
+      // The log itself failed (disk full): keep the process alive; the state stays in memory.
+      console.error(`[skein] session ${this.session.id}: cannot record an error: ${String(inner)}`);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// The token gauge: how full the model's context is, and what the session cost.
+import { contextTokensOf, type Gauge, type Usage } from '../../shared/protocol.js';
+
+export function gaugeFromUsage(
+  usage: Usage,
+  previous: Gauge | undefined,
+  model: string,
+  contextWindow: number,
+  thresholdRatio: number,
+): Gauge {
+  const contextTokens = contextTokensOf(usage);
+  return {
+    contextTokens,
+    contextWindow,
+    ratio: contextTokens / contextWindow,
+    thresholdRatio,
+    model,
+    totalCostUsd: (previous?.totalCostUsd ?? 0) + usage.costUsd,
+    input: usage.input,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheWrite,
+  };
+}
+
+/** A gauge from skein's own estimate (after a compaction, before the next response). */
+export function estimatedGauge(
+  contextTokens: number,
+  previous: Gauge | undefined,
+  model: string,
+  contextWindow: number,
+  thresholdRatio: number,
+  extraCostUsd = 0,
+): Gauge {
+  return {
+    contextTokens,
+    contextWindow,
+    ratio: contextTokens / contextWindow,
+    thresholdRatio,
+    model,
+    totalCostUsd: (previous?.totalCostUsd ?? 0) + extraCostUsd,
+    input: contextTokens,
+    cacheRead: 0,
+    cacheWrite: 0,
+    estimated: true,
+  };
+}
+
+/** The threshold trigger: the last response's context reached ratio x window. */
+export function crossesThreshold(contextTokens: number, contextWindow: number, thresholdRatio: number): boolean {
+  return contextTokens >= thresholdRatio * contextWindow;
+}
+
+/** The pre-flight trigger: the next request would cross the threshold or leave less than max output free. */
+export function preflightDue(estimate: number, contextWindow: number, thresholdRatio: number, maxOutput: number): boolean {
+  return crossesThreshold(estimate, contextWindow, thresholdRatio) || contextWindow - estimate < maxOutput;
+}

@@ -1,0 +1,118 @@
+// A session: its durable event log, its live subscribers, and the inbox its
+// agent loop consumes. Events are appended to the log before anyone sees them.
+import type {
+  AgentState,
+  CompactionTrigger,
+  Gauge,
+  NewEvent,
+  SessionSnapshot,
+  SkeinEvent,
+} from '../../shared/protocol.js';
+import { parseCompactCommand } from '../../shared/protocol.js';
+import type { EventLog } from '../store/event-log.js';
+
+export type Subscriber = (event: SkeinEvent) => void;
+
+export interface CompactionRequest {
+  trigger: Extract<CompactionTrigger, 'manual' | 'agent'>;
+  instructions?: string;
+}
+
+/** The agent loop as the session sees it. */
+export interface AgentHandle {
+  readonly state: AgentState;
+  gauge(): Gauge;
+  /** Something arrived in the inbox. */
+  wake(): void;
+  cancel(): void;
+}
+
+export class Session {
+  private readonly subscribers = new Set<Subscriber>();
+  /** Compactions asked for (manual, agent) and not yet run. */
+  pendingCompactions: CompactionRequest[] = [];
+  private agent: AgentHandle | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly log: EventLog,
+    public model: string,
+  ) {}
+
+  /** Connects the agent loop (once, right after both exist). */
+  attach(agent: AgentHandle): void {
+    this.agent = agent;
+  }
+
+  get state(): AgentState {
+    return this.agent?.state ?? 'WaitingForUserInput';
+  }
+
+  /** Appends durably, then tells every subscriber. */
+  append(event: NewEvent): SkeinEvent {
+    const full = this.log.append(event);
+    for (const subscriber of this.subscribers) {
+      try {
+        subscriber(full);
+      } catch {
+        // A broken subscriber (closed socket) must not harm the session.
+      }
+    }
+    return full;
+  }
+
+  /**
+   * Replays events after `since` to the subscriber, then keeps it live. Both
+   * happen in one synchronous step, so every event arrives exactly once.
+   */
+  subscribe(since: number, subscriber: Subscriber): () => void {
+    for (const event of this.log.since(since)) subscriber(event);
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  /** A user message; `/compact [focus]` asks for a compaction instead. */
+  userMessage(text: string): void {
+    const command = parseCompactCommand(text);
+    this.append({ kind: 'user', text });
+    if (command) this.requestCompaction({ trigger: 'manual', ...command });
+    else this.agent?.wake();
+  }
+
+  requestCompaction(request: CompactionRequest): void {
+    this.pendingCompactions.push(request);
+    if (this.state !== 'WaitingForUserInput') {
+      this.append({
+        kind: 'compaction',
+        phase: 'queued',
+        trigger: request.trigger,
+        ...(request.instructions !== undefined && { instructions: request.instructions }),
+      });
+    }
+    this.agent?.wake();
+  }
+
+  cancel(): void {
+    this.agent?.cancel();
+  }
+
+  title(): string {
+    const first = this.log.all().find((e) => e.kind === 'user' && !parseCompactCommand(e.text));
+    const text = first && first.kind === 'user' ? first.text.trim().split('\n', 1)[0]! : '';
+    return text.length > 80 ? `${text.slice(0, 79)}…` : text || 'New session';
+  }
+
+  snapshot(): SessionSnapshot {
+    const all = this.log.all();
+    return {
+      id: this.id,
+      state: this.state,
+      model: this.model,
+      gauge: this.agent!.gauge(),
+      lastSeq: this.log.lastSeq,
+      title: this.title(),
+      createdAt: this.log.header.createdAt,
+      lastActivity: all.length ? all[all.length - 1]!.ts : this.log.header.createdAt,
+    };
+  }
+}

@@ -1,0 +1,169 @@
+// Every setting of skein: its env name, flag, default and validation, in one
+// table. The README's settings table and `--help` are checked against it.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  workDir: string;
+  model: string;
+  contextWindow: number | undefined;
+  compactThresholdRatio: number;
+  compactTargetRatio: number;
+  bashTimeoutMs: number;
+  toolOutputLimit: number;
+}
+
+interface Setting<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag: string;
+  /** Shown in --help and the README. */
+  defaultText: string;
+  description: string;
+  /** Parses a raw value, or returns the allowed range as an error. */
+  parse: (raw: string) => Config[K] | ConfigError;
+  fallback: (env: NodeJS.ProcessEnv) => Config[K];
+}
+
+export class ConfigError {
+  constructor(readonly allowed: string) {}
+}
+
+export class InvalidSettingError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    readonly allowed: string,
+  ) {
+    super(`${variable}=${JSON.stringify(value)} is invalid: expected ${allowed}`);
+  }
+}
+
+function integer(min: number, max: number) {
+  return (raw: string): number | ConfigError => {
+    const n = Number(raw.trim());
+    return raw.trim() !== '' && Number.isInteger(n) && n >= min && n <= max
+      ? n
+      : new ConfigError(`an integer from ${min} to ${max}`);
+  };
+}
+
+/** A ratio r with 0 < r <= 1. */
+function ratio(raw: string): number | ConfigError {
+  const n = Number(raw.trim());
+  return raw.trim() !== '' && Number.isFinite(n) && n > 0 && n <= 1
+    ? n
+    : new ConfigError('a number r with 0 < r <= 1');
+}
+
+function nonEmpty(what: string) {
+  return (raw: string): string | ConfigError => (raw.trim() ? raw.trim() : new ConfigError(what));
+}
+
+function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+  return s;
+}
+
+export const SETTINGS = [
+  setting({
+    key: 'port', env: 'SKEIN_PORT', flag: '--port', defaultText: '8420',
+    description: 'TCP port for the UI and API (0 picks a free one)',
+    parse: integer(0, 65535), fallback: () => 8420,
+  }),
+  setting({
+    key: 'host', env: 'SKEIN_HOST', flag: '--host', defaultText: '127.0.0.1',
+    description: 'Address to listen on; keep it on loopback unless you know why',
+    parse: nonEmpty('a host name or IP address'), fallback: () => '127.0.0.1',
+  }),
+  setting({
+    key: 'dataDir', env: 'SKEIN_DATA_DIR', flag: '--data-dir', defaultText: '~/.skein',
+    description: 'Where session logs are kept (one JSONL file per session)',
+    parse: (raw) => (raw.trim() ? path.resolve(raw.trim()) : new ConfigError('a folder path')),
+    fallback: () => path.join(os.homedir(), '.skein'),
+  }),
+  setting({
+    key: 'workDir', env: 'SKEIN_WORKDIR', flag: '--workdir', defaultText: 'current folder',
+    description: 'Folder the tools run in; file tools cannot leave it',
+    parse: (raw) => (raw.trim() ? path.resolve(raw.trim()) : new ConfigError('a folder path')),
+    fallback: () => process.cwd(),
+  }),
+  setting({
+    key: 'model', env: 'SKEIN_MODEL', flag: '--model', defaultText: 'predictable',
+    description: 'Model for new sessions (`predictable` is the built-in offline model)',
+    parse: nonEmpty('a model name'), fallback: () => 'predictable',
+  }),
+  setting({
+    key: 'contextWindow', env: 'SKEIN_CONTEXT_WINDOW', flag: '--context-window', defaultText: "the model's",
+    description: "Overrides the model's context window, in tokens",
+    parse: integer(1000, 10_000_000), fallback: () => undefined,
+  }),
+  setting({
+    key: 'compactThresholdRatio', env: 'SKEIN_COMPACT_THRESHOLD_RATIO', flag: '--compact-threshold-ratio',
+    defaultText: '0.85', description: 'Compact when the context reaches this share of the window (0 < r <= 1)',
+    parse: ratio, fallback: () => 0.85,
+  }),
+  setting({
+    key: 'compactTargetRatio', env: 'SKEIN_COMPACT_TARGET_RATIO', flag: '--compact-target-ratio',
+    defaultText: '0.5', description: 'After a compaction the view should be at most this share of the window',
+    parse: ratio, fallback: () => 0.5,
+  }),
+  setting({
+    key: 'bashTimeoutMs', env: 'SKEIN_BASH_TIMEOUT_MS', flag: '--bash-timeout-ms', defaultText: '120000',
+    description: 'A bash command is killed (with its process group) after this long',
+    parse: integer(100, 86_400_000), fallback: () => 120_000,
+  }),
+  setting({
+    key: 'toolOutputLimit', env: 'SKEIN_TOOL_OUTPUT_LIMIT', flag: '--tool-output-limit', defaultText: '30000',
+    description: 'Characters of tool output kept in a result (head and tail)',
+    parse: integer(1000, 10_000_000), fallback: () => 30_000,
+  }),
+] as const;
+
+export class HelpRequested {}
+
+/**
+ * Builds the config from flags (which win) and env. Throws
+ * InvalidSettingError naming the variable and the allowed range, or
+ * HelpRequested for --help.
+ */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const flags = parseFlags(argv);
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const s of SETTINGS) {
+    const fromFlag = flags.get(s.flag);
+    const raw = fromFlag ?? env[s.env];
+    if (raw === undefined || (fromFlag === undefined && raw === '')) {
+      config[s.key] = s.fallback(env);
+      continue;
+    }
+    const parsed = (s.parse as (r: string) => unknown)(raw);
+    if (parsed instanceof ConfigError) {
+      throw new InvalidSettingError(fromFlag !== undefined ? s.flag : s.env, raw, parsed.allowed);
+    }
+    config[s.key] = parsed;
+  }
+  return config as Config;
+}
+
+function parseFlags(argv: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  const known = new Set<string>(SETTINGS.map((s) => s.flag));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') throw new HelpRequested();
+    const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!known.has(name)) throw new InvalidSettingError(arg, arg, `one of ${[...known].join(', ')} or --help`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new InvalidSettingError(name, '', 'a value after the flag');
+    flags.set(name, value);
+  }
+  return flags;
+}
+
+export function helpText(): string {
+  const rows = SETTINGS.map((s) => `  ${s.flag.padEnd(26)} ${s.env.padEnd(30)} ${s.description} (default: ${s.defaultText})`);
+  return ['Usage: npm start -- [flags]', '', 'Every flag also has an environment variable; flags win.', '', ...rows, '  --help', ''].join('\n');
+}

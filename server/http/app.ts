@@ -1,0 +1,140 @@
+// The express app: REST API of the wire protocol, and the built web UI.
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { checkText, MAX_FRAME_BYTES } from '../../shared/protocol.js';
+import type { Sessions } from '../agent/sessions.js';
+import { UnknownModelError } from '../llm/providers.js';
+import { requestTokens } from '../llm/tokens.js';
+import { originAllowed } from './origin.js';
+
+export interface AppOptions {
+  sessions: Sessions;
+  uiDir: string;
+  host: string;
+  port: () => number;
+}
+
+export function createApp({ sessions, uiDir, host, port }: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !originAllowed(req, host, port())) {
+      res.status(403).json({ error: 'cross-origin request refused' });
+      return;
+    }
+    next();
+  });
+  app.use('/api', express.json({ limit: MAX_FRAME_BYTES, strict: false }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  app.get('/api/sessions', (_req, res) => {
+    res.json({ sessions: sessions.list() });
+  });
+
+  app.post('/api/sessions', (req, res) => {
+    const model = (req.body as { model?: unknown } | undefined)?.model;
+    if (model !== undefined && typeof model !== 'string') {
+      res.status(400).json({ error: '"model" must be a string' });
+      return;
+    }
+    try {
+      const { session } = sessions.create(model);
+      res.status(201).json({ id: session.id });
+    } catch (err) {
+      if (err instanceof UnknownModelError) res.status(400).json({ error: err.message });
+      else throw err;
+    }
+  });
+
+  app.get('/api/sessions/:id', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    res.json(live.session.snapshot());
+  });
+
+  app.get('/api/sessions/:id/events', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const since = parseSince(req.query.since);
+    if (since === undefined) {
+      res.status(400).json({ error: '"since" must be a non-negative integer' });
+      return;
+    }
+    res.json({ events: live.session.log.since(since) });
+  });
+
+  app.get('/api/sessions/:id/view', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const request = live.agent.nextRequest();
+    res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request) });
+  });
+
+  app.post('/api/sessions/:id/messages', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const text = checkText((req.body as { text?: unknown } | undefined)?.text, 'text');
+    if (typeof text !== 'string') {
+      res.status(400).json({ error: text.error });
+      return;
+    }
+    live.session.userMessage(text);
+    res.status(202).json({ accepted: true });
+  });
+
+  app.post('/api/sessions/:id/compact', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const raw = (req.body as { instructions?: unknown } | undefined)?.instructions;
+    const instructions = raw === undefined ? undefined : checkText(raw, 'instructions', true);
+    if (instructions !== undefined && typeof instructions !== 'string') {
+      res.status(400).json({ error: instructions.error });
+      return;
+    }
+    live.session.requestCompaction({ trigger: 'manual', ...(instructions ? { instructions } : {}) });
+    res.status(202).json({ accepted: true });
+  });
+
+  app.post('/api/sessions/:id/cancel', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    live.session.cancel();
+    res.status(202).json({ accepted: true });
+  });
+
+  app.use('/api', (_req, res) => {
+    res.status(404).json({ error: 'no such endpoint' });
+  });
+
+  // The web UI: built files, and index.html for client-side routes like /s/<id>.
+  app.use(express.static(uiDir, { index: 'index.html', dotfiles: 'deny' }));
+  app.get(['/', '/s/:id'], (_req, res) => {
+    const index = path.join(uiDir, 'index.html');
+    if (fs.existsSync(index)) res.sendFile(index);
+    else res.status(503).type('text/plain').send('The web UI is not built: run `npm run build` (npm start does it for you).');
+  });
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
+    const message =
+      status === 413 ? `request body over the ${MAX_FRAME_BYTES}-byte limit` : status === 400 ? 'request body is not valid JSON' : 'internal error';
+    if (status >= 500) console.error('[skein] request failed:', err);
+    res.status(status).json({ error: message });
+  });
+  return app;
+}
+
+function notFound(res: Response): void {
+  res.status(404).json({ error: 'unknown session' });
+}
+
+function parseSince(raw: unknown): number | undefined {
+  if (raw === undefined) return 0;
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return undefined;
+  return Number(raw);
+}

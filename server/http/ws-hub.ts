@@ -1,0 +1,59 @@
+// WebSocket endpoint /ws?session=ID&since=N: hello, replay of events after N,
+// then live events, each exactly once. Client frames are validated; a bad one
+// gets an error frame and never harms the session.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
+import type { Sessions } from '../agent/sessions.js';
+import { originAllowed } from './origin.js';
+
+export interface Hub {
+  close(): Promise<void>;
+}
+
+export function attachHub(server: Server, sessions: Sessions, host: string, port: () => number): Hub {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/ws') return refuse(socket, 404, 'Not Found');
+    if (!originAllowed(req, host, port())) return refuse(socket, 403, 'Forbidden');
+    const live = sessions.get(url.searchParams.get('session') ?? '');
+    if (!live) return refuse(socket, 404, 'Not Found');
+    const sinceRaw = url.searchParams.get('since') ?? '0';
+    if (!/^\d{1,15}$/.test(sinceRaw)) return refuse(socket, 400, 'Bad Request');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const send = (frame: ServerFrame) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+      };
+      send({ type: 'hello', session: live.session.snapshot() });
+      const unsubscribe = live.session.subscribe(Number(sinceRaw), (event) => send({ type: 'event', event }));
+      ws.on('close', unsubscribe);
+      ws.on('error', () => ws.terminate());
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return send({ type: 'error', message: 'binary frames are not accepted; send JSON text' });
+        const parsed = parseClientFrame(data.toString());
+        if (!parsed.ok) return send({ type: 'error', message: parsed.error });
+        const frame = parsed.value;
+        if (frame.type === 'user_message') live.session.userMessage(frame.text);
+        else if (frame.type === 'compact') live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
+        else live.session.cancel();
+      });
+    });
+  });
+
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of wss.clients) client.close(1001, 'server shutting down');
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export type { WebSocket };

@@ -1,0 +1,193 @@
+// `predictable`: the built-in offline model. Deterministic answers from the
+// last user text, usage from real token counts of the request (with a
+// simulated prompt cache), its own small window enforced with the same kind of
+// error a provider gives, and a deterministic summary when asked to compact.
+import type { ViewMessage } from '../../shared/protocol.js';
+import { messageTokens, tokensOf, toolsTokens } from './tokens.js';
+import {
+  ContextOverflowError,
+  ProviderError,
+  type LlmRequest,
+  type LlmResponse,
+  type ModelLimits,
+  type Provider,
+  type ToolCall,
+} from './types.js';
+
+export const PREDICTABLE_HELP = [
+  "I'm **predictable**, skein's built-in offline model. I answer from your last message:",
+  '',
+  '- `echo: TEXT` replies with TEXT',
+  '- `bash: COMMAND` runs COMMAND with the bash tool',
+  '- `read: PATH` reads a file with the read_file tool',
+  '- `big: N` makes a tool result of about N tokens (fills the context)',
+  '- `error: overflow|overloaded|500` fails once the way a provider would',
+  '- `delay: MS` waits MS milliseconds before answering',
+  '- `/compact [focus]` compacts the context now',
+].join('\n');
+
+/** One line of `big: N` output is 10 tokens. */
+const BIG_LINE = 'the quick brown fox jumps over the lazy dog';
+
+export class PredictableProvider implements Provider {
+  readonly model = 'predictable';
+  private callCounter = 0;
+  /** Per-element token counts of the previous request, for the simulated cache. */
+  private previousPrefix: string[] = [];
+  /** The user text the last simulated error answered, so the retry succeeds. */
+  private erroredFor: string | undefined;
+
+  constructor(readonly limits: ModelLimits) {}
+
+  async complete(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
+    signal.throwIfAborted();
+    const elements = cacheElements(request);
+    const inputTokens = elements.reduce((n, e) => n + e.tokens, 0);
+    if (inputTokens + request.maxOutputTokens > this.limits.contextWindow) {
+      // The message Anthropic gives, so the same mapping code handles both.
+      throw new ContextOverflowError(
+        `prompt is too long: ${inputTokens} tokens + ${request.maxOutputTokens} max output > ${this.limits.contextWindow} maximum`,
+      );
+    }
+    const answer = request.purpose === 'summary' ? summarise(request) : await this.answer(request.messages, signal);
+    const usage = this.simulateCache(elements);
+    const output = tokensOf(answer.text) + answer.toolCalls.reduce((n, c) => n + tokensOf(JSON.stringify(c.input)), 0);
+    return {
+      text: answer.text,
+      toolCalls: answer.toolCalls,
+      stopReason: answer.toolCalls.length ? 'tool_use' : 'end_turn',
+      usage: { ...usage, output, costUsd: 0 },
+    };
+  }
+
+  /** Like a provider cache with a breakpoint on the latest turn: the common prefix is read, the rest written. */
+  private simulateCache(elements: { key: string; tokens: number }[]) {
+    let common = 0;
+    while (common < elements.length && elements[common]!.key === this.previousPrefix[common]) common++;
+    this.previousPrefix = elements.map((e) => e.key);
+    const last = elements.length - 1;
+    let cacheRead = 0;
+    let cacheWrite = 0;
+    for (let i = 0; i < last; i++) {
+      if (i < common) cacheRead += elements[i]!.tokens;
+      else cacheWrite += elements[i]!.tokens;
+    }
+    return { input: elements[last]!.tokens, cacheRead, cacheWrite };
+  }
+
+  private async answer(messages: ViewMessage[], signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
+    const last = messages[messages.length - 1];
+    if (last?.role === 'tool') return { text: describeToolResult(messages), toolCalls: [] };
+    if (last && last.role === 'user' && last.content.startsWith('<compacted-history>')) {
+      // Mid-turn compaction folded the request itself: carry on from the summary, don't redo work.
+      return { text: 'The context was compacted; the summary above has everything done so far. Ready for the next step.', toolCalls: [] };
+    }
+    const text = lastUserText(messages);
+    if (this.erroredFor !== undefined && this.erroredFor !== text) this.erroredFor = undefined;
+    const [command, arg = ''] = splitCommand(text);
+    switch (command) {
+      case 'echo':
+        return { text: arg, toolCalls: [] };
+      case 'bash':
+        return this.call('bash', { command: arg });
+      case 'read':
+        return this.call('read_file', { path: arg });
+      case 'big': {
+        const tokens = Math.max(10, Math.min(1_000_000, Number.parseInt(arg, 10) || 1000));
+        return this.call('bash', { command: `yes '${BIG_LINE}' | head -n ${Math.ceil(tokens / 10)}` });
+      }
+      case 'delay': {
+        const ms = Math.max(0, Math.min(600_000, Number.parseInt(arg, 10) || 0));
+        await sleep(ms, signal);
+        return { text: `waited ${ms} ms`, toolCalls: [] };
+      }
+      case 'error':
+        if (this.erroredFor === text) return { text: `recovered from simulated error: ${arg}`, toolCalls: [] };
+        this.erroredFor = text;
+        throw simulatedError(arg);
+      default:
+        return { text: PREDICTABLE_HELP, toolCalls: [] };
+    }
+  }
+
+  private call(name: string, input: Record<string, unknown>): { text: string; toolCalls: ToolCall[] } {
+    return { text: '', toolCalls: [{ id: `call_${++this.callCounter}_${Date.now().toString(36)}`, name, input }] };
+  }
+}
+
+function cacheElements(request: LlmRequest): { key: string; tokens: number }[] {
+  const head = { key: request.system + '\u0000' + request.tools.map((t) => t.name).join(','), tokens: 4 + tokensOf(request.system) + toolsTokens(request.tools) };
+  return [head, ...request.messages.map((m) => ({ key: JSON.stringify(m), tokens: messageTokens(m) }))];
+}
+
+function lastUserText(messages: ViewMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !m.content.startsWith('<compacted-history>')) return m.content.trim();
+  }
+  return '';
+}
+
+function splitCommand(text: string): [string, string?] {
+  const match = /^(echo|bash|read|big|delay|error):\s*([\s\S]*)$/i.exec(text);
+  return match ? [match[1]!.toLowerCase(), match[2]!.trim()] : [''];
+}
+
+function simulatedError(kind: string): Error {
+  switch (kind) {
+    case 'overflow':
+      return new ContextOverflowError('prompt is too long: simulated overflow (error: overflow)');
+    case 'overloaded':
+      return new ProviderError('overloaded_error: Overloaded (simulated)', 529, true);
+    default:
+      return new ProviderError(`api_error: Internal server error (simulated ${kind || '500'})`, 500, true);
+  }
+}
+
+function describeToolResult(messages: ViewMessage[]): string {
+  const result = messages[messages.length - 1]!;
+  const call = messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === result.toolCallId);
+  const lines = result.content.split('\n');
+  const preview = lines.slice(0, 6).join('\n');
+  const what = call ? `\`${call.name}\` ${JSON.stringify(call.input)}` : 'The tool';
+  return `${what} returned ${lines.length} line${lines.length === 1 ? '' : 's'}:\n\n\`\`\`\n${preview}\n\`\`\``;
+}
+
+/** The deterministic summary: user messages verbatim, tool calls and errors, carried forward across compactions. */
+function summarise(request: LlmRequest): { text: string; toolCalls: ToolCall[] } {
+  const input = request.messages.map((m) => m.content).join('\n');
+  const users: string[] = [];
+  const calls: string[] = [];
+  const errors: string[] = [];
+  for (const line of input.split('\n')) {
+    let m: RegExpExecArray | null;
+    if ((m = /^- user: (.*)$/.exec(line)) || (m = /^\[user\] (.*)$/.exec(line))) users.push(m[1]!);
+    else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!);
+    else if ((m = /^- error: (.*)$/.exec(line)) || (m = /^\[tool error\] (.*)$/.exec(line))) errors.push(m[1]!);
+  }
+  const recentCalls = calls.slice(-20);
+  const text = [
+    '## Summary of the earlier conversation (predictable, deterministic)',
+    '### User messages, verbatim',
+    ...(users.length ? users.map((u) => `- user: ${u}`) : ['- (none in the folded span)']),
+    '### Tool calls',
+    ...(calls.length > recentCalls.length ? [`(${calls.length - recentCalls.length} earlier calls not listed)`] : []),
+    ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),
+    ...(errors.length ? ['### Errors', ...errors.slice(-10).map((e) => `- error: ${e}`)] : []),
+  ].join('\n');
+  return { text, toolCalls: [] };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError'));
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,40 @@
+// Token estimates with gpt-tokenizer. Counts are memoised per string because
+// the same history is counted again on every request.
+import { countTokens } from 'gpt-tokenizer';
+import type { ViewMessage } from '../../shared/protocol.js';
+import type { LlmRequest, ToolSpec } from './types.js';
+
+/** Framing tokens per message (role markers and separators), as chat formats add. */
+const PER_MESSAGE_OVERHEAD = 4;
+const MEMO_LIMIT = 20_000;
+const memo = new Map<string, number>();
+
+export function tokensOf(text: string): number {
+  if (text.length === 0) return 0;
+  const hit = memo.get(text);
+  if (hit !== undefined) return hit;
+  const n = countTokens(text);
+  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
+  memo.set(text, n);
+  return n;
+}
+
+export function messageTokens(message: ViewMessage): number {
+  let n = PER_MESSAGE_OVERHEAD + tokensOf(message.content);
+  for (const call of message.toolCalls ?? []) n += tokensOf(call.name) + tokensOf(JSON.stringify(call.input)) + 3;
+  return n;
+}
+
+export function toolsTokens(tools: ToolSpec[]): number {
+  return tools.reduce((n, t) => n + tokensOf(t.name + t.description + JSON.stringify(t.inputSchema)), 0);
+}
+
+/** Estimated input tokens of a whole request: system, tools and messages. */
+export function requestTokens(request: Pick<LlmRequest, 'system' | 'messages' | 'tools'>): number {
+  return (
+    PER_MESSAGE_OVERHEAD +
+    tokensOf(request.system) +
+    toolsTokens(request.tools) +
+    request.messages.reduce((n, m) => n + messageTokens(m), 0)
+  );
+}

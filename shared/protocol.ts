@@ -1,0 +1,227 @@
+// The wire protocol between the skein server and its clients (web UI, tests,
+// outside tools). The names here are a contract: fields may be added, but
+// existing ones never change meaning. See README "Wire protocol".
+
+export const AGENT_STATES = [
+  'WaitingForUserInput',
+  'SendingToLLM',
+  'ProcessingLLMResponse',
+  'RunningTools',
+  'Compacting',
+  'EndOfTurn',
+  'Cancelled',
+  'Error',
+] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+
+export const COMPACTION_TRIGGERS = [
+  'threshold',
+  'preflight',
+  'overflow',
+  'manual',
+  'agent',
+  'cadence',
+  'model_switch',
+] as const;
+export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number];
+
+/** One LLM response's token usage, normalised across providers. */
+export interface Usage {
+  /** Uncached input tokens. */
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  costUsd: number;
+}
+
+export interface Gauge {
+  /** input + cacheRead + cacheWrite of the last request. */
+  contextTokens: number;
+  contextWindow: number;
+  ratio: number;
+  thresholdRatio: number;
+  model: string;
+  totalCostUsd: number;
+  /** The three segments of contextTokens, for the gauge's bar. */
+  input?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  /** True when contextTokens is skein's estimate (after a compaction), not a provider's report. */
+  estimated?: boolean;
+}
+
+interface EventBase {
+  seq: number;
+  /** ISO 8601 time the event was recorded. */
+  ts: string;
+}
+
+export interface UserEvent extends EventBase {
+  kind: 'user';
+  text: string;
+}
+export interface AgentEvent extends EventBase {
+  kind: 'agent';
+  text: string;
+  model: string;
+  endOfTurn: boolean;
+  usage?: Usage;
+}
+export interface ToolCallEvent extends EventBase {
+  kind: 'tool_call';
+  callId: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+export interface ToolResultEvent extends EventBase {
+  kind: 'tool_result';
+  callId: string;
+  name: string;
+  output: string;
+  isError: boolean;
+  durationMs: number;
+}
+export interface StateEvent extends EventBase {
+  kind: 'state';
+  from: AgentState;
+  to: AgentState;
+  reason: string;
+}
+export interface UsageEvent extends EventBase {
+  kind: 'usage';
+  gauge: Gauge;
+}
+export type CompactionPhase = 'queued' | 'started' | 'finished' | 'failed';
+export interface CompactionEvent extends EventBase {
+  kind: 'compaction';
+  phase: CompactionPhase;
+  trigger: CompactionTrigger;
+  /** Focus text given with /compact, if any. */
+  instructions?: string;
+  // finished:
+  strategy?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  messagesBefore?: number;
+  messagesAfter?: number;
+  summary?: string;
+  coversSeq?: [number, number];
+  durationMs?: number;
+  // failed:
+  error?: string;
+  fallback?: string;
+}
+export interface ErrorEvent extends EventBase {
+  kind: 'error';
+  message: string;
+  code?: string;
+}
+
+export type SkeinEvent =
+  | UserEvent
+  | AgentEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | StateEvent
+  | UsageEvent
+  | CompactionEvent
+  | ErrorEvent;
+export type EventKind = SkeinEvent['kind'];
+
+/** An event before the log gives it its seq and ts. */
+export type NewEvent = SkeinEvent extends infer E ? (E extends SkeinEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
+
+export interface SessionSnapshot {
+  id: string;
+  state: AgentState;
+  model: string;
+  gauge: Gauge;
+  lastSeq: number;
+  title: string;
+  createdAt: string;
+  lastActivity: string;
+}
+
+/** One message of the model view (GET /api/sessions/:id/view). */
+export interface ViewMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCalls?: { id: string; name: string; input: Record<string, unknown> }[];
+  toolCallId?: string;
+}
+
+// ---- WebSocket frames ----
+
+export type ClientFrame =
+  | { type: 'user_message'; text: string }
+  | { type: 'compact'; instructions?: string }
+  | { type: 'cancel' };
+
+export type ServerFrame =
+  | { type: 'hello'; session: SessionSnapshot }
+  | { type: 'event'; event: SkeinEvent }
+  | { type: 'error'; message: string };
+
+/** Largest accepted WebSocket frame / HTTP body, in bytes. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+/** Longest accepted user message, in characters. */
+export const MAX_MESSAGE_CHARS = 200_000;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Validates a client frame that arrived as text. Never throws. */
+export function parseClientFrame(raw: string): Parsed<ClientFrame> {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { ok: false, error: 'frame is not valid JSON' };
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { ok: false, error: 'frame must be a JSON object with a "type"' };
+  }
+  const frame = data as Record<string, unknown>;
+  switch (frame.type) {
+    case 'user_message': {
+      const text = checkText(frame.text, 'text');
+      return typeof text === 'string' ? { ok: true, value: { type: 'user_message', text } } : text;
+    }
+    case 'compact': {
+      if (frame.instructions === undefined) return { ok: true, value: { type: 'compact' } };
+      const instructions = checkText(frame.instructions, 'instructions', true);
+      return typeof instructions === 'string'
+        ? { ok: true, value: { type: 'compact', instructions } }
+        : instructions;
+    }
+    case 'cancel':
+      return { ok: true, value: { type: 'cancel' } };
+    default:
+      return {
+        ok: false,
+        error: `unknown frame type ${JSON.stringify(frame.type)}; expected user_message, compact or cancel`,
+      };
+  }
+}
+
+/** Checks a text field: a string, not blank (unless allowed), not too long. */
+export function checkText(value: unknown, field: string, allowEmpty = false): string | { ok: false; error: string } {
+  if (typeof value !== 'string') return { ok: false, error: `"${field}" must be a string` };
+  if (!allowEmpty && value.trim() === '') return { ok: false, error: `"${field}" must not be empty` };
+  if (value.length > MAX_MESSAGE_CHARS) {
+    return { ok: false, error: `"${field}" is longer than ${MAX_MESSAGE_CHARS} characters` };
+  }
+  return value;
+}
+
+/** `/compact [focus]` typed as a message asks for a compaction. */
+export function parseCompactCommand(text: string): { instructions?: string } | null {
+  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return null;
+  const focus = match[1]?.trim();
+  return focus ? { instructions: focus } : {};
+}
+
+export function contextTokensOf(usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite;
+}

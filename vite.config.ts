@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  root: 'webui',
+  build: {
+    outDir: '../dist/webui',
+    emptyOutDir: true,
+    target: 'es2022',
+  },
+  test: {
+    root: '.',
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: browser tests and servers compete; keep parallelism modest.
+    maxWorkers: 2,
+  },
+});

@@ -1,0 +1,86 @@
+// The socket to one session: hello, then events in seq order. It reconnects
+// by itself and resumes from the last seq it saw, so the timeline never gets
+// a gap or a duplicate.
+import type { ClientFrame, ServerFrame, SessionSnapshot, SkeinEvent } from '../shared/protocol.js';
+
+export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+
+export interface ConnectionHandlers {
+  hello(session: SessionSnapshot): void;
+  event(event: SkeinEvent): void;
+  status(status: ConnectionStatus): void;
+  error(message: string): void;
+}
+
+export class SessionConnection {
+  private ws: WebSocket | undefined;
+  private retryMs = 250;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly sessionId: string,
+    /** The last seq this client has; events at or below it are never applied twice. */
+    public lastSeq: number,
+    private readonly handlers: ConnectionHandlers,
+  ) {
+    this.open();
+  }
+
+  send(frame: ClientFrame): boolean {
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  close(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.ws?.close();
+  }
+
+  /** Drops the socket as a network failure would; it reconnects by itself (used by tests and "reconnect"). */
+  drop(): void {
+    this.ws?.close();
+  }
+
+  private open(): void {
+    this.handlers.status('connecting');
+    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+    const ws = new WebSocket(`${proto}://${location.host}/ws?session=${encodeURIComponent(this.sessionId)}&since=${this.lastSeq}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retryMs = 250;
+      this.handlers.status('open');
+    };
+    ws.onmessage = (message) => {
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(String(message.data)) as ServerFrame;
+      } catch {
+        return;
+      }
+      if (frame.type === 'hello') this.handlers.hello(frame.session);
+      else if (frame.type === 'error') this.handlers.error(frame.message);
+      else if (frame.type === 'event') this.accept(frame.event);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.handlers.status('closed');
+      if (this.stopped) return;
+      this.timer = setTimeout(() => this.open(), this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, 5000);
+    };
+  }
+
+  private accept(event: SkeinEvent): void {
+    if (event.seq <= this.lastSeq) return; // already have it
+    if (event.seq !== this.lastSeq + 1) {
+      // A gap should never happen; resync from what we have.
+      this.ws?.close();
+      return;
+    }
+    this.lastSeq = event.seq;
+    this.handlers.event(event);
+  }
+}

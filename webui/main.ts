@@ -1,0 +1,1 @@
+import './skein-app.js';
