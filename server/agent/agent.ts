@@ -178,8 +178,7 @@ export class Agent implements AgentHandle {
     if (pending) return pending;
     if (this.thresholdReached()) return { trigger: 'threshold' };
     const estimate = requestTokens(this.nextRequest());
-    const { contextWindow, thresholdRatio } = this.settings;
-    if (preflightDue(estimate, contextWindow, thresholdRatio, this.info.maxOutputTokens)) return { trigger: 'preflight' };
+    if (preflightDue(estimate, this.settings.contextWindow, this.info.maxOutputTokens)) return { trigger: 'preflight' };
     return undefined;
   }
 

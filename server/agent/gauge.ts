@@ -50,7 +50,11 @@ export function crossesThreshold(contextTokens: number, contextWindow: number, t
   return contextTokens >= thresholdRatio * contextWindow;
 }
 
-/** The pre-flight trigger: the next request would cross the threshold or leave less than max output free. */
-export function preflightDue(estimate: number, contextWindow: number, thresholdRatio: number, maxOutput: number): boolean {
-  return crossesThreshold(estimate, contextWindow, thresholdRatio) || contextWindow - estimate < maxOutput;
+/**
+ * The pre-flight trigger: the estimated next request would leave less than the
+ * model's max output free, so the provider would refuse it. (Crossing the
+ * threshold is left to the provider's own report, which is exact.)
+ */
+export function preflightDue(estimate: number, contextWindow: number, maxOutput: number): boolean {
+  return contextWindow - estimate < maxOutput;
 }

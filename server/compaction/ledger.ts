@@ -15,7 +15,7 @@ export function ledgerSummary(messages: readonly ViewMessage[]): string {
     if (isSummaryMessage(m)) earlier.push(summaryBody(m));
     else if (m.role === 'user') users.push(m.content.length > USER_MESSAGE_CHARS ? `${m.content.slice(0, USER_MESSAGE_CHARS)} [...]` : m.content);
     for (const c of m.toolCalls ?? []) {
-      const status = (results.get(c.id) ?? 'no result').split('\n', 1)[0]!;
+      const status = (results.get(c.id) ?? 'no result').split('\n', 1)[0]!.slice(0, 200);
       calls.push(`${c.name} ${JSON.stringify(c.input)} -> ${status}`);
       if (/^(exit code: [1-9]|killed:|\w+ failed:)/.test(status)) errors.push(status);
     }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { groupMessages } from '../../server/compaction/groups.js';
+import { deriveView, isSummaryMessage } from '../../server/compaction/view.js';
+import { LogBuilder } from '../helpers/events.js';
+
+describe('model view derivation', () => {
+  it('turns events into messages, tool calls attached to their assistant message', () => {
+    const log = new LogBuilder();
+    log.user('fix the bug');
+    log.add({ kind: 'state', from: 'WaitingForUserInput', to: 'SendingToLLM', reason: 'x' });
+    log.tools(['a', 'b']);
+    log.agent('done');
+    const view = deriveView(log.events);
+    expect(view.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(view[1]!.toolCalls!.map((c) => c.id)).toEqual(['a', 'b']);
+    expect(view[2]!.toolCallId).toBe('a');
+  });
+
+  it('leaves /compact commands out of the conversation', () => {
+    const log = new LogBuilder();
+    log.user('task');
+    log.user('/compact keep the API notes');
+    expect(deriveView(log.events).map((m) => m.content)).toEqual(['task']);
+  });
+
+  it('a user message typed during tool calls joins after their results', () => {
+    const log = new LogBuilder();
+    log.user('task');
+    log.tools(['a', 'b'], false);
+    log.result('a');
+    log.user('also check the docs');
+    log.result('b');
+    const view = deriveView(log.events);
+    expect(view.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
+    expect(view[4]!.content).toBe('also check the docs');
+  });
+
+  it('after one compaction the covered span is replaced by its summary', () => {
+    const log = new LogBuilder();
+    log.user('task'); // 1
+    log.agent('step one'); // 2
+    log.user('more'); // 3
+    log.tools(['a']); // 4,5,6
+    log.agent('recent'); // 7
+    log.compaction([2, 6], 'SUMMARY-1'); // 8
+    const view = deriveView(log.events);
+    expect(view.map((m) => m.content.includes('SUMMARY-1') ? 'S1' : m.content)).toEqual(['task', 'S1', 'recent']);
+    expect(isSummaryMessage(view[1]!)).toBe(true);
+    expect(view[1]!.content).toMatch(/^<compacted-history>[\s\S]*SUMMARY-1[\s\S]*<\/compacted-history>$/);
+  });
+
+  it('after two compactions the second (incremental) one replaces the first summary too', () => {
+    const log = new LogBuilder();
+    log.user('task'); // 1
+    log.agent('one'); // 2
+    log.agent('two'); // 3
+    log.compaction([2, 2], 'SUMMARY-1'); // 4
+    log.user('next'); // 5
+    log.tools(['a']); // 6,7,8
+    log.agent('latest'); // 9
+    log.compaction([2, 8], 'SUMMARY-2'); // 10
+    const view = deriveView(log.events);
+    const labels = view.map((m) => (m.content.includes('SUMMARY-2') ? 'S2' : m.content.includes('SUMMARY-1') ? 'S1' : m.content));
+    expect(labels).toEqual(['task', 'S2', 'latest']);
+    // The log itself is untouched: every event is still there.
+    expect(log.events).toHaveLength(10);
+  });
+});
+
+describe('grouping', () => {
+  it('never splits an assistant message from its (parallel) tool results', () => {
+    const log = new LogBuilder();
+    log.user('task');
+    log.tools(['a', 'b', 'c']);
+    log.agent('text');
+    log.tools(['d']);
+    const groups = groupMessages(deriveView(log.events));
+    expect(groups.map((g) => g.messages.map((m) => m.role).join('+'))).toEqual(['user', 'assistant+tool+tool+tool', 'assistant', 'assistant+tool']);
+    for (const g of groups) {
+      const calls = g.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id);
+      const results = g.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      expect(results.sort()).toEqual(calls.sort());
+    }
+  });
+});
