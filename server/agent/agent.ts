@@ -95,7 +95,11 @@ export class Agent implements AgentHandle {
         this.session.append({ kind: 'tool_result', callId: e.callId, name: e.name, output: reason, isError: true, durationMs: 0 });
       }
     }
-    if (this.state === 'Compacting') this.session.append({ kind: 'compaction', phase: 'failed', trigger: 'manual', error: reason, fallback: 'none' });
+    if (this.state === 'Compacting') {
+      const trigger = this.session.log.last('compaction')?.trigger ?? 'manual';
+      this.session.append({ kind: 'compaction', phase: 'failed', trigger, error: reason, fallback: 'none' });
+    }
+    if (this.state !== 'EndOfTurn' && this.state !== 'Cancelled') this.session.append({ kind: 'error', message: reason, code: 'interrupted' });
     this.finishTurn(reason, 'Error');
   }
 
