@@ -146,7 +146,7 @@ export class Agent implements AgentHandle {
       this.seenSeq = this.session.log.lastSeq;
       let response: LlmResponse;
       try {
-        response = await this.provider.complete(request, signal);
+        response = await this.callModel(request, signal);
       } catch (err) {
         if (!(err instanceof ContextOverflowError) || overflowRetried || signal.aborted) throw err;
         // The provider refused the request as too long: compact and retry once.
@@ -174,6 +174,11 @@ export class Agent implements AgentHandle {
       this.finishTurn('the model finished its answer', 'EndOfTurn');
       return;
     }
+  }
+
+  /** One request to the model. (Retries and streaming hook in here.) */
+  private callModel(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
+    return this.provider.complete(request, signal);
   }
 
   /** Pending /compact, the threshold on the last response, or the pre-flight estimate. */
