@@ -3,7 +3,9 @@
 // simulated prompt cache), its own small window enforced with the same kind of
 // error a provider gives, and a deterministic summary when asked to compact.
 import type { ViewMessage } from '../../shared/protocol.js';
-import { messageTokens, tokensOf, toolsTokens } from './tokens.js';
+import { deterministicSummary } from './deterministic-summary.js';
+import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
+import { tokensOf } from './tokens.js';
 import {
   ContextOverflowError,
   ProviderError,
@@ -32,8 +34,7 @@ const BIG_LINE = 'the quick brown fox jumps over the lazy dog';
 export class PredictableProvider implements Provider {
   readonly model = 'predictable';
   private callCounter = 0;
-  /** Per-element token counts of the previous request, for the simulated cache. */
-  private previousPrefix: string[] = [];
+  private readonly cache = new SimulatedCache();
   /** The user text the last simulated error answered, so the retry succeeds. */
   private erroredFor: string | undefined;
 
@@ -41,16 +42,15 @@ export class PredictableProvider implements Provider {
 
   async complete(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
     signal.throwIfAborted();
-    const elements = cacheElements(request);
-    const inputTokens = elements.reduce((n, e) => n + e.tokens, 0);
+    const inputTokens = simulatedInputTokens(request);
     if (inputTokens + request.maxOutputTokens > this.limits.contextWindow) {
       // The message Anthropic gives, so the same mapping code handles both.
       throw new ContextOverflowError(
         `prompt is too long: ${inputTokens} tokens + ${request.maxOutputTokens} max output > ${this.limits.contextWindow} maximum`,
       );
     }
-    const answer = request.purpose === 'summary' ? summarise(request) : await this.answer(request.messages, signal);
-    const usage = this.simulateCache(elements);
+    const answer = request.purpose === 'summary' ? { text: deterministicSummary(request), toolCalls: [] } : await this.answer(request.messages, signal);
+    const usage = this.cache.usage(request);
     const output = tokensOf(answer.text) + answer.toolCalls.reduce((n, c) => n + tokensOf(JSON.stringify(c.input)), 0);
     return {
       text: answer.text,
@@ -58,21 +58,6 @@ export class PredictableProvider implements Provider {
       stopReason: answer.toolCalls.length ? 'tool_use' : 'end_turn',
       usage: { ...usage, output, costUsd: 0 },
     };
-  }
-
-  /** Like a provider cache with a breakpoint on the latest turn: the common prefix is read, the rest written. */
-  private simulateCache(elements: { key: string; tokens: number }[]) {
-    let common = 0;
-    while (common < elements.length && elements[common]!.key === this.previousPrefix[common]) common++;
-    this.previousPrefix = elements.map((e) => e.key);
-    const last = elements.length - 1;
-    let cacheRead = 0;
-    let cacheWrite = 0;
-    for (let i = 0; i < last; i++) {
-      if (i < common) cacheRead += elements[i]!.tokens;
-      else cacheWrite += elements[i]!.tokens;
-    }
-    return { input: elements[last]!.tokens, cacheRead, cacheWrite };
   }
 
   private async answer(messages: ViewMessage[], signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
@@ -115,11 +100,6 @@ export class PredictableProvider implements Provider {
   }
 }
 
-function cacheElements(request: LlmRequest): { key: string; tokens: number }[] {
-  const head = { key: request.system + '\u0000' + request.tools.map((t) => t.name).join(','), tokens: 4 + tokensOf(request.system) + toolsTokens(request.tools) };
-  return [head, ...request.messages.map((m) => ({ key: JSON.stringify(m), tokens: messageTokens(m) }))];
-}
-
 function lastUserText(messages: ViewMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
@@ -151,31 +131,6 @@ function describeToolResult(messages: ViewMessage[]): string {
   const preview = lines.slice(0, 6).join('\n');
   const what = call ? `\`${call.name}\` ${JSON.stringify(call.input)}` : 'The tool';
   return `${what} returned ${lines.length} line${lines.length === 1 ? '' : 's'}:\n\n\`\`\`\n${preview}\n\`\`\``;
-}
-
-/** The deterministic summary: user messages verbatim, tool calls and errors, carried forward across compactions. */
-function summarise(request: LlmRequest): { text: string; toolCalls: ToolCall[] } {
-  const input = request.messages.map((m) => m.content).join('\n');
-  const users: string[] = [];
-  const calls: string[] = [];
-  const errors: string[] = [];
-  for (const line of input.split('\n')) {
-    let m: RegExpExecArray | null;
-    if ((m = /^- user: (.*)$/.exec(line)) || (m = /^\[user\] (.*)$/.exec(line))) users.push(m[1]!);
-    else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!);
-    else if ((m = /^- error: (.*)$/.exec(line)) || (m = /^\[tool error\] (.*)$/.exec(line))) errors.push(m[1]!);
-  }
-  const recentCalls = calls.slice(-20);
-  const text = [
-    '## Summary of the earlier conversation (predictable, deterministic)',
-    '### User messages, verbatim',
-    ...(users.length ? users.map((u) => `- user: ${u}`) : ['- (none in the folded span)']),
-    '### Tool calls',
-    ...(calls.length > recentCalls.length ? [`(${calls.length - recentCalls.length} earlier calls not listed)`] : []),
-    ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),
-    ...(errors.length ? ['### Errors', ...errors.slice(-10).map((e) => `- error: ${e}`)] : []),
-  ].join('\n');
-  return { text, toolCalls: [] };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

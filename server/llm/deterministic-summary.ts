@@ -1,0 +1,27 @@
+// The summary the offline models write when asked to compact: user messages
+// verbatim, tool calls and errors, carried forward from the previous summary.
+// It reads the transcript format of server/compaction/transcript.ts.
+import type { LlmRequest } from './types.js';
+
+export function deterministicSummary(request: LlmRequest): string {
+  const input = request.messages.map((m) => m.content).join('\n');
+  const users: string[] = [];
+  const calls: string[] = [];
+  const errors: string[] = [];
+  for (const line of input.split('\n')) {
+    let m: RegExpExecArray | null;
+    if ((m = /^- user: (.*)$/.exec(line)) || (m = /^\[user\] (.*)$/.exec(line))) users.push(m[1]!);
+    else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!.slice(0, 300));
+    else if ((m = /^- error: (.*)$/.exec(line)) || (m = /^\[tool error\] (.*)$/.exec(line))) errors.push(m[1]!.slice(0, 300));
+  }
+  const recentCalls = calls.slice(-20);
+  return [
+    '## Summary of the earlier conversation (deterministic)',
+    '### User messages, verbatim',
+    ...(users.length ? users.map((u) => `- user: ${u}`) : ['- (none in the folded span)']),
+    '### Tool calls',
+    ...(calls.length > recentCalls.length ? [`(${calls.length - recentCalls.length} earlier calls not listed)`] : []),
+    ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),
+    ...(errors.length ? ['### Errors', ...errors.slice(-10).map((e) => `- error: ${e}`)] : []),
+  ].join('\n');
+}
