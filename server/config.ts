@@ -14,6 +14,9 @@ export interface Config {
   compactTargetRatio: number;
   bashTimeoutMs: number;
   toolOutputLimit: number;
+  compactPreflight: boolean;
+  compactEveryNCalls: number;
+  compactKeepToolResults: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -57,6 +60,11 @@ function ratio(raw: string): number | ConfigError {
   return raw.trim() !== '' && Number.isFinite(n) && n > 0 && n <= 1
     ? n
     : new ConfigError('a number r with 0 < r <= 1');
+}
+
+function onOff(raw: string): boolean | ConfigError {
+  const v = raw.trim().toLowerCase();
+  return v === 'on' || v === 'true' || v === '1' ? true : v === 'off' || v === 'false' || v === '0' ? false : new ConfigError('on or off');
 }
 
 function nonEmpty(what: string) {
@@ -119,6 +127,21 @@ export const SETTINGS = [
     key: 'toolOutputLimit', env: 'SKEIN_TOOL_OUTPUT_LIMIT', flag: '--tool-output-limit', defaultText: '30000',
     description: 'Characters of tool output kept in a result (head and tail)',
     parse: integer(1000, 10_000_000), fallback: () => 30_000,
+  }),
+  setting({
+    key: 'compactPreflight', env: 'SKEIN_COMPACT_PREFLIGHT', flag: '--compact-preflight', defaultText: 'on',
+    description: 'Compact before a request whose estimate crosses the threshold or would not leave room for the answer (on or off)',
+    parse: onOff, fallback: () => true,
+  }),
+  setting({
+    key: 'compactEveryNCalls', env: 'SKEIN_COMPACT_EVERY_N_CALLS', flag: '--compact-every-n-calls', defaultText: '0 (off)',
+    description: 'Also compact every N LLM calls (0 to 100000; 0 turns it off)',
+    parse: integer(0, 100_000), fallback: () => 0,
+  }),
+  setting({
+    key: 'compactKeepToolResults', env: 'SKEIN_COMPACT_KEEP_TOOL_RESULTS', flag: '--compact-keep-tool-results', defaultText: '3',
+    description: 'Tool results of the last N tool groups stay verbatim when old results are cleared (0 to 1000)',
+    parse: integer(0, 1000), fallback: () => 3,
   }),
 ] as const;
 

@@ -108,10 +108,31 @@ export interface CompactionEvent extends EventBase {
   summary?: string;
   coversSeq?: [number, number];
   durationMs?: number;
+  /** Every strategy that ran, in order (e.g. clear_tool_results, summarize). */
+  strategies?: string[];
+  /** Tool results with seq <= this are shown to the model as a short placeholder. */
+  clearedThroughSeq?: number;
+  /** The deterministic record of the folded span, attached beside the summary. */
+  ledger?: Ledger;
+  /** compact_history: how many recent groups the agent asked to keep. */
+  preserveRecentGroups?: number;
   // failed:
   error?: string;
   fallback?: string;
 }
+/** Built without an LLM from the folded span; carried forward across compactions. */
+export interface Ledger {
+  /** Every folded user message: verbatim, or its start and a pointer (seq) when very long. */
+  userMessages: { seq: number; text: string; truncated?: boolean }[];
+  filesRead: string[];
+  filesWritten: string[];
+  /** Commands with their exit status, most recent last. */
+  commands: { seq: number; command: string; status: string }[];
+  errors: string[];
+  /** Entries dropped from the front of the capped lists. */
+  omitted: { commands: number; errors: number; files: number };
+}
+
 export interface ErrorEvent extends EventBase {
   kind: 'error';
   message: string;
@@ -126,7 +147,8 @@ export type SkeinEvent =
   | StateEvent
   | UsageEvent
   | CompactionEvent
-  | ErrorEvent;
+  | ErrorEvent
+  | ModelEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -161,7 +183,8 @@ export type ClientFrame =
 export type ServerFrame =
   | { type: 'hello'; session: SessionSnapshot }
   | { type: 'event'; event: SkeinEvent }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  | DeltaFrame;
 
 /** Largest accepted WebSocket frame / HTTP body, in bytes. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -224,4 +247,43 @@ export function parseCompactCommand(text: string): { instructions?: string } | n
 
 export function contextTokensOf(usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>): number {
   return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+// ---- Models and streaming (providers) ----
+
+/** The session moved to another model (POST /api/sessions/:id/model), applied at a safe point. */
+export interface ModelEvent extends EventBase {
+  kind: 'model';
+  from: string;
+  to: string;
+  /** The new model's context window, in tokens. */
+  contextWindow: number;
+}
+
+/**
+ * Ephemeral: a piece of the assistant's text as the model generates it. Never
+ * logged nor replayed; the `agent` event that follows holds the whole text.
+ * Deltas of one model call share `afterSeq` (the log's last seq when the
+ * request was sent) and `attempt` (a retry starts a new attempt: drop the
+ * partial text of the previous one); `index` counts from 0 within an attempt.
+ */
+export interface DeltaFrame {
+  type: 'delta';
+  afterSeq: number;
+  attempt: number;
+  index: number;
+  text: string;
+}
+
+/** One row of GET /api/models: a model usable with the configured keys. */
+export interface ModelEntry {
+  /** What to send as `model` (POST /api/sessions, POST /api/sessions/:id/model). */
+  id: string;
+  provider: 'predictable' | 'anthropic' | 'openai' | 'gemini';
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** USD per million tokens. */
+  prices: { input: number; output: number; cacheWrite: number; cacheRead: number };
+  /** Not in skein's model table (listed by an OpenAI-compatible server): a conservative window, no prices. */
+  unknown?: boolean;
 }

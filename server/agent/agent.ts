@@ -2,30 +2,25 @@
 // move a checked transition of the state machine and an event in the log.
 import fs from 'node:fs';
 import { parseCompactCommand, type AgentState, type CompactionTrigger, type Gauge, type Usage } from '../../shared/protocol.js';
-import { compact } from '../compaction/compactor.js';
+import path from 'node:path';
+import { capToolResult, RESULT_CAP_RATIO } from '../compaction/result-cap.js';
+import type { DueCompaction } from '../compaction/triggers.js';
 import { deriveView, plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
-import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
+import { ContextOverflowError, hasRecordedTools, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
 import { runTool, TOOLS } from '../tools/registry.js';
-import { crossesThreshold, estimatedGauge, gaugeFromUsage, preflightDue } from './gauge.js';
+import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
+import { estimatedGauge, gaugeFromUsage } from './gauge.js';
 import type { AgentHandle, CompactionRequest, Session } from './session.js';
 import { canTransition, StateMachine } from './state-machine.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
-export interface AgentSettings {
+export interface AgentSettings extends CompactionSettings {
   workDir: string;
-  contextWindow: number;
-  thresholdRatio: number;
-  targetRatio: number;
   bashTimeoutMs: number;
   toolOutputLimit: number;
-}
-
-interface DueCompaction {
-  trigger: CompactionTrigger;
-  instructions?: string;
 }
 
 class Cancelled extends Error {}
@@ -34,8 +29,7 @@ export class Agent implements AgentHandle {
   private readonly machine: StateMachine;
   private running = false;
   private abort: AbortController | undefined;
-  /** At most one compaction per request: set by a compaction, cleared by the next response. */
-  private compactedForRequest = false;
+  private readonly compaction: CompactionRunner;
   /** The log's last seq when the latest request was built: later user events are unseen. */
   private seenSeq: number;
   readonly system: string;
@@ -50,6 +44,13 @@ export class Agent implements AgentHandle {
     this.system = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
     this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
     this.seenSeq = session.log.lastSeq;
+    this.compaction = new CompactionRunner(session, settings, {
+      base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
+      summariser: () => this.provider,
+      info: () => this.info,
+      model: () => this.provider.model,
+      gauge: () => this.gauge(),
+    });
     session.attach(this);
   }
 
@@ -59,7 +60,7 @@ export class Agent implements AgentHandle {
 
   gauge(): Gauge {
     const last = this.session.log.last('usage');
-    return last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.thresholdRatio);
+    return last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.policy.thresholdRatio);
   }
 
   /** The request the model would get next (also GET /view). */
@@ -124,7 +125,7 @@ export class Agent implements AgentHandle {
     this.abort = new AbortController();
     const due = this.session.pendingCompactions.shift()!;
     this.machine.transition('Compacting', `${due.trigger} compaction`);
-    await this.runCompaction(due, this.abort.signal);
+    await this.compaction.run(due, this.abort.signal);
     this.machine.transition('WaitingForUserInput', 'compaction finished');
     this.abort = undefined;
   }
@@ -135,10 +136,10 @@ export class Agent implements AgentHandle {
     let overflowRetried = false;
     for (;;) {
       // Safe point before a request: every tool call has its result.
-      const due = this.compactedForRequest ? undefined : this.dueBeforeRequest();
+      const due = this.compaction.dueBeforeRequest();
       if (due) {
         this.machine.transition('Compacting', `${due.trigger} compaction`);
-        await this.runCompaction(due, signal);
+        await this.compaction.run(due, signal);
       }
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');
@@ -152,11 +153,12 @@ export class Agent implements AgentHandle {
         // The provider refused the request as too long: compact and retry once.
         overflowRetried = true;
         this.machine.transition('Compacting', `overflow: ${err.message}`);
-        await this.runCompaction({ trigger: 'overflow' }, signal);
+        await this.compaction.run({ trigger: 'overflow' }, signal);
         continue;
       }
       overflowRetried = false;
-      this.compactedForRequest = false;
+      const usage = response.usage;
+      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output, this.seenSeq);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       this.recordResponse(response);
       if (response.toolCalls.length) {
@@ -166,10 +168,10 @@ export class Agent implements AgentHandle {
         continue;
       }
       // Safe point after a response that asks for no tool.
-      const after = this.dueAfterResponse();
+      const after = this.compaction.dueAfterResponse();
       if (after) {
         this.machine.transition('Compacting', `${after.trigger} compaction`);
-        await this.runCompaction(after, signal);
+        await this.compaction.run(after, signal);
       }
       this.finishTurn('the model finished its answer', 'EndOfTurn');
       return;
@@ -181,74 +183,10 @@ export class Agent implements AgentHandle {
     return this.provider.complete(request, signal);
   }
 
-  /** Pending /compact, the threshold on the last response, or the pre-flight estimate. */
-  private dueBeforeRequest(): DueCompaction | undefined {
-    const pending = this.session.pendingCompactions.shift();
-    if (pending) return pending;
-    if (this.thresholdReached()) return { trigger: 'threshold' };
-    const estimate = requestTokens(this.nextRequest());
-    if (preflightDue(estimate, this.settings.contextWindow, this.info.maxOutputTokens)) return { trigger: 'preflight' };
-    return undefined;
-  }
-
-  private dueAfterResponse(): DueCompaction | undefined {
-    const pending = this.session.pendingCompactions.shift();
-    if (pending) return pending;
-    return this.thresholdReached() ? { trigger: 'threshold' } : undefined;
-  }
-
-  /** The last provider-reported context reached the threshold, and no compaction has run since. */
-  private thresholdReached(): boolean {
-    const usage = this.session.log.last('usage');
-    if (!usage || usage.gauge.estimated) return false;
-    const compaction = this.session.log.last('compaction');
-    if (compaction && compaction.seq > usage.seq && compaction.phase !== 'queued') return false;
-    return crossesThreshold(usage.gauge.contextTokens, this.settings.contextWindow, this.settings.thresholdRatio);
-  }
-
-  private async runCompaction(due: DueCompaction, signal: AbortSignal): Promise<void> {
-    this.compactedForRequest = true;
-    const instructions = due.instructions !== undefined ? { instructions: due.instructions } : {};
-    this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...instructions });
-    const started = Date.now();
-    const request = this.nextRequest();
-    try {
-      const outcome = await compact({
-        messages: deriveView(this.session.log.all()),
-        base: { system: request.system, tools: request.tools },
-        summariser: this.provider,
-        contextWindow: this.settings.contextWindow,
-        targetRatio: this.settings.targetRatio,
-        trigger: due.trigger,
-        ...instructions,
-        signal,
-      });
-      const { summariserUsage, ...fields } = outcome;
-      this.session.append({
-        kind: 'compaction',
-        phase: 'finished',
-        trigger: due.trigger,
-        ...instructions,
-        ...fields,
-        durationMs: Date.now() - started,
-      });
-      if (outcome.strategy !== 'none' || summariserUsage) {
-        const cost = summariserUsage ? costUsd(this.info, summariserUsage) : 0;
-        const { contextWindow, thresholdRatio } = this.settings;
-        const gauge = estimatedGauge(outcome.tokensAfter, this.gauge(), this.provider.model, contextWindow, thresholdRatio, cost);
-        this.session.append({ kind: 'usage', gauge });
-      }
-    } catch (err) {
-      const message = signal.aborted ? 'cancelled by the user' : err instanceof Error ? err.message : String(err);
-      this.session.append({ kind: 'compaction', phase: 'failed', trigger: due.trigger, ...instructions, error: message, fallback: 'none' });
-      if (signal.aborted) throw err;
-    }
-  }
-
   private recordResponse(response: LlmResponse): void {
     const usage: Usage = { ...response.usage, costUsd: costUsd(this.info, response.usage) };
-    const { contextWindow, thresholdRatio } = this.settings;
-    this.session.append({ kind: 'usage', gauge: gaugeFromUsage(usage, this.gauge(), this.provider.model, contextWindow, thresholdRatio) });
+    const { contextWindow, policy } = this.settings;
+    this.session.append({ kind: 'usage', gauge: gaugeFromUsage(usage, this.gauge(), this.provider.model, contextWindow, policy.thresholdRatio) });
     this.session.append({ kind: 'agent', text: response.text, model: this.provider.model, endOfTurn: response.toolCalls.length === 0, usage });
     for (const call of response.toolCalls) {
       this.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
@@ -256,7 +194,16 @@ export class Agent implements AgentHandle {
   }
 
   private async runTools(response: LlmResponse, signal: AbortSignal): Promise<void> {
-    const { workDir, bashTimeoutMs, toolOutputLimit } = this.settings;
+    const { workDir, bashTimeoutMs, toolOutputLimit, contextWindow } = this.settings;
+    const spillDir = path.join(path.dirname(this.session.log.file), this.session.id, 'outputs');
+    const ctx = {
+      workDir,
+      signal,
+      bashTimeoutMs,
+      outputLimit: toolOutputLimit,
+      readRoots: [spillDir],
+      requestCompaction: (request: Omit<DueCompaction, 'trigger'>) => this.session.requestCompaction({ trigger: 'agent', ...request }),
+    };
     for (const call of response.toolCalls) {
       if (signal.aborted) {
         const output = 'cancelled by the user before it ran';
@@ -264,8 +211,11 @@ export class Agent implements AgentHandle {
         continue;
       }
       const started = Date.now();
-      const result = await runTool(call.name, call.input, { workDir, signal, bashTimeoutMs, outputLimit: toolOutputLimit });
-      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, ...result, durationMs: Date.now() - started });
+      const recorded = hasRecordedTools(this.provider) ? this.provider.recordedToolResult(call.id) : undefined;
+      const result = recorded ?? (await runTool(call.name, call.input, ctx));
+      // A single huge result is capped as it arrives; the full output stays readable in the session folder.
+      const capped = capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, callId: call.id });
+      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
     }
     if (signal.aborted) throw new Cancelled('cancelled by the user');
   }
@@ -279,7 +229,6 @@ export class Agent implements AgentHandle {
     }
     this.machine.transition('WaitingForUserInput', reason);
     this.abort = undefined;
-    this.compactedForRequest = false;
   }
 
   /** Any failure inside a turn: the session records it and waits for the user. */

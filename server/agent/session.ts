@@ -14,8 +14,9 @@ import type { EventLog } from '../store/event-log.js';
 export type Subscriber = (event: SkeinEvent) => void;
 
 export interface CompactionRequest {
-  trigger: Extract<CompactionTrigger, 'manual' | 'agent'>;
+  trigger: Extract<CompactionTrigger, 'manual' | 'agent' | 'model_switch'>;
   instructions?: string;
+  preserveRecentGroups?: number;
 }
 
 /** The agent loop as the session sees it. */
@@ -87,6 +88,7 @@ export class Session {
         phase: 'queued',
         trigger: request.trigger,
         ...(request.instructions !== undefined && { instructions: request.instructions }),
+        ...(request.preserveRecentGroups !== undefined && { preserveRecentGroups: request.preserveRecentGroups }),
       });
     }
     this.agent?.wake();

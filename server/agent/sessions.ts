@@ -5,10 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
+import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProvider } from '../llm/providers.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
 import { Session } from './session.js';
+
+/** How long a summary may take before the deterministic fallback is used. */
+const SUMMARISER_TIMEOUT_MS = 60_000;
 
 export interface LiveSession {
   session: Session;
@@ -82,8 +86,14 @@ export class Sessions {
       {
         workDir: this.config.workDir,
         contextWindow: info.contextWindow,
-        thresholdRatio: this.config.compactThresholdRatio,
         targetRatio: this.config.compactTargetRatio,
+        policy: {
+          thresholdRatio: this.config.compactThresholdRatio,
+          preflight: this.config.compactPreflight,
+          everyNCalls: this.config.compactEveryNCalls,
+        },
+        strategies: defaultStrategies(this.config.compactKeepToolResults),
+        summariserTimeoutMs: SUMMARISER_TIMEOUT_MS,
         bashTimeoutMs: this.config.bashTimeoutMs,
         toolOutputLimit: this.config.toolOutputLimit,
       },

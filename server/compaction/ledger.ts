@@ -1,32 +1,154 @@
-// The deterministic summary: built without an LLM from the folded messages,
-// so compaction still works when the summariser fails.
-import type { ViewMessage } from '../../shared/protocol.js';
-import { isSummaryMessage, summaryBody } from './view.js';
+// The deterministic ledger: built without an LLM from the folded span, so it
+// cannot invent anything. User messages verbatim, files read and written,
+// commands with their exit status, error lines. Carried forward: the ledger of
+// an earlier summary that gets folded again is merged in.
+import type { Ledger } from '../../shared/protocol.js';
+import type { SourcedMessage } from './view.js';
 
-const USER_MESSAGE_CHARS = 4000;
+/** A user message longer than this keeps its start and a pointer to its event. */
+export const USER_MESSAGE_VERBATIM_CHARS = 2000;
+const MAX_COMMANDS = 40;
+const MAX_ERRORS = 15;
+const MAX_FILES = 60;
+const COMMAND_CHARS = 300;
 
-export function ledgerSummary(messages: readonly ViewMessage[]): string {
-  const users: string[] = [];
-  const calls: string[] = [];
-  const errors: string[] = [];
-  const earlier: string[] = [];
-  const results = new Map(messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content]));
-  for (const m of messages) {
-    if (isSummaryMessage(m)) earlier.push(summaryBody(m));
-    else if (m.role === 'user') users.push(m.content.length > USER_MESSAGE_CHARS ? `${m.content.slice(0, USER_MESSAGE_CHARS)} [...]` : m.content);
-    for (const c of m.toolCalls ?? []) {
-      const status = (results.get(c.id) ?? 'no result').split('\n', 1)[0]!.slice(0, 200);
-      calls.push(`${c.name} ${JSON.stringify(c.input)} -> ${status}`);
-      if (/^(exit code: [1-9]|killed:|\w+ failed:)/.test(status)) errors.push(status);
+const READ_TOOLS = new Set(['read_file']);
+const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
+
+export function emptyLedger(): Ledger {
+  return { userMessages: [], filesRead: [], filesWritten: [], commands: [], errors: [], omitted: { commands: 0, errors: 0, files: 0 } };
+}
+
+/** The ledger of `folded`, merged after the ledgers of any earlier summaries inside it. */
+export function buildLedger(folded: readonly SourcedMessage[]): Ledger {
+  const ledger = emptyLedger();
+  const results = new Map<string, SourcedMessage>();
+  for (const m of folded) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
+  for (const m of folded) {
+    if (m.summaryOf) {
+      if (m.summaryOf.ledger) mergeInto(ledger, m.summaryOf.ledger);
+      continue;
+    }
+    if (m.role === 'user') {
+      ledger.userMessages.push(
+        m.content.length > USER_MESSAGE_VERBATIM_CHARS
+          ? { seq: m.seq, text: m.content.slice(0, 500), truncated: true }
+          : { seq: m.seq, text: m.content },
+      );
+    }
+    for (const call of m.toolCalls ?? []) {
+      const result = results.get(call.id);
+      const status = result ? statusOf(result.content) : 'no result';
+      const path = typeof call.input.path === 'string' ? call.input.path : undefined;
+      if (path && READ_TOOLS.has(call.name)) addUnique(ledger.filesRead, path);
+      if (path && WRITE_TOOLS.has(call.name)) addUnique(ledger.filesWritten, path);
+      const command = typeof call.input.command === 'string' ? call.input.command : `${call.name} ${JSON.stringify(call.input)}`;
+      if (typeof call.input.command === 'string') {
+        const paths = pathsInCommand(call.input.command);
+        for (const p of paths.written) addUnique(ledger.filesWritten, p);
+        for (const p of paths.read) if (!paths.written.includes(p)) addUnique(ledger.filesRead, p);
+      }
+      ledger.commands.push({ seq: m.seq, command: clip(command, COMMAND_CHARS), status });
+      if (result && isErrorStatus(status)) ledger.errors.push(...errorLines(result.content));
     }
   }
-  return [
-    '## Summary (deterministic ledger)',
-    ...(earlier.length ? ['### Earlier summary', ...earlier] : []),
-    '### User messages, verbatim',
-    ...(users.length ? users.map((u) => `- ${u}`) : ['- (none in this span)']),
-    '### Tool calls',
-    ...(calls.length ? calls.map((c) => `- ${c}`) : ['- (none)']),
-    ...(errors.length ? ['### Errors', ...errors.map((e) => `- ${e}`)] : []),
-  ].join('\n');
+  return capLedger(ledger);
+}
+
+export function mergeInto(target: Ledger, earlier: Ledger): void {
+  target.userMessages.push(...earlier.userMessages);
+  for (const f of earlier.filesRead) addUnique(target.filesRead, f);
+  for (const f of earlier.filesWritten) addUnique(target.filesWritten, f);
+  target.commands.push(...earlier.commands);
+  target.errors.push(...earlier.errors);
+  target.omitted.commands += earlier.omitted.commands;
+  target.omitted.errors += earlier.omitted.errors;
+  target.omitted.files += earlier.omitted.files;
+}
+
+function capLedger(l: Ledger): Ledger {
+  const cut = <T>(list: T[], max: number): [T[], number] => (list.length > max ? [list.slice(-max), list.length - max] : [list, 0]);
+  const [commands, droppedCommands] = cut(l.commands, MAX_COMMANDS);
+  const [errors, droppedErrors] = cut(l.errors, MAX_ERRORS);
+  const [filesRead, droppedRead] = cut(l.filesRead, MAX_FILES);
+  const [filesWritten, droppedWritten] = cut(l.filesWritten, MAX_FILES);
+  return {
+    userMessages: l.userMessages,
+    filesRead,
+    filesWritten,
+    commands,
+    errors,
+    omitted: {
+      commands: l.omitted.commands + droppedCommands,
+      errors: l.omitted.errors + droppedErrors,
+      files: l.omitted.files + droppedRead + droppedWritten,
+    },
+  };
+}
+
+export function renderLedger(l: Ledger): string {
+  const lines = ['## Ledger (exact record of the folded history, built without an LLM)'];
+  lines.push('### User messages, verbatim');
+  if (!l.userMessages.length) lines.push('- (none in the folded span)');
+  for (const u of l.userMessages) {
+    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only] ${u.text} …` : `- ${u.text}`);
+  }
+  if (l.filesRead.length || l.filesWritten.length || l.omitted.files) {
+    lines.push('### Files');
+    if (l.filesRead.length) lines.push(`- read or named: ${l.filesRead.join(', ')}`);
+    if (l.filesWritten.length) lines.push(`- written: ${l.filesWritten.join(', ')}`);
+    if (l.omitted.files) lines.push(`- (${l.omitted.files} older paths omitted)`);
+  }
+  if (l.commands.length) {
+    lines.push('### Commands (exit status)');
+    if (l.omitted.commands) lines.push(`- (${l.omitted.commands} older commands omitted)`);
+    for (const c of l.commands) lines.push(`- \`${c.command.replace(/\n/g, ' ⏎ ')}\` -> ${c.status}`);
+  }
+  if (l.errors.length) {
+    lines.push('### Errors');
+    if (l.omitted.errors) lines.push(`- (${l.omitted.errors} older errors omitted)`);
+    for (const e of l.errors) lines.push(`- ${e}`);
+  }
+  return lines.join('\n');
+}
+
+/** The status line tools put first ("exit code: 0", "killed: ...", "bash failed: ..."), else ok. */
+function statusOf(output: string): string {
+  const first = output.split('\n', 1)[0] ?? '';
+  if (/^(exit code: -?\d+|killed: .*|\w+ failed: .*|interrupted: .*|cancelled.*)$/.test(first)) return clip(first, 120);
+  const returncode = /<returncode>(-?\d+)<\/returncode>/.exec(output.slice(0, 200));
+  return returncode ? `exit code: ${returncode[1]}` : 'ok';
+}
+
+function isErrorStatus(status: string): boolean {
+  return !(status === 'ok' || status === 'exit code: 0');
+}
+
+/** Lines that look like errors, verbatim (a few per result). */
+function errorLines(output: string): string[] {
+  const lines = output.split('\n').filter((l) => /(error|exception|traceback|failed|fatal|not found|denied)/i.test(l));
+  const picked = (lines.length ? lines : [output.split('\n', 1)[0] ?? '']).slice(-3);
+  return picked.map((l) => clip(l.trim(), 300));
+}
+
+const PATH = String.raw`(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z][\w]{0,5}`;
+const WRITE_PATTERNS = [
+  new RegExp(String.raw`>{1,2}\s*(${PATH})`, 'g'),
+  new RegExp(String.raw`\btee\s+(?:-a\s+)?(${PATH})`, 'g'),
+  new RegExp(String.raw`\bsed\s+-i\S*\s+(?:'[^']*'|"[^"]*"|\S+)\s+(${PATH})`, 'g'),
+];
+
+/** File paths a shell command writes (redirection, tee, sed -i) and the others it names. */
+export function pathsInCommand(command: string): { read: string[]; written: string[] } {
+  const written = WRITE_PATTERNS.flatMap((re) => [...command.matchAll(re)].map((m) => m[1]!));
+  const all = [...command.matchAll(new RegExp(PATH, 'g'))].map((m) => m[0]).filter((p) => !/^\d+(\.\d+)+$/.test(p) && !p.startsWith('-'));
+  return { written: [...new Set(written)], read: [...new Set(all)] };
+}
+
+function addUnique(list: string[], item: string): void {
+  if (!list.includes(item)) list.push(item);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

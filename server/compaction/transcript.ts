@@ -1,29 +1,31 @@
 // Renders folded messages as plain text for the summariser. Long tool output
 // is clipped here: the summary needs what happened, not every byte.
-import type { ViewMessage } from '../../shared/protocol.js';
-import { isSummaryMessage, summaryBody } from './view.js';
+import type { SourcedMessage } from './view.js';
 
 const TOOL_OUTPUT_CHARS = 2000;
 
-export function renderTranscript(messages: readonly ViewMessage[]): string {
-  const lines: string[] = [];
+/** One line group per message; the previous summary (without its ledger) comes first as <previous-summary>. */
+export function renderTranscript(messages: readonly SourcedMessage[]): string[] {
+  const parts: string[] = [];
   for (const m of messages) {
-    if (isSummaryMessage(m)) {
-      lines.push('<previous-summary>', summaryBody(m), '</previous-summary>');
+    if (m.summaryOf) {
+      parts.push(`<previous-summary>\n${m.summaryOf.summary}\n</previous-summary>`);
     } else if (m.role === 'user') {
-      lines.push(`[user] ${m.content}`);
+      parts.push(`[user] ${m.content}`);
     } else if (m.role === 'assistant') {
+      const lines: string[] = [];
       if (m.content.trim()) lines.push(`[assistant] ${m.content}`);
       for (const c of m.toolCalls ?? []) lines.push(`[assistant -> ${c.name} ${JSON.stringify(c.input)}]`);
+      if (lines.length) parts.push(lines.join('\n'));
     } else if (m.role === 'tool') {
       const clipped =
         m.content.length > TOOL_OUTPUT_CHARS
           ? `${m.content.slice(0, TOOL_OUTPUT_CHARS / 2)}\n[... ${m.content.length - TOOL_OUTPUT_CHARS} characters clipped ...]\n${m.content.slice(-TOOL_OUTPUT_CHARS / 2)}`
           : m.content;
-      lines.push(`[tool result] ${clipped}`);
       const firstLine = m.content.split('\n', 1)[0] ?? '';
-      if (/^(exit code: [1-9]|killed:|\w+ failed:)/.test(firstLine)) lines.push(`[tool error] ${firstLine}`);
+      const error = /^(exit code: [1-9]|killed:|\w+ failed:)|<returncode>[1-9]/.test(firstLine) ? `\n[tool error] ${firstLine.slice(0, 300)}` : '';
+      parts.push(`[tool result] ${clipped}${error}`);
     }
   }
-  return lines.join('\n');
+  return parts;
 }

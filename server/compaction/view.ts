@@ -1,21 +1,31 @@
 // The model view: the conversation the model sees, derived from the event log.
-// Each finished compaction replaces the span of messages it covers by its
-// summary; nothing in the log itself ever changes.
-import { parseCompactCommand, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
+// Each finished compaction clears old tool results and/or replaces the span of
+// messages it covers by its summary; nothing in the log itself ever changes.
+import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
+import { renderLedger } from './ledger.js';
 
 /** A view message with the seq of the event it came from (a summary: the first seq it covers). */
 export interface SourcedMessage extends ViewMessage {
   seq: number;
+  /** Set on a summary message: what it was built from, for the next (incremental) compaction. */
+  summaryOf?: { summary: string; ledger?: Ledger };
+  /** Set on a cleared tool result: the size of the output the placeholder stands for. */
+  clearedChars?: number;
 }
 
 export const COMPACTED_OPEN = '<compacted-history>';
 export const COMPACTED_CLOSE = '</compacted-history>';
+/** Tool results shorter than this stay verbatim when old results are cleared (the placeholder would not be smaller). */
+export const CLEARABLE_CHARS = 400;
+const PREAMBLE = 'The earlier part of this conversation was compacted. What follows is a summary of it, for context only; it is not a new instruction.';
 
-export function summaryMessage(summary: string, seq: number): SourcedMessage {
+export function summaryMessage(summary: string, ledger: Ledger | undefined, seq: number): SourcedMessage {
+  const body = ledger ? `${summary}\n\n${renderLedger(ledger)}` : summary;
   return {
     role: 'user',
     seq,
-    content: `${COMPACTED_OPEN}\nThe earlier part of this conversation was compacted. What follows is a summary of it, for context only; it is not a new instruction.\n\n${summary}\n${COMPACTED_CLOSE}`,
+    content: `${COMPACTED_OPEN}\n${PREAMBLE}\n\n${body}\n${COMPACTED_CLOSE}`,
+    summaryOf: { summary, ...(ledger && { ledger }) },
   };
 }
 
@@ -23,15 +33,16 @@ export function isSummaryMessage(message: ViewMessage): boolean {
   return message.role === 'user' && message.content.startsWith(COMPACTED_OPEN);
 }
 
-/** The summary text inside a summary message. */
-export function summaryBody(message: ViewMessage): string {
-  const body = message.content.slice(COMPACTED_OPEN.length, message.content.length - COMPACTED_CLOSE.length);
-  return body.replace(/^\s*The earlier part of this conversation was compacted\..*\n/, '').trim();
+/** What a cleared tool result says instead of its output. */
+export function clearedPlaceholder(call: { name: string; input: Record<string, unknown> } | undefined, chars: number): string {
+  const what = call ? `${call.name} ${clip(JSON.stringify(call.input), 200)}` : 'this tool call';
+  return `[tool result cleared to save context: ${what} returned ${chars.toLocaleString('en-US')} characters. Run it again if you need the output.]`;
 }
 
 export function deriveView(events: readonly SkeinEvent[]): SourcedMessage[] {
   const out: SourcedMessage[] = [];
   const open = new Set<string>();
+  const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
   // User messages typed while tool calls were running join the view once their results are in.
   let deferred: SourcedMessage[] = [];
   for (const e of events) {
@@ -50,6 +61,7 @@ export function deriveView(events: readonly SkeinEvent[]): SourcedMessage[] {
         const owner = lastAssistant(out);
         if (!owner) break;
         (owner.toolCalls ??= []).push({ id: e.callId, name: e.name, input: e.input });
+        calls.set(e.callId, { name: e.name, input: e.input });
         open.add(e.callId);
         break;
       }
@@ -62,7 +74,7 @@ export function deriveView(events: readonly SkeinEvent[]): SourcedMessage[] {
         }
         break;
       case 'compaction':
-        if (e.phase === 'finished' && e.coversSeq && e.summary) applyCompaction(out, e.coversSeq, e.summary);
+        if (e.phase === 'finished') applyCompaction(out, e, calls);
         break;
     }
   }
@@ -78,15 +90,35 @@ function lastAssistant(messages: SourcedMessage[]): SourcedMessage | undefined {
   return undefined;
 }
 
-function applyCompaction(messages: SourcedMessage[], [first, last]: [number, number], summary: string): void {
-  const start = messages.findIndex((m) => m.seq >= first && m.seq <= last);
-  if (start < 0) return;
-  let end = start;
-  while (end < messages.length && messages[end]!.seq <= last) end++;
-  messages.splice(start, end - start, summaryMessage(summary, first));
+/** Applies one finished compaction to the view built so far (also used to preview a draft). */
+export function applyCompaction(
+  messages: SourcedMessage[],
+  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'coversSeq' | 'summary' | 'ledger'>,
+  calls: ReadonlyMap<string, { name: string; input: Record<string, unknown> }>,
+): void {
+  if (e.clearedThroughSeq !== undefined) {
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      if (m.role !== 'tool' || m.seq > e.clearedThroughSeq || m.clearedChars !== undefined || m.content.length <= CLEARABLE_CHARS) continue;
+      const chars = m.content.length;
+      messages[i] = { ...m, content: clearedPlaceholder(calls.get(m.toolCallId ?? ''), chars), clearedChars: chars };
+    }
+  }
+  if (e.coversSeq && e.summary) {
+    const [first, last] = e.coversSeq;
+    const start = messages.findIndex((m) => m.seq >= first && m.seq <= last);
+    if (start < 0) return;
+    let end = start;
+    while (end < messages.length && messages[end]!.seq <= last) end++;
+    messages.splice(start, end - start, summaryMessage(e.summary, e.ledger, first));
+  }
 }
 
 /** Strips provenance for the wire / provider. */
 export function plain(messages: readonly SourcedMessage[]): ViewMessage[] {
-  return messages.map(({ seq: _seq, ...m }) => m);
+  return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, ...m }) => m);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -25,6 +25,7 @@ export const PREDICTABLE_HELP = [
   '- `big: N` makes a tool result of about N tokens (fills the context)',
   '- `error: overflow|overloaded|500` fails once the way a provider would',
   '- `delay: MS` waits MS milliseconds before answering',
+  '- `tool: NAME {json}` calls any tool, e.g. `tool: compact_history {"focus":"tests"}`',
   '- `/compact [focus]` compacts the context now',
 ].join('\n');
 
@@ -77,6 +78,17 @@ export class PredictableProvider implements Provider {
         return this.call('bash', { command: arg });
       case 'read':
         return this.call('read_file', { path: arg });
+      case 'tool': {
+        // `tool: NAME {json}` calls any tool, e.g. compact_history.
+        const [, name = '', json = '{}'] = /^(\S+)\s*([\s\S]*)$/.exec(arg) ?? [];
+        let input: Record<string, unknown> = {};
+        try {
+          input = JSON.parse(json || '{}') as Record<string, unknown>;
+        } catch {
+          return { text: `\`tool:\` needs JSON input, got: ${json}`, toolCalls: [] };
+        }
+        return this.call(name, input);
+      }
       case 'big': {
         const tokens = Math.max(10, Math.min(1_000_000, Number.parseInt(arg, 10) || 1000));
         return this.call('bash', { command: `yes '${BIG_LINE}' | head -n ${Math.ceil(tokens / 10)}` });
@@ -109,7 +121,7 @@ function lastUserText(messages: ViewMessage[]): string {
 }
 
 function splitCommand(text: string): [string, string?] {
-  const match = /^(echo|bash|read|big|delay|error):\s*([\s\S]*)$/i.exec(text);
+  const match = /^(echo|bash|read|big|delay|error|tool):\s*([\s\S]*)$/i.exec(text);
   return match ? [match[1]!.toLowerCase(), match[2]!.trim()] : [''];
 }
 

@@ -38,10 +38,16 @@ export interface ModelLimits {
   maxOutputTokens: number;
 }
 
+/** Live output while a response is generated (turns only; summaries are not streamed). */
+export interface StreamHandlers {
+  /** A piece of the assistant's text, in order. */
+  onText?(delta: string): void;
+}
+
 export interface Provider {
   readonly model: string;
   readonly limits: ModelLimits;
-  complete(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse>;
+  complete(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse>;
 }
 
 /** The provider refused the request as longer than its context window. */
@@ -56,6 +62,8 @@ export class ProviderError extends Error {
     message: string,
     readonly status: number | undefined,
     readonly retryable: boolean,
+    /** How long the provider asked us to wait (retry-after), when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -63,4 +71,22 @@ export class ProviderError extends Error {
 
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'APIUserAbortError');
+}
+
+/** Optional: a provider that replays a recorded session returns the recorded tool outputs instead of running tools. */
+export interface RecordedTools {
+  recordedToolResult(callId: string): { output: string; isError: boolean } | undefined;
+}
+
+export function hasRecordedTools(provider: Provider): provider is Provider & RecordedTools {
+  return typeof (provider as Partial<RecordedTools>).recordedToolResult === 'function';
+}
+
+/** Optional: a provider that replays a recorded session also plays the user's later messages. */
+export interface ScriptedUser {
+  nextUserMessage(): string | undefined;
+}
+
+export function hasScriptedUser(provider: Provider): provider is Provider & ScriptedUser {
+  return typeof (provider as Partial<ScriptedUser>).nextUserMessage === 'function';
 }

@@ -1,13 +1,16 @@
 // bash: runs a command in the working folder, in its own process group so a
 // timeout or cancel kills everything it started.
 import { spawn } from 'node:child_process';
-import { capOutput, stringField, type Tool } from './tool.js';
+import { stringField, type Tool } from './tool.js';
+
+/** Output kept in memory per command; a flood beyond it loses its middle. */
+const MEMORY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export const bashTool: Tool = {
   spec: {
     name: 'bash',
     description:
-      'Run a bash command in the working folder. stdout and stderr are returned together, with the exit code on the first line. Long output is capped (head and tail kept).',
+      'Run a bash command in the working folder. stdout and stderr are returned together, with the exit code on the first line. Long output is capped (head and tail kept; the full output is saved and readable with read_file).',
     inputSchema: {
       type: 'object',
       properties: { command: { type: 'string', description: 'The command to run' } },
@@ -25,11 +28,11 @@ export const bashTool: Tool = {
       const chunks: string[] = [];
       let size = 0;
       let dropped = 0;
-      // Keep memory bounded on a flood: past twice the cap, keep only a rolling tail.
+      // Keep memory bounded on a flood: past the limit, drop from the middle (head and tail survive).
       const collect = (buf: Buffer) => {
         chunks.push(buf.toString('utf8'));
         size += buf.length;
-        while (size > ctx.outputLimit * 2 && chunks.length > 2) {
+        while (size > MEMORY_LIMIT_BYTES && chunks.length > 2) {
           const removed = chunks.splice(1, 1)[0]!;
           size -= removed.length;
           dropped += removed.length;
@@ -60,7 +63,8 @@ export const bashTool: Tool = {
         let text = chunks.join('');
         if (dropped) text = `${chunks[0] ?? ''}\n[... ${dropped} characters dropped ...]\n${chunks.slice(1).join('')}`;
         const status = startError ?? (killedFor ? `killed: ${killedFor}` : `exit code: ${code}`);
-        resolve({ output: `${status}\n${capOutput(text, ctx.outputLimit)}`.trimEnd(), isError: code !== 0 || !!killedFor || !!startError });
+        // The whole output: the agent caps what the model sees and saves the rest.
+        resolve({ output: `${status}\n${text}`.trimEnd(), isError: code !== 0 || !!killedFor || !!startError });
       }
     });
   },

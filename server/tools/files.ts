@@ -2,7 +2,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { resolveInside } from './paths.js';
-import { capOutput, stringField, ToolInputError, type Tool } from './tool.js';
+import { capOutput, stringField, ToolInputError, type Tool, type ToolContext } from './tool.js';
+
+/** read_file may also read the session's saved full outputs (named in capped results). */
+function resolveReadable(ctx: ToolContext, requested: string): string {
+  for (const root of ctx.readRoots ?? []) {
+    if (path.isAbsolute(requested) && (requested === root || requested.startsWith(root + path.sep))) return resolveInside(root, requested);
+  }
+  return resolveInside(ctx.workDir, requested);
+}
 
 const pathProp = { path: { type: 'string', description: 'File path, relative to the working folder' } };
 
@@ -17,7 +25,7 @@ export const readFileTool: Tool = {
     },
   },
   async run(input, ctx) {
-    const file = resolveInside(ctx.workDir, stringField(input, 'path'));
+    const file = resolveReadable(ctx, stringField(input, 'path'));
     const text = await fs.readFile(file, 'utf8');
     const offset = typeof input.offset === 'number' ? Math.max(1, Math.floor(input.offset)) : 1;
     const limit = typeof input.limit === 'number' ? Math.max(1, Math.floor(input.limit)) : undefined;

@@ -7,6 +7,10 @@ export interface ToolContext {
   signal: AbortSignal;
   bashTimeoutMs: number;
   outputLimit: number;
+  /** Extra folders read_file may read (the session's saved full outputs). */
+  readRoots?: string[];
+  /** compact_history: asks for a compaction at the next safe point. */
+  requestCompaction?: (request: { instructions?: string; preserveRecentGroups?: number }) => void;
 }
 
 export interface ToolResult {

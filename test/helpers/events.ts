@@ -19,9 +19,9 @@ export class LogBuilder {
   }
 
   /** An assistant message with parallel tool calls and (optionally) their results. */
-  tools(ids: string[], withResults = true, output = 'ok') {
+  tools(ids: string[], withResults = true, output = 'ok', command = (id: string) => `run ${id}`) {
     this.agent('', false);
-    for (const id of ids) this.add({ kind: 'tool_call', callId: id, name: 'bash', input: { command: `run ${id}` } });
+    for (const id of ids) this.add({ kind: 'tool_call', callId: id, name: 'bash', input: { command: command(id) } });
     if (withResults) for (const id of ids) this.result(id, output);
   }
 

@@ -26,7 +26,8 @@ describe('threshold compaction', () => {
   it('crosses the threshold, compacts, carries on below it, and loses no event', async () => {
     const window = 4000;
     const threshold = 0.5;
-    const { server, id, client } = await start({ SKEIN_CONTEXT_WINDOW: String(window), SKEIN_COMPACT_THRESHOLD_RATIO: String(threshold) });
+    // Pre-flight off: with it, the (exact) estimate would compact before any request crossed the threshold.
+    const { server, id, client } = await start({ SKEIN_CONTEXT_WINDOW: String(window), SKEIN_COMPACT_THRESHOLD_RATIO: String(threshold), SKEIN_COMPACT_PREFLIGHT: 'off' });
     let turns = 0;
     for (const text of ['echo: start the task', 'big: 700', 'big: 700', 'big: 700', 'echo: after compaction']) {
       client.send({ type: 'user_message', text });
@@ -61,6 +62,51 @@ describe('threshold compaction', () => {
     expect(view.body.messages[1]).toMatchObject({ role: 'user', content: 'echo: start the task' });
     expect(view.body.messages.some((m) => m.content.startsWith('<compacted-history>'))).toBe(true);
     expect(events.findLast((e) => e.kind === 'agent')).toMatchObject({ text: 'after compaction' });
+  });
+});
+
+describe('pre-flight and cadence', () => {
+  it('pre-flight compacts before a request would cross the threshold, so none does', async () => {
+    const window = 4000;
+    const { client } = await start({ SKEIN_CONTEXT_WINDOW: String(window), SKEIN_COMPACT_THRESHOLD_RATIO: '0.5' });
+    for (let i = 0; i < 5; i++) {
+      client.send({ type: 'user_message', text: 'big: 600' });
+      await client.untilIdle(i + 1);
+    }
+    const finished = compactions(client.events, 'finished');
+    expect(finished.length).toBeGreaterThanOrEqual(1);
+    expect(finished.every((c) => c.trigger === 'preflight')).toBe(true);
+    for (const u of usages(client.events).filter((u) => !u.gauge.estimated)) expect(u.gauge.contextTokens).toBeLessThan(0.5 * window);
+    // The target is 0.5 x window, held below the threshold (0.9 x threshold) so compaction cannot loop.
+    for (const c of finished) expect(c.tokensAfter!).toBeLessThanOrEqual(0.9 * 0.5 * window);
+  });
+
+  it('cadence compacts every N calls when set', async () => {
+    const { client } = await start({ SKEIN_COMPACT_EVERY_N_CALLS: '4' });
+    for (let i = 0; i < 4; i++) {
+      client.send({ type: 'user_message', text: `bash: echo ${i}` });
+      await client.untilIdle(i + 1);
+    }
+    const finished = compactions(client.events, 'finished');
+    expect(finished.map((c) => c.trigger)).toContain('cadence');
+  });
+
+  it('the agent compacts its own history with compact_history at the next safe point', async () => {
+    const { client } = await start({});
+    for (let i = 0; i < 5; i++) {
+      client.send({ type: 'user_message', text: `bash: echo step ${i}` });
+      await client.untilIdle(i + 1);
+    }
+    client.send({ type: 'user_message', text: 'tool: compact_history {"preserveRecentGroups": 1, "focus": "the echo steps"}' });
+    await client.untilIdle(6);
+    const result = client.events.findLast((e) => e.kind === 'tool_result')!;
+    expect(result).toMatchObject({ name: 'compact_history', isError: false });
+    const done = compactions(client.events, 'finished').at(-1)!;
+    expect(done).toMatchObject({ trigger: 'agent', instructions: 'the echo steps', preserveRecentGroups: 1 });
+    // It ran after the tool's result (a safe point), and the turn went on.
+    expect(done.seq).toBeGreaterThan(result.seq);
+    expect(done.messagesAfter!).toBeLessThan(done.messagesBefore!);
+    expect(client.events.findLast((e) => e.kind === 'agent')!.seq).toBeGreaterThan(done.seq);
   });
 });
 

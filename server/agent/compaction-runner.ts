@@ -1,0 +1,155 @@
+// The agent's side of compaction: asks the triggers whether one is due, runs
+// the pipeline at a safe point, and records it in the log. Holds the per-session
+// state that compaction needs (estimator, circuit breaker, cadence counter).
+import type { CompactionEvent, Gauge } from '../../shared/protocol.js';
+import { ContextEstimator } from '../compaction/estimator.js';
+import { runPipeline, type CompactionStrategy } from '../compaction/pipeline.js';
+import { BREAKER_LIMIT, CircuitBreaker, dueAfterResponse, dueBeforeRequest, type DueCompaction, type TriggerPolicy } from '../compaction/triggers.js';
+import { deriveView } from '../compaction/view.js';
+import { costUsd, type ModelInfo } from '../llm/models.js';
+import type { LlmRequest, Provider } from '../llm/types.js';
+import { estimatedGauge } from './gauge.js';
+import type { Session } from './session.js';
+
+export interface CompactionSettings {
+  policy: TriggerPolicy;
+  contextWindow: number;
+  targetRatio: number;
+  summariserTimeoutMs: number;
+  strategies: CompactionStrategy[];
+}
+
+const ASKED_FOR = new Set(['manual', 'agent', 'model_switch']);
+
+export class CompactionRunner {
+  readonly estimator = new ContextEstimator();
+  private readonly breaker = new CircuitBreaker();
+  private callsSinceCompaction = 0;
+  /** At most one compaction per request: set by a compaction, cleared by the next response. */
+  private compactedForRequest = false;
+
+  constructor(
+    private readonly session: Session,
+    private readonly settings: CompactionSettings,
+    private readonly deps: {
+      base: () => Pick<LlmRequest, 'system' | 'tools'>;
+      summariser: () => Provider;
+      info: () => ModelInfo;
+      model: () => string;
+      gauge: () => Gauge;
+    },
+  ) {}
+
+  /** Called with every model response. */
+  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number): void {
+    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq);
+    this.callsSinceCompaction++;
+    this.compactedForRequest = false;
+  }
+
+  /** Safe point before a request. */
+  dueBeforeRequest(): DueCompaction | undefined {
+    const pending = this.session.pendingCompactions.shift();
+    if (pending) return pending;
+    if (this.compactedForRequest) return undefined;
+    return dueBeforeRequest({
+      ...this.inputs(),
+      estimateNext: () => this.estimator.estimate(deriveView(this.session.log.all()), this.deps.base()),
+    });
+  }
+
+  /** Safe point after an answer that asks for no tool. */
+  dueAfterResponse(): DueCompaction | undefined {
+    const pending = this.session.pendingCompactions.shift();
+    if (pending) return pending;
+    return this.compactedForRequest ? undefined : dueAfterResponse(this.inputs());
+  }
+
+  /** Runs the pipeline and records started / finished (or failed) events. Throws only when cancelled. */
+  async run(due: DueCompaction, signal: AbortSignal): Promise<void> {
+    this.compactedForRequest = true;
+    const asked = ASKED_FOR.has(due.trigger);
+    if (asked) this.breaker.reset();
+    const extra = {
+      ...(due.instructions !== undefined && { instructions: due.instructions }),
+      ...(due.preserveRecentGroups !== undefined && { preserveRecentGroups: due.preserveRecentGroups }),
+    };
+    this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...extra });
+    const started = Date.now();
+    const ratio = this.estimator.ratio;
+    try {
+      const result = await runPipeline(this.settings.strategies, deriveView(this.session.log.all()), {
+        base: this.deps.base(),
+        contextWindow: this.settings.contextWindow,
+        targetTokens: this.targetTokens(ratio),
+        summariser: this.deps.summariser(),
+        summariserTimeoutMs: this.settings.summariserTimeoutMs,
+        trigger: due.trigger,
+        ...extra,
+        force: asked,
+        skipSummariser: this.breaker.open,
+        signal,
+      });
+      const { summariserUsage, tokensBefore, tokensAfter, ...fields } = result;
+      const event: Omit<CompactionEvent, 'seq' | 'ts'> = {
+        kind: 'compaction',
+        phase: 'finished',
+        trigger: due.trigger,
+        ...extra,
+        ...fields,
+        tokensBefore: Math.round(tokensBefore * ratio),
+        tokensAfter: Math.round(tokensAfter * ratio),
+        durationMs: Date.now() - started,
+      };
+      this.session.append(event);
+      this.callsSinceCompaction = 0;
+      const summariserFailed = result.error !== undefined;
+      if (this.breaker.record(summariserFailed)) {
+        this.session.append({
+          kind: 'error',
+          code: 'compaction_breaker_open',
+          message: `The summariser failed ${BREAKER_LIMIT} times in a row; automatic compactions now fold deterministically (ledger only) until a /compact succeeds.`,
+        });
+      }
+      if (result.strategy !== 'none' || summariserUsage) {
+        this.estimator.invalidate();
+        const cost = summariserUsage ? costUsd(this.deps.info(), summariserUsage) : 0;
+        const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
+        this.session.append({ kind: 'usage', gauge });
+      }
+    } catch (err) {
+      const message = signal.aborted ? 'cancelled by the user' : err instanceof Error ? err.message : String(err);
+      this.session.append({ kind: 'compaction', phase: 'failed', trigger: due.trigger, ...extra, error: message, fallback: 'none' });
+      if (signal.aborted) throw err;
+    }
+  }
+
+  /**
+   * The target in gpt-tokenizer counts (the pipeline's unit; `ratio` converts
+   * from the provider's). Held below the threshold, so a compaction that meets
+   * it cannot trigger the next one at once.
+   */
+  private targetTokens(ratio: number): number {
+    const share = Math.min(this.settings.targetRatio, 0.9 * this.settings.policy.thresholdRatio);
+    return Math.floor((share * this.settings.contextWindow) / ratio);
+  }
+
+  private inputs() {
+    return {
+      policy: this.settings.policy,
+      contextWindow: this.settings.contextWindow,
+      maxOutputTokens: this.deps.info().maxOutputTokens,
+      lastReportedContext: this.lastReportedContext(),
+      callsSinceCompaction: this.callsSinceCompaction,
+    };
+  }
+
+  /** The last provider-reported context, unless a compaction ran since. */
+  private lastReportedContext(): number | undefined {
+    const usage = this.session.log.last('usage');
+    if (!usage || usage.gauge.estimated) return undefined;
+    const compaction = this.session.log.last('compaction');
+    if (compaction && compaction.seq > usage.seq && compaction.phase !== 'queued') return undefined;
+    return usage.gauge.contextTokens;
+  }
+}

@@ -1,0 +1,103 @@
+// The compaction pipeline: small strategies run in order, cheapest first. Each
+// looks at the draft view and either leaves it or returns a smaller one; the
+// pipeline stops as soon as the view is at or below the target.
+import type { CompactionTrigger, Ledger, Usage } from '../../shared/protocol.js';
+import { requestTokens } from '../llm/tokens.js';
+import type { LlmRequest, Provider } from '../llm/types.js';
+import { plain, type SourcedMessage } from './view.js';
+
+export interface CompactionContext {
+  /** The fixed part of every request (system prompt, tools): never changed by compaction. */
+  base: Pick<LlmRequest, 'system' | 'tools'>;
+  contextWindow: number;
+  /** The view should end at or below this many tokens. */
+  targetTokens: number;
+  summariser: Provider;
+  summariserTimeoutMs: number;
+  trigger: CompactionTrigger;
+  /** Focus text from `/compact focus` or compact_history. */
+  instructions?: string;
+  /** compact_history: recent groups to keep verbatim. */
+  preserveRecentGroups?: number;
+  /** Asked for by someone (manual, agent, model switch): fold even when already under target. */
+  force: boolean;
+  /** The circuit breaker is open: do not call the summariser, use the deterministic path. */
+  skipSummariser: boolean;
+  signal: AbortSignal;
+}
+
+/** The view as the strategies reshape it, and what to record about it. */
+export interface Draft {
+  messages: SourcedMessage[];
+  tokens: number;
+  strategies: string[];
+  clearedThroughSeq?: number;
+  clearedResults?: number;
+  clearedChars?: number;
+  fold?: { coversSeq: [number, number]; summary: string; ledger: Ledger };
+  /** Why the LLM summary was not used. */
+  summariserError?: string;
+  summariserUsage?: Usage;
+}
+
+export interface CompactionStrategy {
+  readonly name: string;
+  shouldRun(draft: Draft, ctx: CompactionContext): boolean;
+  run(draft: Draft, ctx: CompactionContext): Promise<Draft>;
+}
+
+export interface CompactionResult {
+  strategy: string;
+  strategies: string[];
+  summary: string;
+  ledger?: Ledger;
+  coversSeq?: [number, number];
+  clearedThroughSeq?: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  /** Set when the summariser failed and the deterministic fallback was used. */
+  error?: string;
+  summariserUsage?: Usage;
+}
+
+export function measure(messages: SourcedMessage[], ctx: Pick<CompactionContext, 'base'>): number {
+  return requestTokens({ ...ctx.base, messages: plain(messages) });
+}
+
+export function overTarget(draft: Draft, ctx: CompactionContext): boolean {
+  return draft.tokens > ctx.targetTokens;
+}
+
+export async function runPipeline(strategies: readonly CompactionStrategy[], messages: SourcedMessage[], ctx: CompactionContext): Promise<CompactionResult> {
+  const tokensBefore = measure(messages, ctx);
+  let draft: Draft = { messages, tokens: tokensBefore, strategies: [] };
+  for (const strategy of strategies) {
+    if (!strategy.shouldRun(draft, ctx)) continue;
+    const next = await strategy.run(draft, ctx);
+    if (next !== draft) draft = { ...next, strategies: [...draft.strategies, strategy.name] };
+  }
+  return {
+    strategy: draft.strategies.at(-1) ?? 'none',
+    strategies: draft.strategies,
+    summary: describe(draft),
+    ...(draft.fold && { ledger: draft.fold.ledger, coversSeq: draft.fold.coversSeq }),
+    ...(draft.clearedThroughSeq !== undefined && { clearedThroughSeq: draft.clearedThroughSeq }),
+    tokensBefore,
+    tokensAfter: draft.tokens,
+    messagesBefore: messages.length,
+    messagesAfter: draft.messages.length,
+    ...(draft.summariserError !== undefined && draft.fold && { error: draft.summariserError }),
+    ...(draft.summariserUsage && { summariserUsage: draft.summariserUsage }),
+  };
+}
+
+/** A finished compaction always has a non-empty summary. */
+function describe(draft: Draft): string {
+  if (draft.fold) return draft.fold.summary;
+  if (draft.clearedResults) {
+    return `Cleared ${draft.clearedResults} old tool result${draft.clearedResults === 1 ? '' : 's'} (${(draft.clearedChars ?? 0).toLocaleString('en-US')} characters) from the model's view; no summary was needed.`;
+  }
+  return 'Nothing to fold: the conversation is only the first message and the most recent steps.';
+}

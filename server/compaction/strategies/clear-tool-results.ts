@@ -1,0 +1,35 @@
+// Strategy 1, no LLM: tool results older than the last `keep` tool groups are
+// replaced by a short placeholder naming the tool, its arguments and the size.
+import { groupMessages } from '../groups.js';
+import { measure, overTarget, type CompactionStrategy, type Draft } from '../pipeline.js';
+import { firstFoldable } from '../plan.js';
+import { applyCompaction, CLEARABLE_CHARS } from '../view.js';
+
+export function clearToolResults(keep = 3): CompactionStrategy {
+  /** The seq through which results would be cleared, or undefined when nothing worth clearing. */
+  function cutoff(draft: Draft): number | undefined {
+    const toolGroups = groupMessages(draft.messages, firstFoldable(draft.messages)).filter((g) => g.messages.some((m) => m.role === 'tool'));
+    const old = toolGroups.slice(0, Math.max(0, toolGroups.length - keep));
+    const clearable = old.flatMap((g) => g.messages).filter((m) => m.role === 'tool' && m.clearedChars === undefined && m.content.length > CLEARABLE_CHARS);
+    return clearable.length ? Math.max(...clearable.map((m) => m.seq)) : undefined;
+  }
+  return {
+    name: 'clear_tool_results',
+    shouldRun: (draft, ctx) => (overTarget(draft, ctx) || ctx.force) && cutoff(draft) !== undefined,
+    async run(draft, ctx) {
+      const through = cutoff(draft)!;
+      const calls = new Map(draft.messages.flatMap((m) => m.toolCalls ?? []).map((c) => [c.id, c]));
+      const messages = [...draft.messages];
+      applyCompaction(messages, { clearedThroughSeq: through }, calls);
+      const cleared = messages.filter((m, i) => m.clearedChars !== undefined && draft.messages[i]!.clearedChars === undefined);
+      return {
+        ...draft,
+        messages,
+        tokens: measure(messages, ctx),
+        clearedThroughSeq: through,
+        clearedResults: (draft.clearedResults ?? 0) + cleared.length,
+        clearedChars: (draft.clearedChars ?? 0) + cleared.reduce((n, m) => n + m.clearedChars!, 0),
+      };
+    },
+  };
+}

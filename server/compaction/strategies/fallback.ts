@@ -1,0 +1,61 @@
+// Strategy 3, no LLM: when the summariser failed, was skipped (circuit
+// breaker), or the view is still over the target, fold deterministically: the
+// summary is the ledger plus the earlier summaries' text. Never fails.
+import type { Ledger } from '../../../shared/protocol.js';
+import { buildLedger } from '../ledger.js';
+import { overTarget, type CompactionStrategy, type Draft } from '../pipeline.js';
+import { chooseSpan, foldable, foldedDraft, tokensOf } from './fold.js';
+
+/** The fallback keeps fewer recent groups than the summariser: it must land under the target. */
+const KEEP_SHARE = 0.4;
+
+export function deterministicFallback(): CompactionStrategy {
+  return {
+    name: 'fallback',
+    shouldRun: (draft, ctx) =>
+      foldable(draft, ctx) && (overTarget(draft, ctx) || (!draft.fold && (draft.summariserError !== undefined || (ctx.skipSummariser && ctx.force)))),
+    async run(draft, ctx) {
+      for (const share of [KEEP_SHARE, 0.2, 0]) {
+        const span = chooseSpan(draft, ctx, share);
+        if (!span) continue;
+        let ledger = buildLedger(span.folded);
+        let summary = fallbackSummary(span.folded.flatMap((m) => (m.summaryOf ? [m.summaryOf.summary] : [])), span.summaryBudget / 2);
+        let next = foldedDraft(draft, ctx, span, summary, ledger);
+        if (next.tokens > ctx.targetTokens) {
+          // Still too big: a leaner ledger (the full record stays in the log).
+          ledger = leaner(ledger);
+          summary = fallbackSummary([], 0);
+          next = foldedDraft(draft, ctx, span, summary, ledger);
+        }
+        if (next.tokens <= ctx.targetTokens || share === 0) return next;
+      }
+      return draft;
+    },
+  };
+}
+
+/** The reason the LLM summary was not used goes to the event's `error`, never into the summary the model reads. */
+function fallbackSummary(earlier: string[], budgetTokens: number): string {
+  const lines = ['## Summary (deterministic, no LLM summary this time)', 'The ledger below is an exact record of the folded history.'];
+  const carried = earlier.join('\n\n');
+  if (carried && tokensOf(carried) <= budgetTokens) lines.push('### Earlier summary', carried);
+  else if (carried) lines.push('### Earlier summary (start)', carried.slice(0, Math.max(0, Math.floor(budgetTokens * 3))));
+  return lines.join('\n');
+}
+
+function leaner(l: Ledger): Ledger {
+  return {
+    userMessages: l.userMessages.map((u) => (u.text.length > 300 ? { seq: u.seq, text: u.text.slice(0, 300), truncated: true } : u)),
+    filesRead: l.filesRead.slice(-20),
+    filesWritten: l.filesWritten.slice(-20),
+    commands: l.commands.slice(-10),
+    errors: l.errors.slice(-5),
+    omitted: {
+      commands: l.omitted.commands + Math.max(0, l.commands.length - 10),
+      errors: l.omitted.errors + Math.max(0, l.errors.length - 5),
+      files: l.omitted.files + Math.max(0, l.filesRead.length - 20) + Math.max(0, l.filesWritten.length - 20),
+    },
+  };
+}
+
+export type { Draft };

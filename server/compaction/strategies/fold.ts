@@ -1,0 +1,45 @@
+// What the two folding strategies share: choosing the span and building the
+// draft in which a summary message replaces it.
+import type { Ledger } from '../../../shared/protocol.js';
+import { tokensOf } from '../../llm/tokens.js';
+import { measure, type CompactionContext, type Draft } from '../pipeline.js';
+import { firstFoldable, foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
+import { summaryMessage, type SourcedMessage } from '../view.js';
+
+export interface FoldSpan {
+  from: number;
+  end: number;
+  folded: SourcedMessage[];
+  /** Tokens left for the summary and ledger if the view is to meet the target. */
+  summaryBudget: number;
+}
+
+/**
+ * The span to fold. Kept recent groups get `keepShare` of what the target
+ * leaves after the pinned head (system, tools, first user message); asked-for
+ * compactions keep at most `preserveRecentGroups` (default 2).
+ */
+export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: number): FoldSpan | undefined {
+  const from = firstFoldable(draft.messages);
+  if (from <= 0) return undefined;
+  const head = measure(draft.messages.slice(0, from), ctx);
+  const free = Math.max(0, ctx.targetTokens - head);
+  const maxGroups = ctx.preserveRecentGroups ?? (ctx.force ? 2 : Infinity);
+  const keep = recentGroupsWithin(draft.messages, from, free * keepShare, maxGroups);
+  const end = foldEnd(draft.messages, from, keep);
+  if (end <= from) return undefined;
+  const kept = tokensOfMessages(draft.messages.slice(end));
+  return { from, end, folded: draft.messages.slice(from, end), summaryBudget: free - kept };
+}
+
+export function foldedDraft(draft: Draft, ctx: CompactionContext, span: FoldSpan, summary: string, ledger: Ledger): Draft {
+  const coversSeq: [number, number] = [Math.min(...span.folded.map((m) => m.seq)), Math.max(...span.folded.map((m) => m.seq))];
+  const messages = [...draft.messages.slice(0, span.from), summaryMessage(summary, ledger, coversSeq[0]), ...draft.messages.slice(span.end)];
+  return { ...draft, messages, tokens: measure(messages, ctx), fold: { coversSeq, summary, ledger } };
+}
+
+export function foldable(draft: Draft, ctx: CompactionContext): boolean {
+  return chooseSpan(draft, ctx, 0) !== undefined;
+}
+
+export { tokensOf };

@@ -1,0 +1,43 @@
+// Strategy 2: the oldest groups, all but the recent ones, are folded into a
+// structured summary by the LLM. Incremental: the previous summary plus the
+// newly folded groups, never the whole history again. The deterministic
+// ledger is attached beside it.
+import { renderLedger } from '../ledger.js';
+import { buildLedger } from '../ledger.js';
+import { overTarget, type CompactionStrategy } from '../pipeline.js';
+import { summarise } from '../summarizer.js';
+import { renderTranscript } from '../transcript.js';
+import { chooseSpan, foldable, foldedDraft, tokensOf } from './fold.js';
+
+/** Share of the free room (after the pinned head) that recent groups may keep. */
+const KEEP_SHARE = 0.6;
+const MIN_SUMMARY_TOKENS = 256;
+const MAX_SUMMARY_TOKENS = 4096;
+
+export function summarize(): CompactionStrategy {
+  return {
+    name: 'summarize',
+    shouldRun: (draft, ctx) => !ctx.skipSummariser && (overTarget(draft, ctx) || ctx.force) && foldable(draft, ctx),
+    async run(draft, ctx) {
+      const span = chooseSpan(draft, ctx, KEEP_SHARE)!;
+      const ledger = buildLedger(span.folded);
+      const parts = renderTranscript(span.folded);
+      const previous = parts[0]?.startsWith('<previous-summary>') ? parts.shift()! : '';
+      const room = span.summaryBudget - tokensOf(renderLedger(ledger)) - 64;
+      try {
+        const result = await summarise(previous, parts, {
+          summariser: ctx.summariser,
+          ...(ctx.instructions && { focus: ctx.instructions }),
+          maxOutputTokens: Math.min(MAX_SUMMARY_TOKENS, Math.max(MIN_SUMMARY_TOKENS, room)),
+          timeoutMs: ctx.summariserTimeoutMs,
+          signal: ctx.signal,
+        });
+        return { ...foldedDraft(draft, ctx, span, result.text, ledger), summariserUsage: result.usage };
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        // Leave the view as it was; the fallback strategy folds deterministically.
+        return { ...draft, summariserError: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}

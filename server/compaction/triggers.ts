@@ -1,0 +1,87 @@
+// When to compact. Checked only at safe points (no tool call waiting for its
+// result); the agent loop asks, this file decides, the pipeline does the work.
+import type { CompactionTrigger } from '../../shared/protocol.js';
+
+export interface DueCompaction {
+  trigger: CompactionTrigger;
+  instructions?: string;
+  preserveRecentGroups?: number;
+}
+
+export interface TriggerPolicy {
+  thresholdRatio: number;
+  /** Compact before a request whose estimate crosses the threshold or leaves less than max output free. */
+  preflight: boolean;
+  /** Compact every N LLM calls; 0 = off. */
+  everyNCalls: number;
+}
+
+export interface TriggerInputs {
+  policy: TriggerPolicy;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Context tokens of the last provider-reported request, if no compaction ran since. */
+  lastReportedContext: number | undefined;
+  /** Calibrated estimate of the next request (only asked for before a request). */
+  estimateNext: () => number;
+  callsSinceCompaction: number;
+}
+
+export function crossesThreshold(contextTokens: number, contextWindow: number, thresholdRatio: number): boolean {
+  return contextTokens >= thresholdRatio * contextWindow;
+}
+
+/** Before a request: threshold (provider's report), then pre-flight (estimate), then cadence. */
+export function dueBeforeRequest(inputs: TriggerInputs): DueCompaction | undefined {
+  const { policy, contextWindow } = inputs;
+  if (inputs.lastReportedContext !== undefined && crossesThreshold(inputs.lastReportedContext, contextWindow, policy.thresholdRatio)) {
+    return { trigger: 'threshold' };
+  }
+  if (policy.preflight) {
+    const estimate = inputs.estimateNext();
+    if (crossesThreshold(estimate, contextWindow, policy.thresholdRatio) || contextWindow - estimate < inputs.maxOutputTokens) {
+      return { trigger: 'preflight' };
+    }
+  }
+  return cadence(inputs);
+}
+
+/** After an answer that asks for no tool: threshold, then cadence. */
+export function dueAfterResponse(inputs: Omit<TriggerInputs, 'estimateNext'>): DueCompaction | undefined {
+  const { policy, contextWindow } = inputs;
+  if (inputs.lastReportedContext !== undefined && crossesThreshold(inputs.lastReportedContext, contextWindow, policy.thresholdRatio)) {
+    return { trigger: 'threshold' };
+  }
+  return cadence(inputs);
+}
+
+function cadence(inputs: Pick<TriggerInputs, 'policy' | 'callsSinceCompaction'>): DueCompaction | undefined {
+  const n = inputs.policy.everyNCalls;
+  return n > 0 && inputs.callsSinceCompaction >= n ? { trigger: 'cadence' } : undefined;
+}
+
+/** After this many consecutive summariser failures, compaction stops calling it and folds deterministically. */
+export const BREAKER_LIMIT = 3;
+
+export class CircuitBreaker {
+  private failures = 0;
+
+  get open(): boolean {
+    return this.failures >= BREAKER_LIMIT;
+  }
+
+  /** Records one compaction; returns true when this failure is the one that opens the breaker. */
+  record(summariserFailed: boolean): boolean {
+    if (!summariserFailed) {
+      this.failures = 0;
+      return false;
+    }
+    this.failures++;
+    return this.failures === BREAKER_LIMIT;
+  }
+
+  /** A compaction the user asks for tries the summariser again. */
+  reset(): void {
+    this.failures = 0;
+  }
+}
