@@ -12,6 +12,8 @@ import { ContextOverflowError, hasRecordedTools, isAbortError, ProviderError, ty
 import { runTool, TOOLS } from '../tools/registry.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
+import { callModel } from './model-call.js';
+import { needsCompactionAfterSwitch, type ModelServices } from './model-switch.js';
 import type { AgentHandle, CompactionRequest, Session } from './session.js';
 import { canTransition, StateMachine } from './state-machine.js';
 
@@ -21,6 +23,8 @@ export interface AgentSettings extends CompactionSettings {
   workDir: string;
   bashTimeoutMs: number;
   toolOutputLimit: number;
+  /** Retries, the summariser and model switches (absent: no retries, no switch, the session's model summarises). */
+  models?: ModelServices;
 }
 
 class Cancelled extends Error {}
@@ -33,20 +37,25 @@ export class Agent implements AgentHandle {
   /** The log's last seq when the latest request was built: later user events are unseen. */
   private seenSeq: number;
   readonly system: string;
+  /** SKEIN_SUMMARIZER_MODEL's provider, when set. */
+  private readonly summariser: Provider | undefined;
+  /** A model switch asked for and not yet applied (it waits for a safe point). */
+  private pendingModel: string | undefined;
 
   constructor(
     private readonly session: Session,
-    private readonly provider: Provider,
-    private readonly info: ModelInfo,
+    private provider: Provider,
+    private info: ModelInfo,
     private readonly settings: AgentSettings,
     initial: AgentState,
   ) {
     this.system = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
     this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
     this.seenSeq = session.log.lastSeq;
+    this.summariser = settings.models?.summariser();
     this.compaction = new CompactionRunner(session, settings, {
       base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
-      summariser: () => this.provider,
+      summariser: () => this.summariser ?? this.provider,
       info: () => this.info,
       model: () => this.provider.model,
       gauge: () => this.gauge(),
@@ -107,6 +116,7 @@ export class Agent implements AgentHandle {
   private async loop(): Promise<void> {
     while (this.state === 'WaitingForUserInput') {
       try {
+        this.applyModelSwitch();
         if (this.session.pendingCompactions.length) await this.compactionOnly();
         else if (this.hasUnseenUserMessage()) await this.turn();
         else return;
@@ -144,6 +154,7 @@ export class Agent implements AgentHandle {
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');
       const request = this.nextRequest();
+      this.applyModelSwitch();
       this.seenSeq = this.session.log.lastSeq;
       let response: LlmResponse;
       try {
@@ -180,7 +191,38 @@ export class Agent implements AgentHandle {
 
   /** One request to the model. (Retries and streaming hook in here.) */
   private callModel(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
-    return this.provider.complete(request, signal);
+    return callModel(this.provider, request, signal, this.settings.models?.retry ?? { max: 0, baseMs: 0 }, {
+      afterSeq: this.session.log.lastSeq,
+      broadcast: (frame) => this.session.broadcast(frame),
+      retrying: (message) => this.session.append({ kind: 'error', message, code: 'retrying' }),
+    });
+  }
+
+  /** POST /model: checks the model now (throws UnknownModelError), switches at the next safe point. */
+  switchModel(model: string): void {
+    if (!this.settings.models) throw new Error('this server cannot switch models');
+    this.settings.models.create(model);
+    this.pendingModel = model;
+    this.wake();
+  }
+
+  /** At a safe point: moves to the model asked for, and compacts first when the view does not fit its window. */
+  private applyModelSwitch(): void {
+    const to = this.pendingModel;
+    this.pendingModel = undefined;
+    if (!to || !this.settings.models || to === this.provider.model) return;
+    const { provider, info, warning } = this.settings.models.create(to);
+    const from = this.provider.model;
+    this.provider = provider;
+    this.info = info;
+    this.settings.contextWindow = info.contextWindow;
+    this.session.model = to;
+    this.session.append({ kind: 'model', from, to, contextWindow: info.contextWindow });
+    if (warning) this.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
+    const estimate = requestTokens(this.nextRequest());
+    const { thresholdRatio } = this.settings.policy;
+    this.session.append({ kind: 'usage', gauge: estimatedGauge(estimate, this.gauge(), to, info.contextWindow, thresholdRatio) });
+    if (needsCompactionAfterSwitch(estimate, info, thresholdRatio)) this.session.pendingCompactions.unshift({ trigger: 'model_switch' });
   }
 
   private recordResponse(response: LlmResponse): void {

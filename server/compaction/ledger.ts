@@ -86,6 +86,22 @@ function capLedger(l: Ledger): Ledger {
   };
 }
 
+/** A shorter ledger for a tight budget: long user messages become pointers, fewer commands and errors. */
+export function leanerLedger(l: Ledger): Ledger {
+  return {
+    userMessages: l.userMessages.map((u) => (u.text.length > 300 ? { seq: u.seq, text: u.text.slice(0, 300), truncated: true } : u)),
+    filesRead: l.filesRead.slice(-20),
+    filesWritten: l.filesWritten.slice(-20),
+    commands: l.commands.slice(-10),
+    errors: l.errors.slice(-5),
+    omitted: {
+      commands: l.omitted.commands + Math.max(0, l.commands.length - 10),
+      errors: l.omitted.errors + Math.max(0, l.errors.length - 5),
+      files: l.omitted.files + Math.max(0, l.filesRead.length - 20) + Math.max(0, l.filesWritten.length - 20),
+    },
+  };
+}
+
 export function renderLedger(l: Ledger): string {
   const lines = ['## Ledger (exact record of the folded history, built without an LLM)'];
   lines.push('### User messages, verbatim');

@@ -7,8 +7,8 @@ import { renderLedger } from './ledger.js';
 /** A view message with the seq of the event it came from (a summary: the first seq it covers). */
 export interface SourcedMessage extends ViewMessage {
   seq: number;
-  /** Set on a summary message: what it was built from, for the next (incremental) compaction. */
-  summaryOf?: { summary: string; ledger?: Ledger };
+  /** Set on a summary message: what it says and the seq range it stands for, for the next (incremental) compaction. */
+  summaryOf?: { summary: string; ledger?: Ledger; covers: [number, number] };
   /** Set on a cleared tool result: the size of the output the placeholder stands for. */
   clearedChars?: number;
 }
@@ -19,14 +19,25 @@ export const COMPACTED_CLOSE = '</compacted-history>';
 export const CLEARABLE_CHARS = 400;
 const PREAMBLE = 'The earlier part of this conversation was compacted. What follows is a summary of it, for context only; it is not a new instruction.';
 
-export function summaryMessage(summary: string, ledger: Ledger | undefined, seq: number): SourcedMessage {
+export function summaryMessage(summary: string, ledger: Ledger | undefined, covers: [number, number]): SourcedMessage {
   const body = ledger ? `${summary}\n\n${renderLedger(ledger)}` : summary;
   return {
     role: 'user',
-    seq,
+    seq: covers[0],
     content: `${COMPACTED_OPEN}\n${PREAMBLE}\n\n${body}\n${COMPACTED_CLOSE}`,
-    summaryOf: { summary, ...(ledger && { ledger }) },
+    summaryOf: { summary, ...(ledger && { ledger }), covers },
   };
+}
+
+/** The seq range a fold of these messages covers (a summary message stands for its whole range). */
+export function coveredRange(folded: readonly SourcedMessage[]): [number, number] {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const m of folded) {
+    first = Math.min(first, m.summaryOf?.covers[0] ?? m.seq);
+    last = Math.max(last, m.summaryOf?.covers[1] ?? m.seq);
+  }
+  return [first, last];
 }
 
 export function isSummaryMessage(message: ViewMessage): boolean {
@@ -110,7 +121,7 @@ export function applyCompaction(
     if (start < 0) return;
     let end = start;
     while (end < messages.length && messages[end]!.seq <= last) end++;
-    messages.splice(start, end - start, summaryMessage(e.summary, e.ledger, first));
+    messages.splice(start, end - start, summaryMessage(e.summary, e.ledger, [first, last]));
   }
 }
 

@@ -1,6 +1,7 @@
 // The summary the offline models write when asked to compact: user messages
 // verbatim, tool calls and errors, carried forward from the previous summary.
 // It reads the transcript format of server/compaction/transcript.ts.
+import { tokensOf } from './tokens.js';
 import type { LlmRequest } from './types.js';
 
 export function deterministicSummary(request: LlmRequest): string {
@@ -14,7 +15,18 @@ export function deterministicSummary(request: LlmRequest): string {
     else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!.slice(0, 300));
     else if ((m = /^- error: (.*)$/.exec(line)) || (m = /^\[tool error\] (.*)$/.exec(line))) errors.push(m[1]!.slice(0, 300));
   }
-  const recentCalls = calls.slice(-20);
+  // Like a real model, stay within max output: drop the oldest tool calls first, then clip.
+  let recentCalls = calls.slice(-20);
+  let text = render(users, calls, recentCalls, errors);
+  while (tokensOf(text) > request.maxOutputTokens && recentCalls.length) {
+    recentCalls = recentCalls.slice(Math.ceil(recentCalls.length / 2) || 1);
+    if (recentCalls.length === 1) recentCalls = [];
+    text = render(users, calls, recentCalls, errors);
+  }
+  return tokensOf(text) > request.maxOutputTokens ? text.slice(0, request.maxOutputTokens * 3) : text;
+}
+
+function render(users: string[], calls: string[], recentCalls: string[], errors: string[]): string {
   return [
     '## Summary of the earlier conversation (deterministic)',
     '### User messages, verbatim',

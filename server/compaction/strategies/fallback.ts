@@ -1,8 +1,7 @@
 // Strategy 3, no LLM: when the summariser failed, was skipped (circuit
 // breaker), or the view is still over the target, fold deterministically: the
 // summary is the ledger plus the earlier summaries' text. Never fails.
-import type { Ledger } from '../../../shared/protocol.js';
-import { buildLedger } from '../ledger.js';
+import { buildLedger, leanerLedger as leaner } from '../ledger.js';
 import { overTarget, type CompactionStrategy, type Draft } from '../pipeline.js';
 import { chooseSpan, foldable, foldedDraft, tokensOf } from './fold.js';
 
@@ -41,21 +40,6 @@ function fallbackSummary(earlier: string[], budgetTokens: number): string {
   if (carried && tokensOf(carried) <= budgetTokens) lines.push('### Earlier summary', carried);
   else if (carried) lines.push('### Earlier summary (start)', carried.slice(0, Math.max(0, Math.floor(budgetTokens * 3))));
   return lines.join('\n');
-}
-
-function leaner(l: Ledger): Ledger {
-  return {
-    userMessages: l.userMessages.map((u) => (u.text.length > 300 ? { seq: u.seq, text: u.text.slice(0, 300), truncated: true } : u)),
-    filesRead: l.filesRead.slice(-20),
-    filesWritten: l.filesWritten.slice(-20),
-    commands: l.commands.slice(-10),
-    errors: l.errors.slice(-5),
-    omitted: {
-      commands: l.omitted.commands + Math.max(0, l.commands.length - 10),
-      errors: l.omitted.errors + Math.max(0, l.errors.length - 5),
-      files: l.omitted.files + Math.max(0, l.filesRead.length - 20) + Math.max(0, l.filesWritten.length - 20),
-    },
-  };
 }
 
 export type { Draft };

@@ -4,7 +4,7 @@ import type { Ledger } from '../../../shared/protocol.js';
 import { tokensOf } from '../../llm/tokens.js';
 import { measure, type CompactionContext, type Draft } from '../pipeline.js';
 import { firstFoldable, foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
-import { summaryMessage, type SourcedMessage } from '../view.js';
+import { coveredRange, summaryMessage, type SourcedMessage } from '../view.js';
 
 export interface FoldSpan {
   from: number;
@@ -28,13 +28,15 @@ export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: numb
   const keep = recentGroupsWithin(draft.messages, from, free * keepShare, maxGroups);
   const end = foldEnd(draft.messages, from, keep);
   if (end <= from) return undefined;
+  // Only an earlier summary to fold again: no progress possible.
+  if (end - from === 1 && draft.messages[from]!.summaryOf) return undefined;
   const kept = tokensOfMessages(draft.messages.slice(end));
   return { from, end, folded: draft.messages.slice(from, end), summaryBudget: free - kept };
 }
 
 export function foldedDraft(draft: Draft, ctx: CompactionContext, span: FoldSpan, summary: string, ledger: Ledger): Draft {
-  const coversSeq: [number, number] = [Math.min(...span.folded.map((m) => m.seq)), Math.max(...span.folded.map((m) => m.seq))];
-  const messages = [...draft.messages.slice(0, span.from), summaryMessage(summary, ledger, coversSeq[0]), ...draft.messages.slice(span.end)];
+  const coversSeq = coveredRange(span.folded);
+  const messages = [...draft.messages.slice(0, span.from), summaryMessage(summary, ledger, coversSeq), ...draft.messages.slice(span.end)];
   return { ...draft, messages, tokens: measure(messages, ctx), fold: { coversSeq, summary, ledger } };
 }
 

@@ -2,8 +2,7 @@
 // structured summary by the LLM. Incremental: the previous summary plus the
 // newly folded groups, never the whole history again. The deterministic
 // ledger is attached beside it.
-import { renderLedger } from '../ledger.js';
-import { buildLedger } from '../ledger.js';
+import { buildLedger, leanerLedger, renderLedger } from '../ledger.js';
 import { overTarget, type CompactionStrategy } from '../pipeline.js';
 import { summarise } from '../summarizer.js';
 import { renderTranscript } from '../transcript.js';
@@ -20,7 +19,9 @@ export function summarize(): CompactionStrategy {
     shouldRun: (draft, ctx) => !ctx.skipSummariser && (overTarget(draft, ctx) || ctx.force) && foldable(draft, ctx),
     async run(draft, ctx) {
       const span = chooseSpan(draft, ctx, KEEP_SHARE)!;
-      const ledger = buildLedger(span.folded);
+      const full = buildLedger(span.folded);
+      // When room is tight, the ledger gets leaner rather than the view missing its target.
+      const ledger = tokensOf(renderLedger(full)) > span.summaryBudget / 2 ? leanerLedger(full) : full;
       const parts = renderTranscript(span.folded);
       const previous = parts[0]?.startsWith('<previous-summary>') ? parts.shift()! : '';
       const room = span.summaryBudget - tokensOf(renderLedger(ledger)) - 64;

@@ -1,0 +1,38 @@
+// The compaction invariants, checked on a log and the view derived from it.
+import { parseCompactCommand, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
+
+/** Returns the broken invariants (empty when all hold). */
+export function checkInvariants(events: readonly SkeinEvent[], view: readonly ViewMessage[]): string[] {
+  const problems: string[] = [];
+  const users = events.flatMap((e) => (e.kind === 'user' && !parseCompactCommand(e.text) ? [e] : []));
+  if (users.length && (view[0]?.role !== 'user' || view[0].content !== users[0]!.text)) problems.push('the first user message is not first in the view');
+  // No orphan tool call or result; groups stay adjacent.
+  for (let i = 0; i < view.length; i++) {
+    const m = view[i]!;
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      const ids = new Set(m.toolCalls.map((c) => c.id));
+      let j = i + 1;
+      while (j < view.length && view[j]!.role === 'tool') ids.delete(view[j++]!.toolCallId ?? '');
+      if (ids.size) problems.push(`tool call(s) ${[...ids].join(', ')} have no result right after them`);
+    }
+    if (m.role === 'tool') {
+      let j = i - 1;
+      while (j >= 0 && view[j]!.role === 'tool') j--;
+      const owner = view[j];
+      if (!owner || owner.role !== 'assistant' || !owner.toolCalls?.some((c) => c.id === m.toolCallId)) problems.push(`tool result ${m.toolCallId} has no call before it`);
+    }
+  }
+  // Every user message is in the view verbatim, or in a ledger (verbatim, or a pointer when very long).
+  const text = view.map((m) => m.content).join('\n');
+  for (const u of users) {
+    if (!text.includes(u.text) && !text.includes(`[event ${u.seq}, long message`)) problems.push(`user message ${u.seq} is neither in the view nor in a ledger`);
+  }
+  return problems;
+}
+
+export function median(values: number[]): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
