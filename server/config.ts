@@ -2,6 +2,7 @@
 // table. The README's settings table and `--help` are checked against it.
 import os from 'node:os';
 import path from 'node:path';
+import { defaultModel, readCredentials, type Credentials } from './llm/credentials.js';
 
 export interface Config {
   port: number;
@@ -17,9 +18,16 @@ export interface Config {
   compactPreflight: boolean;
   compactEveryNCalls: number;
   compactKeepToolResults: number;
+  summarizerModel: string | undefined;
+  summarizerTimeoutMs: number;
+  retryMax: number;
+  retryBaseMs: number;
+  requestTimeoutMs: number;
+  /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
+  credentials: Credentials;
 }
 
-interface Setting<K extends keyof Config> {
+interface Setting<K extends Exclude<keyof Config, 'credentials'>> {
   key: K;
   env: string;
   flag: string;
@@ -71,7 +79,7 @@ function nonEmpty(what: string) {
   return (raw: string): string | ConfigError => (raw.trim() ? raw.trim() : new ConfigError(what));
 }
 
-function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+function setting<K extends Exclude<keyof Config, 'credentials'>>(s: Setting<K>): Setting<K> {
   return s;
 }
 
@@ -99,9 +107,9 @@ export const SETTINGS = [
     fallback: () => process.cwd(),
   }),
   setting({
-    key: 'model', env: 'SKEIN_MODEL', flag: '--model', defaultText: 'predictable',
-    description: 'Model for new sessions (`predictable` is the built-in offline model)',
-    parse: nonEmpty('a model name'), fallback: () => 'predictable',
+    key: 'model', env: 'SKEIN_MODEL', flag: '--model', defaultText: 'predictable, or the default model of the provider that is set up',
+    description: 'Model for new sessions: a model name (claude-sonnet-4-5, gpt-4.1, gemini-2.5-pro) or provider:model (`predictable` is the built-in offline model)',
+    parse: nonEmpty('a model name'), fallback: defaultModel,
   }),
   setting({
     key: 'contextWindow', env: 'SKEIN_CONTEXT_WINDOW', flag: '--context-window', defaultText: "the model's",
@@ -143,6 +151,31 @@ export const SETTINGS = [
     description: 'Tool results of the last N tool groups stay verbatim when old results are cleared (0 to 1000)',
     parse: integer(0, 1000), fallback: () => 3,
   }),
+  setting({
+    key: 'summarizerModel', env: 'SKEIN_SUMMARIZER_MODEL', flag: '--summarizer-model', defaultText: "the session's model",
+    description: 'Model that writes compaction summaries (a cheaper one, e.g. claude-haiku-4-5); its provider must be set up',
+    parse: nonEmpty('a model name'), fallback: () => undefined,
+  }),
+  setting({
+    key: 'summarizerTimeoutMs', env: 'SKEIN_SUMMARIZER_TIMEOUT_MS', flag: '--summarizer-timeout-ms', defaultText: '60000',
+    description: 'A summary that takes longer is abandoned for the deterministic fallback',
+    parse: integer(100, 3_600_000), fallback: () => 60_000,
+  }),
+  setting({
+    key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',
+    description: 'Retries of a request that failed with 429, 5xx, overloaded or a timeout (0 to 10)',
+    parse: integer(0, 10), fallback: () => 4,
+  }),
+  setting({
+    key: 'retryBaseMs', env: 'SKEIN_RETRY_BASE_MS', flag: '--retry-base-ms', defaultText: '1000',
+    description: 'First retry delay; it doubles with each retry (a retry-after from the provider wins)',
+    parse: integer(1, 60_000), fallback: () => 1000,
+  }),
+  setting({
+    key: 'requestTimeoutMs', env: 'SKEIN_REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', defaultText: '600000',
+    description: 'A request to the provider that takes longer is abandoned and retried',
+    parse: integer(1000, 3_600_000), fallback: () => 600_000,
+  }),
 ] as const;
 
 export class HelpRequested {}
@@ -168,6 +201,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     }
     config[s.key] = parsed;
   }
+  config.credentials = readCredentials(env);
   return config as Config;
 }
 

@@ -2,12 +2,18 @@
 import fs from 'node:fs';
 import { helpText, HelpRequested, InvalidSettingError, loadConfig, type Config } from './config.js';
 import { createProvider, UnknownModelError } from './llm/providers.js';
+import { providerSettings } from './agent/model-switch.js';
+import { SERVER_CHOICE } from './llm/credentials.js';
 import { startServer } from './server.js';
 
 function configOrExit(): Config {
   try {
     const config = loadConfig(process.argv.slice(2), process.env);
-    createProvider(config.model, config.contextWindow);
+    // A chosen provider without its key is refused here, with the variable to set.
+    // (openai:auto, the model of an OpenAI-compatible server, is asked of that server at start.)
+    const { warning } = config.model === SERVER_CHOICE ? {} : createProvider(config.model, providerSettings(config));
+    if (warning) console.warn(`[skein] ${warning}`);
+    if (config.summarizerModel) createProvider(config.summarizerModel, providerSettings(config));
     if (!fs.existsSync(config.workDir) || !fs.statSync(config.workDir).isDirectory()) {
       throw new InvalidSettingError('SKEIN_WORKDIR', config.workDir, 'an existing folder');
     }
@@ -26,9 +32,13 @@ function configOrExit(): Config {
 }
 
 const config = configOrExit();
-const server = await startServer(config);
+const server = await startServer(config).catch((err: unknown) => {
+  if (!(err instanceof UnknownModelError)) throw err;
+  process.stderr.write(`skein: ${err.message}\n`);
+  process.exit(2);
+});
 for (const warning of server.warnings) console.warn(`[skein] ${warning}`);
-console.log(`skein is running at ${server.url}  (model: ${config.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
+console.log(`skein is running at ${server.url}  (model: ${server.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
 
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

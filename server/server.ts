@@ -3,10 +3,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { providerSettings } from './agent/model-switch.js';
 import { Sessions } from './agent/sessions.js';
 import type { Config } from './config.js';
 import { createApp } from './http/app.js';
 import { attachHub } from './http/ws-hub.js';
+import { availableModels, resolveStartModel } from './llm/model-list.js';
 
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../dist/webui', import.meta.url));
 
@@ -14,15 +16,19 @@ export interface RunningServer {
   url: string;
   port: number;
   sessions: Sessions;
+  /** The model of new sessions (with only OPENAI_BASE_URL set: the first model that server lists). */
+  model: string;
   warnings: string[];
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, uiDir = DEFAULT_UI_DIR): Promise<RunningServer> {
+export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR): Promise<RunningServer> {
+  const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
   const sessions = new Sessions(config);
   const warnings = sessions.loadAll();
   let port = config.port;
-  const app = createApp({ sessions, uiDir, host: config.host, port: () => port });
+  const models = () => availableModels(providerSettings(config));
+  const app = createApp({ sessions, uiDir, host: config.host, port: () => port, models, defaultModel: config.model });
   const server = http.createServer(app);
   const hub = attachHub(server, sessions, config.host, () => port);
   await new Promise<void>((resolve, reject) => {
@@ -35,6 +41,7 @@ export async function startServer(config: Config, uiDir = DEFAULT_UI_DIR): Promi
     url: `http://${shownHost}:${port}`,
     port,
     sessions,
+    model: config.model,
     warnings,
     async close() {
       await hub.close();

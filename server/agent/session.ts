@@ -3,6 +3,7 @@
 import type {
   AgentState,
   CompactionTrigger,
+  DeltaFrame,
   Gauge,
   NewEvent,
   SessionSnapshot,
@@ -12,6 +13,8 @@ import { parseCompactCommand } from '../../shared/protocol.js';
 import type { EventLog } from '../store/event-log.js';
 
 export type Subscriber = (event: SkeinEvent) => void;
+/** Gets ephemeral frames (streamed text): live only, never logged nor replayed. */
+export type FrameListener = (frame: DeltaFrame) => void;
 
 export interface CompactionRequest {
   trigger: Extract<CompactionTrigger, 'manual' | 'agent' | 'model_switch'>;
@@ -30,6 +33,7 @@ export interface AgentHandle {
 
 export class Session {
   private readonly subscribers = new Set<Subscriber>();
+  private readonly frameListeners = new Set<FrameListener>();
   /** Compactions asked for (manual, agent) and not yet run. */
   pendingCompactions: CompactionRequest[] = [];
   private agent: AgentHandle | undefined;
@@ -70,6 +74,22 @@ export class Session {
     for (const event of this.log.since(since)) subscriber(event);
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
+  }
+
+  /** Sends an ephemeral frame to everyone connected now; nothing is written. */
+  broadcast(frame: DeltaFrame): void {
+    for (const listener of this.frameListeners) {
+      try {
+        listener(frame);
+      } catch {
+        // A broken listener (closed socket) must not harm the session.
+      }
+    }
+  }
+
+  listen(listener: FrameListener): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
   }
 
   /** A user message; `/compact [focus]` asks for a compaction instead. */

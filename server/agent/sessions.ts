@@ -6,13 +6,11 @@ import path from 'node:path';
 import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
-import { createProvider } from '../llm/providers.js';
+import { createProvider, createProviderOrPlaceholder } from '../llm/providers.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
+import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
-
-/** How long a summary may take before the deterministic fallback is used. */
-const SUMMARISER_TIMEOUT_MS = 60_000;
 
 export interface LiveSession {
   session: Session;
@@ -22,10 +20,12 @@ export interface LiveSession {
 export class Sessions {
   private readonly live = new Map<string, LiveSession>();
   private readonly dir: string;
+  private readonly models: ModelServices;
 
   constructor(private readonly config: Config) {
     this.dir = path.join(config.dataDir, 'sessions');
     fs.mkdirSync(this.dir, { recursive: true });
+    this.models = modelServices(config);
   }
 
   /** Reloads every session log; interrupted turns are closed. Returns warnings for the server log. */
@@ -47,11 +47,17 @@ export class Sessions {
   }
 
   create(model = this.config.model): LiveSession {
-    createProvider(model, this.config.contextWindow); // refuse an unknown model before writing anything
+    // Refuses an unknown model, or one whose provider has no key, before writing anything.
+    const { warning } = createProvider(model, providerSettings(this.config));
     const now = new Date();
     const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
     const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model });
-    return this.start(log);
+    const live = this.start(log);
+    if (warning) {
+      console.warn(`[skein] session ${id}: ${warning}`);
+      live.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
+    }
+    return live;
   }
 
   get(id: string): LiveSession | undefined {
@@ -75,8 +81,10 @@ export class Sessions {
 
   private start(log: EventLog): LiveSession {
     const id = log.header.session;
-    const { provider, info } = createProvider(log.header.model, this.config.contextWindow);
-    const session = new Session(id, log, log.header.model);
+    // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
+    const model = log.last('model')?.to ?? log.header.model;
+    const { provider, info } = createProviderOrPlaceholder(model, providerSettings(this.config));
+    const session = new Session(id, log, model);
     const lastState = log.last('state');
     const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
     const agent = new Agent(
@@ -93,7 +101,8 @@ export class Sessions {
           everyNCalls: this.config.compactEveryNCalls,
         },
         strategies: defaultStrategies(this.config.compactKeepToolResults),
-        summariserTimeoutMs: SUMMARISER_TIMEOUT_MS,
+        summariserTimeoutMs: this.config.summarizerTimeoutMs,
+        models: this.models,
         bashTimeoutMs: this.config.bashTimeoutMs,
         toolOutputLimit: this.config.toolOutputLimit,
       },

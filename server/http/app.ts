@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { checkText, MAX_FRAME_BYTES } from '../../shared/protocol.js';
+import { checkText, MAX_FRAME_BYTES, type ModelEntry } from '../../shared/protocol.js';
 import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
@@ -13,9 +13,13 @@ export interface AppOptions {
   uiDir: string;
   host: string;
   port: () => number;
+  /** GET /api/models: the models usable with the configured keys (absent: only `predictable`). */
+  models?: () => Promise<ModelEntry[]>;
+  /** The model of new sessions. */
+  defaultModel?: string;
 }
 
-export function createApp({ sessions, uiDir, host, port }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, host, port, models, defaultModel }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
 
@@ -45,6 +49,27 @@ export function createApp({ sessions, uiDir, host, port }: AppOptions): express.
     try {
       const { session } = sessions.create(model);
       res.status(201).json({ id: session.id });
+    } catch (err) {
+      if (err instanceof UnknownModelError) res.status(400).json({ error: err.message });
+      else throw err;
+    }
+  });
+
+  app.get('/api/models', async (_req, res) => {
+    res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });
+  });
+
+  app.post('/api/sessions/:id/model', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const model = checkText((req.body as { model?: unknown } | undefined)?.model, 'model');
+    if (typeof model !== 'string') {
+      res.status(400).json({ error: model.error });
+      return;
+    }
+    try {
+      live.agent.switchModel(model.trim());
+      res.status(202).json({ accepted: true, model: model.trim() });
     } catch (err) {
       if (err instanceof UnknownModelError) res.status(400).json({ error: err.message });
       else throw err;

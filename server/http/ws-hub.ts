@@ -29,7 +29,11 @@ export function attachHub(server: Server, sessions: Sessions, host: string, port
       };
       send({ type: 'hello', session: live.session.snapshot() });
       const unsubscribe = live.session.subscribe(Number(sinceRaw), (event) => send({ type: 'event', event }));
-      ws.on('close', unsubscribe);
+      const unlisten = live.session.listen(send);
+      ws.on('close', () => {
+        unsubscribe();
+        unlisten();
+      });
       ws.on('error', () => ws.terminate());
       ws.on('message', (data, isBinary) => {
         if (isBinary) return send({ type: 'error', message: 'binary frames are not accepted; send JSON text' });

@@ -1,24 +1,101 @@
-// The model table: context window, max output and prices per million tokens.
+// The model table: context window, max output and prices per million tokens,
+// for the built-in model and the current Anthropic, OpenAI and Gemini models.
+// Prices are list prices in USD per million tokens, standard (not batch) tier.
 import type { ModelLimits } from './types.js';
 
-export interface ModelInfo extends ModelLimits {
-  provider: 'predictable';
-  /** USD per million tokens. */
-  prices: { input: number; output: number; cacheWrite: number; cacheRead: number };
+export type ProviderName = 'predictable' | 'anthropic' | 'openai' | 'gemini';
+
+export interface Prices {
+  input: number;
+  output: number;
+  /** Writing the prompt cache (Anthropic: 1.25x input for the 5-minute cache; others bill no write). */
+  cacheWrite: number;
+  cacheRead: number;
 }
 
-const FREE = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+export interface ModelInfo extends ModelLimits {
+  provider: ProviderName;
+  /** USD per million tokens. */
+  prices: Prices;
+  /** Prices for requests whose prompt is over `above` tokens (Gemini Pro's long-context tier). */
+  longContext?: { above: number; prices: Prices };
+  /** Not in the table: a conservative window and no prices (skein warns in the log and the UI). */
+  unknown?: boolean;
+}
+
+const FREE: Prices = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+
+/** Anthropic bills a 5-minute cache write at 1.25x and a read at 0.1x the input price. */
+function claude(contextWindow: number, maxOutputTokens: number, input: number, output: number): ModelInfo {
+  return { provider: 'anthropic', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: input * 1.25, cacheRead: input * 0.1 } };
+}
+
+/** OpenAI caches prompts automatically: no write charge, cached input at its own price. */
+function gpt(contextWindow: number, maxOutputTokens: number, input: number, cachedInput: number, output: number): ModelInfo {
+  return { provider: 'openai', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: input, cacheRead: cachedInput } };
+}
+
+/** Gemini's implicit cache: no write charge, cached input at its own price. */
+function gemini(input: number, cachedInput: number, output: number, long?: [number, number, number]): ModelInfo {
+  const info: ModelInfo = { provider: 'gemini', contextWindow: 1_048_576, maxOutputTokens: 65_536, prices: { input, output, cacheWrite: input, cacheRead: cachedInput } };
+  if (long) info.longContext = { above: 200_000, prices: { input: long[0], cacheWrite: long[0], cacheRead: long[1], output: long[2] } };
+  return info;
+}
 
 export const MODELS: Record<string, ModelInfo> = {
   // Small on purpose, so compaction shows within a few turns.
   predictable: { provider: 'predictable', contextWindow: 8000, maxOutputTokens: 1024, prices: FREE },
+
+  'claude-opus-4-6': claude(200_000, 128_000, 5, 25),
+  'claude-sonnet-4-6': claude(200_000, 64_000, 3, 15),
+  'claude-opus-4-5': claude(200_000, 64_000, 5, 25),
+  'claude-sonnet-4-5': claude(200_000, 64_000, 3, 15),
+  'claude-haiku-4-5': claude(200_000, 64_000, 1, 5),
+  'claude-opus-4-1': claude(200_000, 32_000, 15, 75),
+  'claude-opus-4-0': claude(200_000, 32_000, 15, 75),
+  'claude-sonnet-4-0': claude(200_000, 64_000, 3, 15),
+  'claude-3-5-haiku': claude(200_000, 8_192, 0.8, 4),
+
+  // GPT-5 models take at most 272k input tokens of their 400k window: that is the window here.
+  'gpt-5.1': gpt(272_000, 128_000, 1.25, 0.125, 10),
+  'gpt-5': gpt(272_000, 128_000, 1.25, 0.125, 10),
+  'gpt-5-mini': gpt(272_000, 128_000, 0.25, 0.025, 2),
+  'gpt-5-nano': gpt(272_000, 128_000, 0.05, 0.005, 0.4),
+  'gpt-4.1': gpt(1_047_576, 32_768, 2, 0.5, 8),
+  'gpt-4.1-mini': gpt(1_047_576, 32_768, 0.4, 0.1, 1.6),
+  'gpt-4.1-nano': gpt(1_047_576, 32_768, 0.1, 0.025, 0.4),
+  'gpt-4o': gpt(128_000, 16_384, 2.5, 1.25, 10),
+  'gpt-4o-mini': gpt(128_000, 16_384, 0.15, 0.075, 0.6),
+  o3: gpt(200_000, 100_000, 2, 0.5, 8),
+  'o4-mini': gpt(200_000, 100_000, 1.1, 0.275, 4.4),
+
+  'gemini-3-pro-preview': gemini(2, 0.2, 12, [4, 0.4, 18]),
+  'gemini-2.5-pro': gemini(1.25, 0.125, 10, [2.5, 0.25, 15]),
+  'gemini-2.5-flash': gemini(0.3, 0.03, 2.5),
+  'gemini-2.5-flash-lite': gemini(0.1, 0.01, 0.4),
+  'gemini-2.0-flash': { ...gemini(0.1, 0.025, 0.4), maxOutputTokens: 8_192 },
 };
 
+/** Aliases the providers document for the same model. */
+const ALIASES: Record<string, string> = {
+  'claude-opus-4': 'claude-opus-4-0',
+  'claude-sonnet-4': 'claude-sonnet-4-0',
+  'claude-3-5-haiku-latest': 'claude-3-5-haiku',
+};
+
+/** What an unknown model gets: small enough for most local models, with a warning. */
+export const UNKNOWN_MODEL: ModelLimits = { contextWindow: 32_000, maxOutputTokens: 4_096 };
+
+/** The table entry for a model name; dated snapshots (claude-sonnet-4-5-20250929, gpt-4.1-2025-04-14) map to their model. */
 export function modelInfo(model: string): ModelInfo | undefined {
-  return MODELS[model];
+  const name = ALIASES[model] ?? model;
+  if (MODELS[name]) return MODELS[name];
+  const undated = name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+  return MODELS[ALIASES[undated] ?? undated];
 }
 
 export function costUsd(info: ModelInfo, usage: { input: number; cacheRead: number; cacheWrite: number; output: number }): number {
-  const p = info.prices;
+  const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+  const p = info.longContext && prompt > info.longContext.above ? info.longContext.prices : info.prices;
   return (usage.input * p.input + usage.output * p.output + usage.cacheWrite * p.cacheWrite + usage.cacheRead * p.cacheRead) / 1e6;
 }

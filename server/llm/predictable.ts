@@ -23,7 +23,8 @@ export const PREDICTABLE_HELP = [
   '- `bash: COMMAND` runs COMMAND with the bash tool',
   '- `read: PATH` reads a file with the read_file tool',
   '- `big: N` makes a tool result of about N tokens (fills the context)',
-  '- `error: overflow|overloaded|500` fails once the way a provider would',
+  '- `error: overflow|overloaded|500` fails once the way a provider would (overflow compacts; the others end the turn)',
+  '- `error: retry` fails once with a 529 that skein retries',
   '- `delay: MS` waits MS milliseconds before answering',
   '- `tool: NAME {json}` calls any tool, e.g. `tool: compact_history {"focus":"tests"}`',
   '- `/compact [focus]` compacts the context now',
@@ -129,10 +130,13 @@ function simulatedError(kind: string): Error {
   switch (kind) {
     case 'overflow':
       return new ContextOverflowError('prompt is too long: simulated overflow (error: overflow)');
+    // These two say "do not retry" (as a provider's x-should-retry: false does), so the failed-turn path shows.
     case 'overloaded':
-      return new ProviderError('overloaded_error: Overloaded (simulated)', 529, true);
+      return new ProviderError('overloaded_error: Overloaded (simulated, not retried)', 529, false);
+    case 'retry':
+      return new ProviderError('overloaded_error: Overloaded (simulated, retried)', 529, true);
     default:
-      return new ProviderError(`api_error: Internal server error (simulated ${kind || '500'})`, 500, true);
+      return new ProviderError(`api_error: Internal server error (simulated ${kind || '500'}, not retried)`, 500, false);
   }
 }
 

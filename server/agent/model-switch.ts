@@ -1,0 +1,37 @@
+// What the agent needs to talk to models beyond its current provider: another
+// model for a switch, the summariser, and the retry policy. Built once per
+// server from the config (server/agent/sessions.ts).
+import type { Config } from '../config.js';
+import { createProvider, type ProviderChoice, type ProviderSettings } from '../llm/providers.js';
+import type { ModelLimits, Provider } from '../llm/types.js';
+import { crossesThreshold, preflightDue } from './gauge.js';
+import type { RetryPolicy } from './model-call.js';
+
+export interface ModelServices {
+  /** A provider for another model (a switch); throws UnknownModelError when it cannot be used. */
+  create(model: string): ProviderChoice;
+  /** SKEIN_SUMMARIZER_MODEL's provider; undefined: the session's own model summarises. */
+  summariser(): Provider | undefined;
+  retry: RetryPolicy;
+}
+
+export function providerSettings(config: Config): ProviderSettings {
+  return { contextWindow: config.contextWindow, credentials: config.credentials, requestTimeoutMs: config.requestTimeoutMs };
+}
+
+export function modelServices(config: Config): ModelServices {
+  const settings = providerSettings(config);
+  // The summariser keeps its own window: SKEIN_CONTEXT_WINDOW is about the session's model.
+  const summariserSettings = { ...settings, contextWindow: undefined };
+  return {
+    create: (model) => createProvider(model, settings),
+    // One per session, so per-session provider state stays apart.
+    summariser: () => (config.summarizerModel ? createProvider(config.summarizerModel, summariserSettings).provider : undefined),
+    retry: { max: config.retryMax, baseMs: config.retryBaseMs },
+  };
+}
+
+/** After a switch: the view no longer fits the new window (over the threshold, or no room left for the answer). */
+export function needsCompactionAfterSwitch(estimate: number, limits: ModelLimits, thresholdRatio: number): boolean {
+  return crossesThreshold(estimate, limits.contextWindow, thresholdRatio) || preflightDue(estimate, limits.contextWindow, limits.maxOutputTokens);
+}

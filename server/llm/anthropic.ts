@@ -1,0 +1,121 @@
+// Anthropic Messages API through @anthropic-ai/sdk. Turns stream (text goes
+// to the timeline as it comes), summaries are one JSON answer. Prompt caching:
+// one breakpoint on the system prompt (which caches tools + system, the order
+// the API reads them) and one on the latest turn, so every request reads the
+// previous one's prefix from the cache. A compaction changes only messages,
+// so the tools + system prefix stays cached across it.
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type { ViewMessage } from '../../shared/protocol.js';
+import type { Endpoint } from './credentials.js';
+import { fromAnthropicError } from './provider-errors.js';
+import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
+import { fromAnthropic } from './usage.js';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const CACHE = { type: 'ephemeral' } as const;
+
+export class AnthropicProvider implements Provider {
+  private readonly client: Anthropic;
+
+  constructor(
+    /** The name the session shows (may carry a `provider:` prefix). */
+    readonly model: string,
+    private readonly apiModel: string,
+    readonly limits: ModelLimits,
+    endpoint: Endpoint,
+    timeoutMs: number,
+  ) {
+    // skein retries itself (visible in the timeline), so the SDK does not; the
+    // explicit baseURL and authToken keep stray ANTHROPIC_* variables out.
+    this.client = new Anthropic({
+      apiKey: endpoint.apiKey ?? null,
+      authToken: null,
+      baseURL: endpoint.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
+      maxRetries: 0,
+      timeout: timeoutMs,
+    });
+  }
+
+  async complete(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse> {
+    const params = anthropicParams(this.apiModel, request);
+    try {
+      let message: Message;
+      if (stream?.onText) {
+        const live = this.client.messages.stream(params, { signal });
+        const onText = stream.onText;
+        live.on('text', (delta) => onText(delta));
+        message = await live.finalMessage();
+      } else {
+        message = await this.client.messages.create(params, { signal });
+      }
+      return toResponse(message);
+    } catch (err) {
+      throw fromAnthropicError(err, signal);
+    }
+  }
+}
+
+export function anthropicParams(model: string, request: LlmRequest): MessageCreateParamsNonStreaming {
+  const tools: Tool[] = request.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema as Tool['input_schema'],
+  }));
+  const messages = toMessages(request.messages);
+  // Breakpoint on the latest turn: the next request reads everything up to here.
+  const last = messages.at(-1);
+  if (last && Array.isArray(last.content) && last.content.length) {
+    const block = last.content[last.content.length - 1]!;
+    last.content[last.content.length - 1] = { ...block, cache_control: CACHE } as ContentBlockParam;
+  }
+  return {
+    model,
+    max_tokens: request.maxOutputTokens,
+    system: [{ type: 'text', text: request.system, cache_control: CACHE }],
+    messages,
+    ...(tools.length && { tools }),
+  };
+}
+
+/** Tool ids must match ^[a-zA-Z0-9_-]+$; ids from another provider (after a model switch) are made to fit. */
+function toolId(id: string | undefined): string {
+  return (id ?? 'missing').replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+/** Consecutive messages of one role become one message (tool results and a queued user text share a user turn). */
+export function toMessages(view: ViewMessage[]): MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    const previous = out.at(-1);
+    if (previous?.role === role) previous.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const m of view) {
+    if (m.role === 'user' || m.role === 'system') {
+      push('user', [{ type: 'text', text: m.content.trim() ? m.content : '(empty message)' }]);
+    } else if (m.role === 'assistant') {
+      const blocks: ContentBlockParam[] = m.content.trim() ? [{ type: 'text', text: m.content }] : [];
+      for (const call of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: toolId(call.id), name: call.name, input: call.input });
+      push('assistant', blocks.length ? blocks : [{ type: 'text', text: '(no answer)' }]);
+    } else {
+      push('user', [{ type: 'tool_result', tool_use_id: toolId(m.toolCallId), content: m.content || '(no output)' }]);
+    }
+  }
+  return out;
+}
+
+function toResponse(message: Message): LlmResponse {
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') text += block.text;
+    else if (block.type === 'tool_use') {
+      const input = block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Record<string, unknown>) : {};
+      toolCalls.push({ id: block.id, name: block.name, input });
+    }
+  }
+  const stop = message.stop_reason;
+  const stopReason = toolCalls.length ? 'tool_use' : stop === 'max_tokens' || stop === 'model_context_window_exceeded' ? 'max_tokens' : 'end_turn';
+  return { text, toolCalls, stopReason, usage: fromAnthropic(message.usage) };
+}

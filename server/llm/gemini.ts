@@ -1,0 +1,135 @@
+// Gemini through @google/genai (the maintained successor of
+// @google/generative-ai, which reached end of life in 2025). Turns use
+// streamGenerateContent (SSE); summaries one generateContent answer. Gemini
+// caches prompt prefixes by itself (implicit caching): no markers to send.
+// Thought signatures: Gemini 3 refuses a replayed function call without the
+// signature it came with. Signatures seen in this process are sent back;
+// calls from before a restart or from another model get the documented
+// placeholder that skips the check.
+import { GoogleGenAI, type Content, type GenerateContentParameters, type GenerateContentResponse, type Part } from '@google/genai';
+import type { ViewMessage } from '../../shared/protocol.js';
+import type { Endpoint } from './credentials.js';
+import { fromGeminiError } from './provider-errors.js';
+import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
+import { fromGemini, type GeminiUsage } from './usage.js';
+
+export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com/';
+const SKIP_SIGNATURE_CHECK = 'skip_thought_signature_validator';
+
+export class GeminiProvider implements Provider {
+  private readonly client: GoogleGenAI;
+  private readonly signatures = new Map<string, string>();
+  private calls = 0;
+
+  constructor(
+    /** The name the session shows (may carry a `provider:` prefix). */
+    readonly model: string,
+    private readonly apiModel: string,
+    readonly limits: ModelLimits,
+    endpoint: Endpoint,
+    timeoutMs: number,
+  ) {
+    // No SDK retries unless asked (none here): skein retries itself, visibly.
+    this.client = new GoogleGenAI({
+      apiKey: endpoint.apiKey ?? '',
+      vertexai: false,
+      httpOptions: { baseUrl: endpoint.baseURL ?? GEMINI_DEFAULT_BASE_URL, timeout: timeoutMs },
+    });
+  }
+
+  async complete(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse> {
+    const params = geminiParams(this.apiModel, request, (id) => this.signatures.get(id));
+    params.config = { ...params.config, abortSignal: signal };
+    try {
+      const assembler = new ResponseAssembler(stream?.onText, () => `gemini_${++this.calls}_${Date.now().toString(36)}`);
+      if (stream?.onText) {
+        for await (const chunk of await this.client.models.generateContentStream(params)) assembler.add(chunk);
+      } else {
+        assembler.add(await this.client.models.generateContent(params));
+      }
+      const response = assembler.response();
+      for (const [id, signature] of assembler.signatures) this.signatures.set(id, signature);
+      return response;
+    } catch (err) {
+      throw fromGeminiError(err, signal);
+    }
+  }
+}
+
+export function geminiParams(model: string, request: LlmRequest, signatureOf: (id: string) => string | undefined): GenerateContentParameters {
+  const declarations = request.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.inputSchema }));
+  return {
+    model,
+    contents: toContents(request.messages, signatureOf, model.startsWith('gemini-3')),
+    config: {
+      systemInstruction: request.system,
+      maxOutputTokens: request.maxOutputTokens,
+      ...(declarations.length && { tools: [{ functionDeclarations: declarations }] }),
+    },
+  };
+}
+
+/** Tool results go back as functionResponse parts of a user turn; consecutive turns of one role are merged. */
+export function toContents(view: ViewMessage[], signatureOf: (id: string) => string | undefined, needsSignatures: boolean): Content[] {
+  const out: Content[] = [];
+  const names = new Map<string, string>();
+  const push = (role: 'user' | 'model', parts: Part[]) => {
+    const previous = out.at(-1);
+    if (previous?.role === role) previous.parts!.push(...parts);
+    else out.push({ role, parts });
+  };
+  for (const m of view) {
+    if (m.role === 'user' || m.role === 'system') push('user', [{ text: m.content || '(empty message)' }]);
+    else if (m.role === 'assistant') {
+      const parts: Part[] = m.content ? [{ text: m.content }] : [];
+      (m.toolCalls ?? []).forEach((call, i) => {
+        names.set(call.id, call.name);
+        const signature = signatureOf(call.id) ?? (needsSignatures && i === 0 ? SKIP_SIGNATURE_CHECK : undefined);
+        parts.push({ functionCall: { name: call.name, args: call.input }, ...(signature && { thoughtSignature: signature }) });
+      });
+      push('model', parts.length ? parts : [{ text: '(no answer)' }]);
+    } else {
+      const name = names.get(m.toolCallId ?? '') ?? 'unknown_tool';
+      push('user', [{ functionResponse: { name, response: { output: m.content } } }]);
+    }
+  }
+  return out;
+}
+
+/** Builds one response from the chunks of a stream (or the one JSON answer). */
+class ResponseAssembler {
+  private text = '';
+  private readonly toolCalls: ToolCall[] = [];
+  readonly signatures = new Map<string, string>();
+  private finish: string | undefined;
+  private usage: GeminiUsage = {};
+
+  constructor(
+    private readonly onText: ((delta: string) => void) | undefined,
+    private readonly newId: () => string,
+  ) {}
+
+  add(chunk: GenerateContentResponse): void {
+    // usageMetadata is cumulative: the last one counts.
+    if (chunk.usageMetadata) this.usage = chunk.usageMetadata as GeminiUsage;
+    const candidate = chunk.candidates?.[0];
+    if (candidate?.finishReason) this.finish = candidate.finishReason;
+    for (const part of candidate?.content?.parts ?? []) {
+      if (part.thought) continue;
+      if (typeof part.text === 'string' && part.text) {
+        this.text += part.text;
+        this.onText?.(part.text);
+      }
+      if (part.functionCall?.name) {
+        const id = part.functionCall.id || this.newId();
+        if (part.thoughtSignature) this.signatures.set(id, part.thoughtSignature);
+        this.toolCalls.push({ id, name: part.functionCall.name, input: part.functionCall.args ?? {} });
+      }
+    }
+  }
+
+  response(): LlmResponse {
+    const stopReason = this.toolCalls.length ? 'tool_use' : this.finish === 'MAX_TOKENS' ? 'max_tokens' : 'end_turn';
+    return { text: this.text, toolCalls: this.toolCalls, stopReason, usage: fromGemini(this.usage) };
+  }
+}
