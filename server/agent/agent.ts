@@ -146,6 +146,7 @@ export class Agent implements AgentHandle {
     let overflowRetried = false;
     for (;;) {
       // Safe point before a request: every tool call has its result.
+      this.applyModelSwitch();
       const due = this.compaction.dueBeforeRequest();
       if (due) {
         this.machine.transition('Compacting', `${due.trigger} compaction`);
@@ -154,7 +155,6 @@ export class Agent implements AgentHandle {
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');
       const request = this.nextRequest();
-      this.applyModelSwitch();
       this.seenSeq = this.session.log.lastSeq;
       let response: LlmResponse;
       try {
@@ -189,7 +189,7 @@ export class Agent implements AgentHandle {
     }
   }
 
-  /** One request to the model. (Retries and streaming hook in here.) */
+  /** One request to the model: its text streams to the subscribers; transient failures are retried, visibly. */
   private callModel(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
     return callModel(this.provider, request, signal, this.settings.models?.retry ?? { max: 0, baseMs: 0 }, {
       afterSeq: this.session.log.lastSeq,
