@@ -2,12 +2,15 @@
 // by itself and resumes from the last seq it saw, so the timeline never gets
 // a gap or a duplicate.
 import type { ClientFrame, ServerFrame, SessionSnapshot, SkeinEvent } from '../shared/protocol.js';
+import type { DeltaLike } from './timeline-model.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 
 export interface ConnectionHandlers {
   hello(session: SessionSnapshot): void;
   event(event: SkeinEvent): void;
+  /** A streamed piece of the answer being written (`{"type":"delta"}` frames, from servers that stream). */
+  delta(frame: DeltaLike): void;
   status(status: ConnectionStatus): void;
   error(message: string): void;
 }
@@ -63,6 +66,7 @@ export class SessionConnection {
       if (frame.type === 'hello') this.handlers.hello(frame.session);
       else if (frame.type === 'error') this.handlers.error(frame.message);
       else if (frame.type === 'event') this.accept(frame.event);
+      else if ((frame as { type: string }).type === 'delta') this.handlers.delta(deltaOf(frame));
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
@@ -83,4 +87,19 @@ export class SessionConnection {
     this.lastSeq = event.seq;
     this.handlers.event(event);
   }
+}
+
+/** A delta frame, read loosely: only its text is required. */
+function deltaOf(frame: unknown): DeltaLike {
+  const f = frame as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const afterSeq = num(f.afterSeq);
+  const attempt = num(f.attempt);
+  const index = num(f.index);
+  return {
+    text: typeof f.text === 'string' ? f.text : '',
+    ...(afterSeq !== undefined && { afterSeq }),
+    ...(attempt !== undefined && { attempt }),
+    ...(index !== undefined && { index }),
+  };
 }

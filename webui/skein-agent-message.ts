@@ -1,24 +1,71 @@
-// <skein-agent-message>: the model's answer, markdown rendered and sanitised.
-import { html, LitElement } from 'lit';
+// <skein-agent-message>: the model's answer, markdown rendered and sanitised,
+// code highlighted with a copy button; while streaming, the text so far.
+import { css, html, LitElement, type PropertyValues } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import type { AgentEvent } from '../shared/protocol.js';
-import { renderMarkdown } from './markdown.js';
+import { copyText } from './copy.js';
+import { exact, formatCost } from './format.js';
+import { renderMarkdown, renderMarkdownOnce } from './markdown.js';
 import { messageStyles } from './message-styles.js';
 
 export class SkeinAgentMessage extends LitElement {
-  static override properties = { event: { attribute: false }, folded: { type: Boolean, reflect: true } };
+  static override properties = {
+    event: { attribute: false },
+    folded: { type: Boolean, reflect: true },
+    streaming: { type: Boolean, reflect: true },
+  };
   declare event: AgentEvent;
   declare folded: boolean;
+  declare streaming: boolean;
 
-  static override styles = [messageStyles];
+  constructor() {
+    super();
+    this.folded = false;
+    this.streaming = false;
+  }
+
+  static override styles = [
+    messageStyles,
+    css`
+      .copy { position: absolute; top: 4px; right: 4px; opacity: 0; background: var(--panel); }
+      pre.code:hover .copy, .copy:focus-visible { opacity: 1; }
+      pre.code:hover .lang { visibility: hidden; }
+      :host([streaming]) .body::after { content: '▍'; color: var(--accent); animation: blink 1s steps(2) infinite; }
+      @keyframes blink { 50% { opacity: 0; } }
+    `,
+  ];
 
   override render() {
     const e = this.event;
-    const usage = e.usage ? ` · ${(e.usage.input + e.usage.cacheRead + e.usage.cacheWrite).toLocaleString('en-US')} in / ${e.usage.output.toLocaleString('en-US')} out` : '';
+    const u = e.usage;
+    const usage = u
+      ? `${exact(u.input + u.cacheRead + u.cacheWrite)} tokens in (${exact(u.cacheRead)} cache read, ${exact(u.cacheWrite)} cache write, ${exact(u.input)} uncached), ${exact(u.output)} out, ${formatCost(u.costUsd)}`
+      : '';
+    const time = e.ts ? new Date(e.ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
     return html`
-      <div class="who">${e.model}${usage}${this.folded ? html`<span class="folded-tag">· folded, not seen by the model</span>` : ''}</div>
-      <div class="body markdown">${unsafeHTML(renderMarkdown(e.text))}</div>
+      <div class="who"><span>${e.model}${this.streaming ? ' · writing…' : ''}</span>
+        ${u ? html`<span title=${usage}>· ${exact(u.input + u.cacheRead + u.cacheWrite)} in / ${exact(u.output)} out</span>` : ''}
+        ${time ? html`<span>· ${time}</span>` : ''}
+        ${this.folded ? html`<span class="folded-tag">folded, not seen by the model</span>` : ''}</div>
+      <div class="body markdown">${unsafeHTML(this.streaming ? renderMarkdownOnce(e.text) : renderMarkdown(e.text))}</div>
     `;
+  }
+
+  protected override updated(_changed: PropertyValues<this>) {
+    // A copy button on each code block, added as a node: it is not part of the sanitised HTML.
+    for (const pre of this.renderRoot.querySelectorAll('pre.code')) {
+      if (pre.querySelector(':scope > .copy')) continue;
+      const button = document.createElement('button');
+      button.className = 'icon-btn copy';
+      button.textContent = 'Copy';
+      button.setAttribute('aria-label', 'Copy code');
+      button.addEventListener('click', async () => {
+        const ok = await copyText(pre.querySelector('code')?.textContent ?? '');
+        button.textContent = ok ? 'Copied' : 'Copy failed';
+        setTimeout(() => (button.textContent = 'Copy'), 1500);
+      });
+      pre.append(button);
+    }
   }
 }
 customElements.define('skein-agent-message', SkeinAgentMessage);

@@ -1,139 +1,264 @@
 // <skein-app>: the shell. Picks the session (deep link /s/<id>, else the most
-// recent, else a new one), keeps its socket, and lays out header, timeline
-// and chat box.
-import { css, html, LitElement } from 'lit';
-import type { AgentState, Gauge, SessionSnapshot, SkeinEvent } from '../shared/protocol.js';
-import { SessionConnection, type ConnectionStatus } from './connection.js';
+// recent, else a new one), loads its history in one request, then follows it
+// live over the socket from the last seq it has. Lays out the session list,
+// the header (state, model, connection), the context bar (gauge, sparkline,
+// "what the model sees" toggle), the timeline and the chat box.
+import { css, html, LitElement, nothing } from 'lit';
+import type { ConnectionStatus } from './connection.js';
+import { SessionConnection } from './connection.js';
+import type { SessionSnapshot } from '../shared/protocol.js';
+import * as api from './api.js';
+import { STATE_WORDS } from './format.js';
+import { TimelineModel } from './timeline-model.js';
+import type { SkeinChatInput } from './skein-chat-input.js';
+import type { SkeinTimeline } from './skein-timeline.js';
+import { appStyles } from './app-styles.js';
 import './skein-chat-input.js';
+import './skein-model-picker.js';
+import './skein-model-view.js';
+import './skein-session-list.js';
+import './skein-sparkline.js';
 import './skein-timeline.js';
 import './skein-token-gauge.js';
-import { timeAgo } from './format.js';
+
+const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', connecting: 'connecting…', closed: 'offline, retrying…' };
 
 export class SkeinApp extends LitElement {
   static override properties = {
     sessions: { state: true },
     snapshot: { state: true },
-    events: { state: true },
     status: { state: true },
     notice: { state: true },
+    models: { state: true },
+    showView: { state: true },
+    drawer: { state: true },
+    missing: { state: true },
+    version: { state: true },
   };
   declare sessions: SessionSnapshot[];
   declare snapshot: SessionSnapshot | undefined;
-  declare events: SkeinEvent[];
   declare status: ConnectionStatus;
   declare notice: string;
+  declare models: api.ModelChoice[];
+  declare showView: boolean;
+  declare drawer: boolean;
+  declare missing: string;
+  declare version: number;
+  private model = new TimelineModel();
   private connection: SessionConnection | undefined;
+  private currentId = '';
+  private flushFrame = 0;
+  private firstScreenMarked = false;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
     super();
     this.sessions = [];
-    this.events = [];
     this.status = 'connecting';
     this.notice = '';
+    this.models = [];
+    this.showView = false;
+    this.drawer = false;
+    this.missing = '';
+    this.version = 0;
   }
 
-  static override styles = css`
-    :host { display: flex; flex-direction: column; height: 100%; }
-    header { display: flex; flex-wrap: wrap; align-items: center; gap: 10px 16px; padding: 8px 16px; border-bottom: 1px solid var(--border); background: var(--panel); }
-    h1 { font-size: 16px; margin: 0; letter-spacing: 0.02em; }
-    select, button { font: inherit; font-size: 13px; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); max-width: 40vw; }
-    button { cursor: pointer; }
-    .meta { font-size: 12px; color: var(--muted); display: flex; gap: 10px; align-items: center; }
-    .dot { width: 8px; height: 8px; border-radius: 50%; display: inline-block; margin-right: 4px; }
-    .open { background: var(--ok); } .connecting { background: var(--warn); } .closed { background: var(--danger); }
-    skein-token-gauge { flex: 1; min-width: 220px; max-width: 420px; margin-left: auto; }
-    skein-timeline { flex: 1; min-height: 0; }
-    footer { padding: 8px 16px 10px; border-top: 1px solid var(--border); background: var(--bg); }
-    footer > * { max-width: 860px; margin: 0 auto; }
-    .notice { font-size: 13px; color: var(--danger); max-width: 860px; margin: 0 auto 6px; }
-  `;
+  static override styles = appStyles;
 
   override connectedCallback() {
     super.connectedCallback();
     void this.boot();
     window.addEventListener('popstate', () => void this.boot());
+    void api.listModels().then((models) => (this.models = models));
   }
 
   private async boot() {
     const deepLink = /^\/s\/([\w-]+)$/.exec(location.pathname)?.[1];
     await this.refreshSessions();
-    const id = deepLink ?? this.sessions[0]?.id ?? (await this.createSession());
-    this.open(id);
+    const id = deepLink ?? this.sessions[0]?.id ?? (await api.createSession());
+    await this.open(id);
   }
 
   private async refreshSessions() {
-    const res = await fetch('/api/sessions');
-    this.sessions = ((await res.json()) as { sessions: SessionSnapshot[] }).sessions;
+    try {
+      this.sessions = await api.listSessions();
+    } catch (err) {
+      this.notice = `Could not list sessions: ${err instanceof Error ? err.message : String(err)}`;
+    }
   }
 
-  private async createSession(): Promise<string> {
-    const res = await fetch('/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const { id } = (await res.json()) as { id: string };
-    await this.refreshSessions();
-    return id;
+  /** Refreshes the session list soon (titles and last activity move as the session does). */
+  private refreshSoon() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => void this.refreshSessions(), 800);
   }
 
-  private open(id: string) {
+  private async open(id: string) {
     this.connection?.close();
-    this.events = [];
+    this.connection = undefined;
+    this.currentId = id;
+    this.model = new TimelineModel();
     this.snapshot = undefined;
+    this.missing = '';
+    this.drawer = false;
+    this.version++;
+    this.timeline?.reset();
     if (location.pathname !== `/s/${id}`) history.pushState(null, '', `/s/${id}`);
-    this.connection = new SessionConnection(id, 0, {
-      hello: (session) => (this.snapshot = session),
-      event: (event) => this.onEvent(event),
+    let events;
+    try {
+      // The history in one request; the socket then only carries what is new.
+      [this.snapshot, events] = await Promise.all([api.getSession(id), api.getEvents(id)]);
+    } catch (err) {
+      if (this.currentId !== id) return;
+      if (err instanceof api.ApiError && err.status === 404) this.missing = id;
+      else this.notice = `Could not open the session: ${err instanceof Error ? err.message : String(err)}`;
+      return;
+    }
+    if (this.currentId !== id) return;
+    for (const e of events) this.model.ingest(e);
+    this.version = this.model.version;
+    this.markFirstScreen();
+    this.connection = new SessionConnection(id, this.model.lastSeq, {
+      hello: (session) => {
+        this.snapshot = session;
+        this.model.streaming = '';
+      },
+      event: (event) => {
+        this.model.ingest(event);
+        if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) this.refreshSoon();
+        const m = event as { kind: string; to?: unknown };
+        if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
+        this.scheduleFlush();
+      },
+      delta: (frame) => {
+        this.model.delta(frame);
+        this.scheduleFlush();
+      },
       status: (status) => (this.status = status),
       error: (message) => (this.notice = message),
     });
   }
 
-  private onEvent(event: SkeinEvent) {
-    this.events = [...this.events, event];
-    if (!this.snapshot) return;
-    if (event.kind === 'state') this.snapshot = { ...this.snapshot, state: event.to, lastSeq: event.seq };
-    else if (event.kind === 'usage') this.snapshot = { ...this.snapshot, gauge: event.gauge, lastSeq: event.seq };
+  /** Many events can arrive in one frame (a reconnect replay): render once per frame. */
+  private scheduleFlush() {
+    if (this.flushFrame) return;
+    const flush = () => {
+      cancelAnimationFrame(this.flushFrame);
+      clearTimeout(fallback);
+      this.flushFrame = 0;
+      this.version = this.model.version;
+    };
+    // A background tab gets no animation frames; the timeout keeps it current anyway.
+    const fallback = setTimeout(flush, 250);
+    this.flushFrame = requestAnimationFrame(flush);
   }
 
-  private get state(): AgentState {
-    return this.snapshot?.state ?? 'WaitingForUserInput';
+  /** A performance mark when the history is first on screen (read by the UI bench). */
+  private markFirstScreen() {
+    if (this.firstScreenMarked) return;
+    this.firstScreenMarked = true;
+    void this.updateComplete
+      .then(() => this.timeline?.updateComplete)
+      .then(() => requestAnimationFrame(() => performance.mark('skein:first-screen', { detail: { events: this.model.lastSeq } })));
+  }
+
+  private get timeline(): SkeinTimeline | null {
+    return this.renderRoot.querySelector<SkeinTimeline>('skein-timeline');
   }
 
   override render() {
-    const gauge: Gauge | undefined = this.snapshot?.gauge;
-    const busy = this.state !== 'WaitingForUserInput';
-    const statusText = this.status === 'open' ? 'connected' : this.status === 'connecting' ? 'connecting…' : 'disconnected, retrying…';
+    const m = this.model;
+    const state = m.lastSeq ? m.state : (this.snapshot?.state ?? 'WaitingForUserInput');
+    const gauge = m.gauge ?? this.snapshot?.gauge;
+    const busy = state !== 'WaitingForUserInput';
+    const title = this.sessions.find((s) => s.id === this.currentId)?.title ?? this.snapshot?.title ?? '';
     return html`
       <header>
-        <h1>skein</h1>
-        <select aria-label="Session" @change=${(e: Event) => this.open((e.target as HTMLSelectElement).value)}>
-          ${this.sessions.map((s) => html`<option value=${s.id} ?selected=${s.id === this.connection?.sessionId}>${s.title} · ${timeAgo(s.lastActivity)}</option>`)}
-        </select>
-        <button @click=${async () => this.open(await this.createSession())}>New session</button>
-        <span class="meta">
-          <span><span class="dot ${this.status}"></span>${statusText}</span>
-          <span>${this.snapshot?.model ?? ''}</span>
-          <span data-testid="agent-state">${this.state}</span>
+        <button class="menu" aria-label="Sessions" aria-expanded=${this.drawer} @click=${() => (this.drawer = !this.drawer)}>☰</button>
+        <span class="brand">skein</span>
+        <h1 class="title" title=${title}>${title}</h1>
+        <span class="state ${busy ? 'busy' : ''}" role="status" aria-live="polite">
+          <span class="pulse" aria-hidden="true"></span>${STATE_WORDS[state]}<span class="raw" data-testid="agent-state" aria-hidden="true">${state}</span>
         </span>
-        <skein-token-gauge .gauge=${gauge}></skein-token-gauge>
+        <skein-model-picker .models=${this.models} .current=${this.snapshot?.model ?? ''} .busy=${busy}
+          @switch-model=${(e: CustomEvent<{ model: string }>) => void this.switchModel(e.detail.model)}></skein-model-picker>
+        <span class="conn ${this.status}" title="Live connection to the server"><span class="dot" aria-hidden="true"></span>${STATUS_TEXT[this.status]}</span>
       </header>
-      <skein-timeline .events=${this.events} .state=${this.state}></skein-timeline>
-      <footer>
-        ${this.notice ? html`<div class="notice" role="alert">${this.notice}</div>` : ''}
-        <skein-chat-input ?busy=${busy} .disabledReason=${this.status === 'open' ? '' : 'Disconnected from the server; reconnecting…'}
-          @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
-          @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
-      </footer>
+      <div class="body">
+        <div class="scrim ${this.drawer ? 'open' : ''}" @click=${() => (this.drawer = false)}></div>
+        <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions">
+          <skein-session-list .sessions=${this.sessions} .current=${this.currentId}
+            @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
+            @new-session=${() => void this.newSession()}></skein-session-list>
+        </nav>
+        <main>
+          <div class="context">
+            <skein-token-gauge .gauge=${gauge}></skein-token-gauge>
+            <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
+              @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
+            <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
+              title="Show exactly what the next request sends the model">${this.showView ? 'Back to timeline' : 'What the model sees'}</button>
+          </div>
+          ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
+          <skein-timeline ?hidden=${this.showView} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming}
+            .model=${this.snapshot?.model ?? ''} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}></skein-timeline>
+          ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
+          <footer>
+            ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
+            <skein-chat-input ?busy=${busy} .disabledReason=${this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+              @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
+              @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
+          </footer>
+        </main>
+      </div>
     `;
+  }
+
+  private get input(): SkeinChatInput | null {
+    return this.renderRoot.querySelector<SkeinChatInput>('skein-chat-input');
+  }
+
+  private async showSeq(seq: number) {
+    this.showView = false;
+    await this.updateComplete;
+    await this.timeline?.scrollToSeq(seq);
+  }
+
+  private async newSession() {
+    try {
+      const id = await api.createSession();
+      await this.refreshSessions();
+      await this.open(id);
+      this.input?.focus();
+    } catch (err) {
+      this.notice = `Could not start a session: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+
+  private async switchModel(model: string) {
+    try {
+      await api.switchModel(this.currentId, model);
+      this.notice = '';
+      if (this.snapshot) this.snapshot = { ...this.snapshot, model };
+    } catch (err) {
+      this.notice = `Could not switch to ${model}: ${err instanceof Error ? err.message : String(err)}`;
+      this.requestUpdate();
+    }
   }
 
   private send(text: string) {
     this.notice = '';
     if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
-    else if (this.sessions.find((s) => s.id === this.connection?.sessionId)?.title === 'New session') void this.refreshSessions();
   }
 
   /** For tests: drop the socket as a network failure would. */
   dropConnection() {
     this.connection?.drop();
+  }
+
+  /** For tests: the seqs this page holds, in order. */
+  eventSeqs(): number[] {
+    return this.model.events.map((e) => e.seq);
   }
 }
 customElements.define('skein-app', SkeinApp);

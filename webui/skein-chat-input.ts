@@ -1,6 +1,10 @@
 // <skein-chat-input>: the message box. Enter sends, Shift+Enter is a newline,
-// `/compact [focus]` asks for a compaction, the up arrow recalls history.
-import { css, html, LitElement } from 'lit';
+// typing `/` shows the commands (`/compact [focus]`; Tab completes), the up
+// arrow recalls earlier messages, Escape or the Cancel button stops the agent
+// while it works, and when the connection is down the box says why it is off.
+import { css, html, LitElement, nothing } from 'lit';
+
+const COMMANDS = [{ name: '/compact', args: '[focus]', help: 'fold older history into a summary now, optionally focused on something' }];
 
 export class SkeinChatInput extends LitElement {
   static override properties = {
@@ -13,6 +17,7 @@ export class SkeinChatInput extends LitElement {
   declare value: string;
   private history: string[] = [];
   private historyIndex = -1;
+  private draft = '';
 
   constructor() {
     super();
@@ -22,55 +27,111 @@ export class SkeinChatInput extends LitElement {
   }
 
   static override styles = css`
-    :host { display: block; }
+    :host { display: block; position: relative; }
     form { display: flex; gap: 8px; align-items: flex-end; }
-    textarea { flex: 1; resize: none; min-height: 44px; max-height: 40vh; box-sizing: border-box; padding: 10px 12px;
-      font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--border); border-radius: 10px; }
+    textarea { flex: 1; min-width: 0; resize: none; min-height: 44px; max-height: 40vh; box-sizing: border-box; padding: 10px 12px;
+      font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--border); border-radius: 12px; }
     textarea:focus { outline: 2px solid var(--accent); outline-offset: -1px; }
-    button { font: inherit; padding: 10px 16px; border-radius: 10px; border: 1px solid var(--border); cursor: pointer; background: var(--panel); color: var(--fg); }
-    button.send { background: var(--accent); color: white; border-color: var(--accent); }
-    button:disabled { opacity: 0.5; cursor: not-allowed; }
-    .hint { font-size: 12px; color: var(--muted); margin: 4px 2px 0; min-height: 18px; }
+    textarea:disabled { background: var(--code-bg); cursor: not-allowed; }
+    button { font: inherit; padding: 10px 16px; border-radius: 12px; border: 1px solid var(--border); cursor: pointer; background: var(--panel); color: var(--fg); }
+    button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+    button.send { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); font-weight: 600; }
+    button.cancel { border-color: var(--danger); color: var(--danger); }
+    button:disabled { opacity: 0.45; cursor: not-allowed; }
+    .hint { font-size: 12px; color: var(--muted); margin: 4px 2px 0; min-height: 18px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .hint.off { color: var(--danger); }
+    kbd { font-family: var(--mono); font-size: 11px; padding: 0 4px; border: 1px solid var(--border); border-radius: 4px; background: var(--panel); }
+    .commands { position: absolute; left: 0; bottom: calc(100% + 6px); margin: 0; padding: 4px; list-style: none; min-width: min(100%, 420px);
+      background: var(--panel); border: 1px solid var(--border); border-radius: 10px; box-shadow: var(--shadow); z-index: 5; }
+    .commands li { padding: 6px 10px; border-radius: 6px; font-size: 13px; cursor: pointer; }
+    .commands li[aria-selected='true'] { background: var(--user-bg); }
+    .commands code { font-family: var(--mono); font-weight: 600; }
+    .commands .args { color: var(--muted); font-family: var(--mono); }
+    .commands .help { display: block; color: var(--muted); font-size: 12px; }
   `;
+
+  /** Puts text in the box (an example from the empty timeline) and focuses it. */
+  fill(text: string) {
+    this.value = text;
+    void this.updateComplete.then(() => this.focus());
+  }
+
+  override focus() {
+    this.renderRoot.querySelector('textarea')?.focus();
+  }
+
+  private get suggestions() {
+    const v = this.value;
+    if (!v.startsWith('/') || /\s/.test(v)) return [];
+    return COMMANDS.filter((c) => c.name.startsWith(v) && c.name !== v);
+  }
 
   override render() {
     const disabled = this.disabledReason !== '';
+    const matches = this.suggestions;
+    const command = this.value.startsWith('/compact') ? COMMANDS[0]! : undefined;
     const hint = disabled
-      ? this.disabledReason
-      : this.value.startsWith('/')
-        ? '/compact [focus] — fold older history into a summary now, optionally focused on something'
-        : 'Enter to send · Shift+Enter for a new line · /compact to compact';
+      ? html`${this.disabledReason}`
+      : command
+        ? html`<code>/compact [focus]</code> — ${command.help}`
+        : this.busy
+          ? html`The agent is working: <kbd>Esc</kbd> or Cancel stops it; a message you send now joins at the next safe point`
+          : html`<kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>↑</kbd> history · <kbd>/</kbd> commands`;
     return html`
+      ${matches.length
+        ? html`<ul class="commands" role="listbox" aria-label="Commands">
+            ${matches.map((c, i) => html`<li role="option" aria-selected=${i === 0} @mousedown=${(e: Event) => this.complete(e, c.name)}>
+              <code>${c.name}</code> <span class="args">${c.args}</span><span class="help">${c.help} · <kbd>Tab</kbd> to complete</span></li>`)}
+          </ul>`
+        : nothing}
       <form @submit=${this.onSubmit}>
-        <textarea aria-label="Message" placeholder="Message the agent" rows="1" .value=${this.value}
-          ?disabled=${disabled} @input=${this.onInput} @keydown=${this.onKeyDown}></textarea>
-        ${this.busy ? html`<button type="button" @click=${this.onCancel}>Cancel</button>` : ''}
+        <textarea aria-label="Message" placeholder=${disabled ? 'Reconnecting…' : 'Message the agent, or / for commands'} rows="1"
+          .value=${this.value} ?disabled=${disabled} aria-describedby="hint" @input=${this.onInput} @keydown=${this.onKeyDown}></textarea>
+        ${this.busy ? html`<button class="cancel" type="button" @click=${this.onCancel} ?disabled=${disabled}>Cancel</button>` : nothing}
         <button class="send" type="submit" ?disabled=${disabled || !this.value.trim()}>Send</button>
       </form>
-      <p class="hint" aria-live="polite">${hint}</p>
+      <p class="hint ${disabled ? 'off' : ''}" id="hint" aria-live="polite">${hint}</p>
     `;
   }
 
-  private onInput(e: Event) {
-    const area = e.target as HTMLTextAreaElement;
-    this.value = area.value;
+  protected override updated() {
+    const area = this.renderRoot.querySelector('textarea');
+    if (!area) return;
     area.style.height = 'auto';
-    area.style.height = `${area.scrollHeight}px`;
+    area.style.height = `${area.scrollHeight + 2}px`;
+  }
+
+  private onInput(e: Event) {
+    this.value = (e.target as HTMLTextAreaElement).value;
+    this.historyIndex = -1;
+  }
+
+  private complete(e: Event, name: string) {
+    e.preventDefault();
+    this.value = `${name} `;
+    this.focus();
   }
 
   private onKeyDown(e: KeyboardEvent) {
     const area = e.target as HTMLTextAreaElement;
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    const matches = this.suggestions;
+    if (matches.length && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
+      this.complete(e, matches[0]!.name);
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       this.submit();
-    } else if (e.key === 'ArrowUp' && area.selectionStart === 0 && this.history.length) {
+    } else if (e.key === 'Escape' && this.busy) {
       e.preventDefault();
+      this.onCancel();
+    } else if (e.key === 'ArrowUp' && area.selectionStart === 0 && area.selectionEnd === 0 && this.history.length) {
+      e.preventDefault();
+      if (this.historyIndex === -1) this.draft = this.value;
       this.historyIndex = Math.min(this.history.length - 1, this.historyIndex + 1);
       this.value = this.history[this.history.length - 1 - this.historyIndex]!;
-    } else if (e.key === 'ArrowDown' && this.historyIndex >= 0) {
+    } else if (e.key === 'ArrowDown' && this.historyIndex >= 0 && area.selectionEnd === area.value.length) {
       e.preventDefault();
       this.historyIndex--;
-      this.value = this.historyIndex >= 0 ? this.history[this.history.length - 1 - this.historyIndex]! : '';
+      this.value = this.historyIndex >= 0 ? this.history[this.history.length - 1 - this.historyIndex]! : this.draft;
     }
   }
 
@@ -83,11 +144,10 @@ export class SkeinChatInput extends LitElement {
     const text = this.value;
     if (!text.trim() || this.disabledReason) return;
     this.dispatchEvent(new CustomEvent('send', { detail: { text }, bubbles: true, composed: true }));
-    this.history.push(text);
+    if (this.history.at(-1) !== text) this.history.push(text);
     this.historyIndex = -1;
+    this.draft = '';
     this.value = '';
-    const area = this.renderRoot.querySelector('textarea');
-    if (area) area.style.height = 'auto';
   }
 
   private onCancel() {

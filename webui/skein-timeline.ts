@@ -1,110 +1,306 @@
-// <skein-timeline>: the event log, rendered. Tool calls are paired with their
-// results; messages folded by a compaction stay readable but are marked.
+// <skein-timeline>: the event log, rendered as a windowed list. Only the rows
+// near the viewport are in the DOM; the rest are two spacers whose heights
+// come from measured row heights (or a guess until a row has been seen), so a
+// session with thousands of events opens and scrolls like a short one.
+// It sticks to the bottom while the user is there, stops when they scroll up
+// (with a "jump to latest" button), and keeps what is on screen still when
+// rows above it are measured or change height.
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { AgentState, CompactionEvent, SkeinEvent, ToolResultEvent } from '../shared/protocol.js';
+import type { AgentState } from '../shared/protocol.js';
+import { STATE_WORDS } from './format.js';
+import { messageStyles } from './message-styles.js';
+import type { Row } from './timeline-model.js';
+import { estimateHeight, renderRow } from './timeline-rows.js';
 import './skein-agent-message.js';
-import './skein-compaction-divider.js';
-import './skein-error-message.js';
-import './skein-tool-card.js';
-import './skein-user-message.js';
 
-const STATE_TEXT: Partial<Record<AgentState, string>> = {
-  SendingToLLM: 'Waiting for the model…',
-  ProcessingLLMResponse: 'Reading the answer…',
-  RunningTools: 'Running tools…',
-  Compacting: 'Compacting the context…',
-};
+/** Pixels rendered beyond the viewport, above and below. */
+const OVERSCAN = 900;
+/** Within this many pixels of the bottom counts as "at the bottom". */
+const STICK = 48;
+const PAD_TOP = 12;
 
 export class SkeinTimeline extends LitElement {
   static override properties = {
-    events: { attribute: false },
+    rows: { attribute: false },
+    version: { attribute: false },
     state: { attribute: false },
+    streaming: { attribute: false },
+    model: { attribute: false },
     atBottom: { state: true },
+    unseen: { state: true },
   };
-  declare events: SkeinEvent[];
+  declare rows: Row[];
+  declare version: number;
   declare state: AgentState;
+  declare streaming: string;
+  declare model: string;
   declare atBottom: boolean;
+  declare unseen: number;
+
+  private readonly heights = new Map<number, number>();
+  private offsets = new Float64Array(1);
+  private offsetsDirty = true;
+  private readonly observed = new Set<Element>();
+  private readonly resizeObserver = new ResizeObserver((entries) => this.onResize(entries));
+  private frame = 0;
+  /** scrollTop as last set by pinning to the bottom. */
+  private pinnedTop = -1;
+  private lastRowCount = 0;
 
   constructor() {
     super();
-    this.events = [];
+    this.rows = [];
+    this.version = 0;
     this.state = 'WaitingForUserInput';
+    this.streaming = '';
+    this.model = '';
     this.atBottom = true;
+    this.unseen = 0;
   }
 
-  static override styles = css`
-    :host { display: block; position: relative; overflow-y: auto; overflow-anchor: none; }
-    .inner { max-width: 860px; margin: 0 auto; padding: 12px 16px 24px; }
-    .working { color: var(--muted); font-size: 13px; margin: 8px 0; }
-    .working::before { content: ''; display: inline-block; width: 8px; height: 8px; margin-right: 6px; border-radius: 50%; background: var(--warn); animation: pulse 1s infinite alternate; }
-    @keyframes pulse { from { opacity: 0.3; } to { opacity: 1; } }
-    .empty { color: var(--muted); text-align: center; margin-top: 20vh; }
-    .jump { position: sticky; bottom: 12px; display: block; margin: 0 auto; font: inherit; font-size: 13px; padding: 6px 14px; border-radius: 16px;
-      border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.15); }
-  `;
+  static override styles = [
+    messageStyles,
+    css`
+      :host { display: block; position: relative; overflow-y: auto; overflow-anchor: none; outline: none; }
+      :host(:focus-visible) { box-shadow: inset 0 0 0 2px var(--accent); }
+      .inner { max-width: 860px; margin: 0 auto; padding: ${PAD_TOP}px 16px 8px; box-sizing: border-box; }
+      .row { display: flow-root; }
+      .row.flash { animation: flash 1.6s ease-out; border-radius: 10px; }
+      @keyframes flash { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
+      .working { color: var(--muted); font-size: 13px; margin: 6px 0 0; height: 22px; }
+      .working.idle { visibility: hidden; }
+      .working::before { content: ''; display: inline-block; width: 8px; height: 8px; margin-right: 6px; border-radius: 50%;
+        background: var(--warn); animation: pulse 1s infinite alternate; }
+      @keyframes pulse { from { opacity: 0.3; } to { opacity: 1; } }
+      @media (prefers-reduced-motion: reduce) { .working::before, .row.flash { animation: none; } }
+      .notice { font-size: 13px; color: var(--muted); margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--border); }
+      .notice.retry { border-color: var(--warn); }
+      .empty { color: var(--muted); text-align: center; margin: 18vh auto 0; max-width: 460px; }
+      .empty h2 { color: var(--fg); font-size: 18px; margin: 0 0 6px; }
+      .empty button { font: inherit; font-family: var(--mono); font-size: 13px; margin: 4px; padding: 4px 10px; border-radius: 8px;
+        border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
+      .jump { position: sticky; bottom: 12px; display: block; margin: 0 auto; font: inherit; font-size: 13px; padding: 6px 14px; border-radius: 16px;
+        border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.18); z-index: 2; }
+      .jump:focus-visible, .empty button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+    `,
+  ];
 
   override connectedCallback() {
     super.connectedCallback();
+    this.tabIndex = 0;
+    this.setAttribute('role', 'region');
+    this.setAttribute('aria-label', 'Timeline');
     this.addEventListener('scroll', this.onScroll, { passive: true });
+    this.addEventListener('keydown', this.onKey);
   }
 
   override disconnectedCallback() {
     super.disconnectedCallback();
     this.removeEventListener('scroll', this.onScroll);
+    this.removeEventListener('keydown', this.onKey);
+    this.resizeObserver.disconnect();
+    this.observed.clear();
+    cancelAnimationFrame(this.frame);
+  }
+
+  /** Forget measured heights (a different session is shown). */
+  reset() {
+    this.heights.clear();
+    this.offsetsDirty = true;
+    this.atBottom = true;
+    this.unseen = 0;
+    this.lastRowCount = 0;
+  }
+
+  scrollToLatest() {
+    this.atBottom = true;
+    this.unseen = 0;
+    this.pin();
+    this.requestUpdate();
+  }
+
+  /** Brings the row with this seq to the middle of the screen and flashes it. */
+  async scrollToSeq(seq: number): Promise<void> {
+    const i = this.indexOf(seq);
+    this.atBottom = false;
+    this.ensureOffsets();
+    this.scrollTop = PAD_TOP + this.offsets[i]! - this.clientHeight / 3;
+    this.requestUpdate();
+    await this.updateComplete;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const row = this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
+    if (!row) return;
+    row.scrollIntoView({ block: 'center' });
+    row.classList.remove('flash');
+    void row.offsetWidth; // restart the animation
+    row.classList.add('flash');
+  }
+
+  /** Seqs of the rows currently in the DOM (for tests and the bench). */
+  renderedSeqs(): number[] {
+    return [...this.renderRoot.querySelectorAll<HTMLElement>('.row')].map((r) => Number(r.dataset.seq));
+  }
+
+  private indexOf(seq: number): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rows[mid]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private heightOf(row: Row): number {
+    return this.heights.get(row.seq) ?? estimateHeight(row);
+  }
+
+  private ensureOffsets() {
+    if (!this.offsetsDirty && this.offsets.length === this.rows.length + 1) return;
+    const offsets = new Float64Array(this.rows.length + 1);
+    for (let i = 0; i < this.rows.length; i++) offsets[i + 1] = offsets[i]! + this.heightOf(this.rows[i]!);
+    this.offsets = offsets;
+    this.offsetsDirty = false;
+  }
+
+  /** First index whose row ends below y. */
+  private rowAt(y: number): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.offsets[mid + 1]! <= y) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private range(): [number, number] {
+    const n = this.rows.length;
+    const total = this.offsets[n]!;
+    const view = this.clientHeight || window.innerHeight;
+    const top = this.atBottom ? total - view : this.scrollTop - PAD_TOP;
+    const start = this.rowAt(Math.max(0, top - OVERSCAN));
+    let end = this.rowAt(top + view + OVERSCAN) + 1;
+    end = Math.min(n, Math.max(end, start + 1));
+    return [start, end];
   }
 
   private onScroll = () => {
-    this.atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < 40;
+    // Our own pin to the bottom: content may have grown since (children render
+    // after the list), which must not read as the user scrolling up.
+    if (this.scrollTop === this.pinnedTop) return this.schedule();
+    const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK;
+    if (atBottom !== this.atBottom) this.atBottom = atBottom;
+    if (atBottom) this.unseen = 0;
+    this.schedule();
   };
 
-  scrollToLatest() {
-    this.scrollTop = this.scrollHeight;
-    this.atBottom = true;
+  private onKey = (e: KeyboardEvent) => {
+    if (e.target !== this) return;
+    // Home/End jump the whole log even though most of it is not in the DOM.
+    if (e.key === 'Home') {
+      e.preventDefault();
+      this.atBottom = false;
+      this.scrollTop = 0;
+    } else if (e.key === 'End') {
+      e.preventDefault();
+      this.scrollToLatest();
+    }
+  };
+
+  private schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.requestUpdate();
+    });
   }
 
-  protected override updated(changed: PropertyValues<this>) {
-    if (changed.has('events') && this.atBottom) this.scrollTop = this.scrollHeight;
+  private onResize(entries: ResizeObserverEntry[]) {
+    if (this.clientHeight === 0) return; // hidden: sizes are meaningless
+    const viewTop = this.getBoundingClientRect().top;
+    let shift = 0;
+    let changed = false;
+    for (const entry of entries) {
+      const el = entry.target as HTMLElement;
+      if (!el.isConnected) continue;
+      const seq = Number(el.dataset.seq);
+      const height = entry.borderBoxSize[0]?.blockSize ?? el.offsetHeight;
+      const row = this.rows[this.indexOf(seq)];
+      const before = this.heights.get(seq) ?? (row?.seq === seq ? estimateHeight(row) : height);
+      this.heights.set(seq, height);
+      if (Math.abs(height - before) < 0.5) continue;
+      changed = true;
+      // A row that starts above the viewport pushes what is on screen: take it back.
+      if (el.getBoundingClientRect().top < viewTop) shift += height - before;
+    }
+    if (!changed) return;
+    this.offsetsDirty = true;
+    if (this.atBottom) this.pin();
+    else if (shift) this.scrollTop += shift;
+    this.schedule();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>) {
+    if (changed.has('rows') || changed.has('version')) {
+      this.offsetsDirty = true;
+      const added = this.rows.length - this.lastRowCount;
+      if (added > 0 && !this.atBottom && this.lastRowCount > 0) this.unseen += added;
+      this.lastRowCount = this.rows.length;
+    }
+  }
+
+  protected override updated() {
+    for (const el of this.observed) {
+      if (!el.isConnected) {
+        this.resizeObserver.unobserve(el);
+        this.observed.delete(el);
+      }
+    }
+    for (const el of this.renderRoot.querySelectorAll('.row')) {
+      if (!this.observed.has(el)) {
+        this.observed.add(el);
+        this.resizeObserver.observe(el);
+      }
+    }
+    if (this.atBottom) this.pin();
+  }
+
+  private pin() {
+    this.scrollTop = this.scrollHeight;
+    this.pinnedTop = this.scrollTop;
   }
 
   override render() {
-    const results = new Map<string, ToolResultEvent>();
-    const folded: [number, number][] = [];
-    const terminalAfter = new Set<number>(); // seqs of compaction rows superseded by a later phase
-    let lastOpen: CompactionEvent | undefined;
-    for (const e of this.events) {
-      if (e.kind === 'tool_result') results.set(e.callId, e);
-      if (e.kind === 'compaction') {
-        if (lastOpen) terminalAfter.add(lastOpen.seq);
-        lastOpen = e.phase === 'queued' || e.phase === 'started' ? e : undefined;
-        if (e.phase === 'finished' && e.coversSeq) folded.push(e.coversSeq);
-      }
-    }
-    const isFolded = (seq: number) => folded.some(([a, b]) => seq >= a && seq <= b);
-    const rows = this.events.filter(
-      (e) => e.kind === 'user' || e.kind === 'agent' || e.kind === 'tool_call' || e.kind === 'error' || (e.kind === 'compaction' && !terminalAfter.has(e.seq)),
-    );
-    const working = STATE_TEXT[this.state];
+    this.ensureOffsets();
+    const n = this.rows.length;
+    const [start, end] = n ? this.range() : [0, 0];
+    const top = this.offsets[start]!;
+    const bottom = this.offsets[n]! - this.offsets[end]!;
+    const busy = this.state !== 'WaitingForUserInput';
     return html`<div class="inner">
-      ${rows.length === 0 ? html`<p class="empty">Say something to start. Try <code>bash: ls</code>, or just hello.</p>` : nothing}
-      ${repeat(rows, (e) => e.seq, (e) => {
-        switch (e.kind) {
-          case 'user':
-            return html`<skein-user-message .event=${e} ?folded=${isFolded(e.seq)}></skein-user-message>`;
-          case 'agent':
-            return e.text.trim() ? html`<skein-agent-message .event=${e} ?folded=${isFolded(e.seq)}></skein-agent-message>` : nothing;
-          case 'tool_call':
-            return html`<skein-tool-card .call=${e} .result=${results.get(e.callId)} ?folded=${isFolded(e.seq)}></skein-tool-card>`;
-          case 'compaction':
-            return html`<skein-compaction-divider id="compaction-${e.seq}" .event=${e}></skein-compaction-divider>`;
-          case 'error':
-            return html`<skein-error-message .event=${e}></skein-error-message>`;
-          default:
-            return nothing;
-        }
-      })}
-      ${working ? html`<div class="working" role="status">${working}</div>` : nothing}
-      ${this.atBottom ? nothing : html`<button class="jump" @click=${() => this.scrollToLatest()}>Jump to latest ↓</button>`}
+      ${n === 0 && !this.streaming ? this.renderEmpty() : nothing}
+      <div style="height:${top}px"></div>
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}</div>`)}
+      <div style="height:${bottom}px"></div>
+      ${this.streaming
+        ? html`<div class="streaming"><skein-agent-message streaming .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`
+        : nothing}
+      <div class="working ${busy ? '' : 'idle'}" role="status">${busy ? STATE_WORDS[this.state] : ''}</div>
+    </div>
+    ${this.atBottom ? nothing : html`<button class="jump" @click=${() => this.scrollToLatest()}>
+      ${this.unseen > 0 ? `${this.unseen} new · ` : ''}Jump to latest ↓</button>`}`;
+  }
+
+  private renderEmpty() {
+    const suggest = (text: string) => this.dispatchEvent(new CustomEvent('suggest', { detail: { text }, bubbles: true, composed: true }));
+    return html`<div class="empty">
+      <h2>Start a conversation</h2>
+      <p>Say something to start. Ask for a change, or try one of these with the offline model:</p>
+      ${['bash: ls -la', 'echo: **hello** `skein`', 'big: 2000', '/compact'].map((t) => html`<button @click=${() => suggest(t)}>${t}</button>`)}
     </div>`;
   }
 }

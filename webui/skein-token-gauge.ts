@@ -1,45 +1,63 @@
 // <skein-token-gauge>: how full the model's context is. Segments for cache
 // read / cache write / uncached input, a tick at the compaction threshold,
-// exact numbers on hover and for screen readers.
-import { css, html, LitElement } from 'lit';
+// colours that turn amber then red as it nears the threshold, the distance to
+// auto-compact in words, and exact numbers and cost in a card on hover or
+// focus (and in aria-valuetext for screen readers).
+import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge } from '../shared/protocol.js';
-import { formatCost, formatTokens } from './format.js';
+import { exact, formatCost, formatTokens } from './format.js';
+
+/** How close to the threshold (as a share of the window) the gauge turns amber. */
+const NEAR = 0.15;
 
 export class SkeinTokenGauge extends LitElement {
   static override properties = { gauge: { attribute: false } };
   declare gauge: Gauge | undefined;
 
   static override styles = css`
-    :host { display: block; min-width: 180px; }
-    .meter { position: relative; height: 10px; border-radius: 5px; background: var(--code-bg); overflow: visible; border: 1px solid var(--border); }
-    .bar { display: flex; height: 100%; border-radius: 5px; overflow: hidden; transition: width 0.3s; }
-    .seg { height: 100%; transition: width 0.3s; }
-    .read { background: var(--seg-read); }
-    .write { background: var(--seg-write); }
-    .input { background: var(--seg-input); }
-    .near .input, .near .read, .near .write { filter: saturate(1.4); }
-    .over .seg { background: var(--danger); }
-    .tick { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--fg); opacity: 0.7; }
+    :host { display: block; min-width: 0; position: relative; }
+    .wrap { outline: none; border-radius: 6px; }
+    .wrap:focus-visible { outline: 2px solid var(--accent); outline-offset: 3px; }
+    .meter { position: relative; height: 12px; border-radius: 6px; background: var(--code-bg); border: 1px solid var(--border); }
+    .bar { display: flex; height: 100%; border-radius: 6px; overflow: hidden; }
+    .seg { height: 100%; transition: width 0.3s, background-color 0.3s; }
+    .read { background: var(--seg-read); } .write { background: var(--seg-write); } .input { background: var(--seg-input); }
+    .near .read { background: var(--seg-read-near); } .near .write { background: var(--seg-write-near); } .near .input { background: var(--seg-input-near); }
+    .over .read { background: var(--seg-read-over); } .over .write { background: var(--seg-write-over); } .over .input { background: var(--seg-input-over); }
+    .estimated .bar { opacity: 0.75; background-image: repeating-linear-gradient(45deg, transparent 0 4px, rgb(255 255 255 / 0.25) 4px 8px); }
+    .tick { position: absolute; top: -4px; bottom: -4px; width: 2px; background: var(--fg); border-radius: 1px; }
     .label { display: flex; justify-content: space-between; gap: 8px; font-size: 12px; color: var(--muted); margin-top: 3px; white-space: nowrap; }
+    .label > span { overflow: hidden; text-overflow: ellipsis; }
     .label strong { color: var(--fg); font-weight: 600; }
-    .near .label-ratio { color: var(--warn); }
+    .near .words { color: var(--warn); font-weight: 600; }
+    .over .words { color: var(--danger); font-weight: 600; }
+    .card { display: none; position: absolute; z-index: 20; top: calc(100% + 6px); right: 0; min-width: 260px; padding: 10px 12px; border-radius: 10px;
+      background: var(--panel); border: 1px solid var(--border); box-shadow: var(--shadow); font-size: 13px; color: var(--fg); }
+    .wrap:hover .card, .wrap:focus .card, .wrap:focus-within .card { display: block; }
+    table { border-collapse: collapse; width: 100%; }
+    td { padding: 1px 0; } td:last-child { text-align: right; font-variant-numeric: tabular-nums; }
+    .sw { display: inline-block; width: 9px; height: 9px; border-radius: 2px; margin-right: 6px; }
+    tr.total td { border-top: 1px solid var(--border); padding-top: 3px; font-weight: 600; }
+    .note { color: var(--muted); font-size: 12px; margin: 6px 0 0; white-space: normal; }
   `;
 
   override render() {
     const g = this.gauge;
-    if (!g) return html``;
-    const pct = (n: number) => `${Math.min(100, (n / g.contextWindow) * 100)}%`;
+    if (!g) return html`<div class="label"><span>No requests yet: the gauge fills as the model reads the conversation.</span></div>`;
+    const pct = (n: number) => `${Math.min(100, Math.max(0, (n / g.contextWindow) * 100))}%`;
     const read = g.cacheRead ?? 0;
     const write = g.cacheWrite ?? 0;
-    const input = g.input ?? g.contextTokens - read - write;
-    const state = g.ratio >= g.thresholdRatio ? 'over' : g.ratio >= g.thresholdRatio - 0.15 ? 'near' : '';
-    const untilCompact = Math.max(0, Math.round((g.thresholdRatio - g.ratio) * 100));
+    const input = g.input ?? Math.max(0, g.contextTokens - read - write);
+    const level = g.ratio >= g.thresholdRatio ? 'over' : g.ratio >= g.thresholdRatio - NEAR ? 'near' : 'ok';
+    const until = Math.max(0, Math.round((g.thresholdRatio - g.ratio) * 100));
+    const threshold = Math.round(g.thresholdRatio * 100);
+    const words = until > 0 ? `${until}% until auto-compact` : 'auto-compact at the next step';
     const text =
-      `${g.contextTokens.toLocaleString('en-US')} of ${g.contextWindow.toLocaleString('en-US')} tokens in context` +
-      `${g.estimated ? ' (estimated)' : ''}: ${read.toLocaleString('en-US')} cache read, ${write.toLocaleString('en-US')} cache write, ` +
-      `${input.toLocaleString('en-US')} uncached. Compacts at ${Math.round(g.thresholdRatio * 100)}%. Session cost ${formatCost(g.totalCostUsd)}.`;
+      `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${Math.round(g.ratio * 100)}%)` +
+      `${g.estimated ? ', estimated' : ''}: ${exact(read)} cache read, ${exact(write)} cache write, ${exact(input)} uncached input. ` +
+      `${words[0]!.toUpperCase()}${words.slice(1)} (compacts at ${threshold}%). Session cost ${formatCost(g.totalCostUsd)}.`;
     return html`
-      <div class=${state} title=${text}>
+      <div class="wrap ${level} ${g.estimated ? 'estimated' : ''}" tabindex="0" data-level=${level}>
         <div class="meter" role="meter" aria-label="Context window" aria-valuemin="0"
           aria-valuenow=${g.contextTokens} aria-valuemax=${g.contextWindow} aria-valuetext=${text}>
           <div class="bar">
@@ -47,12 +65,24 @@ export class SkeinTokenGauge extends LitElement {
             <div class="seg write" style="width:${pct(write)}"></div>
             <div class="seg input" style="width:${pct(input)}"></div>
           </div>
-          <div class="tick" style="left:calc(${g.thresholdRatio * 100}% - 1px)"></div>
+          <div class="tick" style="left:calc(${g.thresholdRatio * 100}% - 1px)" title="auto-compact at ${threshold}%"></div>
         </div>
-        <div class="label">
-          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${formatTokens(g.contextWindow)}${g.estimated ? ' ~' : ''}
-            · <span class="label-ratio">${Math.round(g.ratio * 100)}%</span></span>
-          <span>${untilCompact > 0 ? `${untilCompact}% until auto-compact` : 'compacting at next step'} · ${formatCost(g.totalCostUsd)}</span>
+        <div class="label" aria-hidden="true">
+          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${formatTokens(g.contextWindow)}${g.estimated ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
+          <span class="words">${words}</span>
+          <span>${formatCost(g.totalCostUsd)}</span>
+        </div>
+        <div class="card" aria-hidden="true">
+          <table>
+            <tr><td><span class="sw read"></span>Cache read</td><td>${exact(read)}</td></tr>
+            <tr><td><span class="sw write"></span>Cache write</td><td>${exact(write)}</td></tr>
+            <tr><td><span class="sw input"></span>Uncached input</td><td>${exact(input)}</td></tr>
+            <tr class="total"><td>In context</td><td>${exact(g.contextTokens)}</td></tr>
+            <tr><td>Window (${g.model})</td><td>${exact(g.contextWindow)}</td></tr>
+            <tr><td>Auto-compact at ${threshold}%</td><td>${exact(Math.round(g.thresholdRatio * g.contextWindow))}</td></tr>
+            <tr><td>Session cost</td><td>${formatCost(g.totalCostUsd)}</td></tr>
+          </table>
+          ${g.estimated ? html`<p class="note">Estimated by skein after a compaction; the next answer brings the provider's exact count.</p>` : nothing}
         </div>
       </div>
     `;

@@ -1,7 +1,10 @@
-// <skein-tool-card>: one tool call and its result; long output collapsed.
+// <skein-tool-card>: one tool call and its result. The command, exit status
+// and duration in the header; the output as plain text (never HTML),
+// collapsed past a few lines, with a copy button.
 import { css, html, LitElement } from 'lit';
 import type { ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
-import { formatDuration } from './format.js';
+import { copyText } from './copy.js';
+import { formatDuration, toolStatus } from './format.js';
 import { messageStyles } from './message-styles.js';
 
 const PREVIEW_LINES = 8;
@@ -11,50 +14,99 @@ export class SkeinToolCard extends LitElement {
     call: { attribute: false },
     result: { attribute: false },
     folded: { type: Boolean, reflect: true },
+    cleared: { type: Boolean, reflect: true },
     expanded: { state: true },
+    copied: { state: true },
+    now: { state: true },
   };
   declare call: ToolCallEvent;
   declare result: ToolResultEvent | undefined;
   declare folded: boolean;
+  declare cleared: boolean;
   declare expanded: boolean;
+  declare copied: string;
+  declare now: number;
+  private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor() {
     super();
+    this.folded = false;
+    this.cleared = false;
     this.expanded = false;
+    this.copied = '';
+    this.now = Date.now();
   }
 
   static override styles = [
     messageStyles,
     css`
       .body { border: 1px solid var(--border); border-radius: 10px; background: var(--panel); overflow: hidden; }
-      header { display: flex; gap: 8px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid var(--border); font-size: 13px; }
+      header { display: flex; gap: 8px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid var(--border); font-size: 13px; flex-wrap: wrap; }
       .name { font-weight: 600; }
-      .cmd { font-family: var(--mono); white-space: pre-wrap; word-break: break-all; flex: 1; }
-      .status { font-size: 12px; white-space: nowrap; }
-      .ok { color: var(--ok); } .err { color: var(--danger); } .running { color: var(--warn); }
-      pre { margin: 0; border-radius: 0; max-height: 60vh; overflow: auto; white-space: pre-wrap; word-break: break-word; }
-      button { font: inherit; font-size: 12px; background: none; border: none; color: var(--accent); cursor: pointer; padding: 4px 10px; }
+      .cmd { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; flex: 1 1 200px; min-width: 0; }
+      .status { font-size: 12px; white-space: nowrap; padding: 0 6px; border-radius: 8px; }
+      .ok { color: var(--ok); } .err { color: var(--danger); background: var(--danger-bg); } .running { color: var(--warn); }
+      pre { margin: 0; border-radius: 0; max-height: 60vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+      footer { display: flex; justify-content: space-between; align-items: center; padding: 2px 4px; }
+      .note { font-size: 12px; color: var(--muted); padding: 0 6px; }
     `,
   ];
 
+  override connectedCallback() {
+    super.connectedCallback();
+    this.ticker = setInterval(() => {
+      if (this.result) clearInterval(this.ticker);
+      else this.now = Date.now();
+    }, 1000);
+  }
+
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    clearInterval(this.ticker);
+  }
+
+  private summary(): string {
+    const input = this.call.input;
+    if (typeof input.command === 'string') return input.command;
+    if (typeof input.path === 'string') return input.path;
+    return JSON.stringify(input);
+  }
+
   override render() {
     const { call, result } = this;
-    const summary = typeof call.input.command === 'string' ? call.input.command : typeof call.input.path === 'string' ? call.input.path : JSON.stringify(call.input);
-    const lines = result?.output.split('\n') ?? [];
+    const status = result ? toolStatus(result.output) : undefined;
+    // The status line moves to the header; the body is the output itself.
+    const output = result ? (status ? result.output.slice(status.line.length + 1) : result.output) : '';
+    const lines = output === '' ? [] : output.split('\n');
     const long = lines.length > PREVIEW_LINES;
-    const shown = long && !this.expanded ? lines.slice(0, PREVIEW_LINES).join('\n') : (result?.output ?? '');
-    const status = !result
-      ? html`<span class="status running">running…</span>`
-      : html`<span class="status ${result.isError ? 'err' : 'ok'}">${result.isError ? 'failed' : 'ok'} · ${formatDuration(result.durationMs)}</span>`;
+    const shown = long && !this.expanded ? lines.slice(0, PREVIEW_LINES).join('\n') : output;
+    const badge = !result
+      ? html`<span class="status running" role="status">running · ${Math.max(0, Math.round((this.now - Date.parse(call.ts)) / 1000))} s</span>`
+      : html`<span class="status ${result.isError ? 'err' : 'ok'}" data-testid="tool-status">
+          ${status ? (status.code !== undefined ? `exit ${status.code}` : status.line) : result.isError ? 'failed' : 'ok'} · ${formatDuration(result.durationMs)}</span>`;
     return html`
-      <div class="who">tool${this.folded ? html`<span class="folded-tag">· folded, not seen by the model</span>` : ''}</div>
+      <div class="who">tool${this.folded ? html`<span class="folded-tag">folded, not seen by the model</span>` : ''}
+        ${this.cleared ? html`<span class="folded-tag">output cleared for the model</span>` : ''}</div>
       <div class="body">
-        <header><span class="name">${call.name}</span><span class="cmd">${summary}</span>${status}</header>
-        ${result ? html`<pre>${shown}</pre>` : ''}
-        ${long ? html`<button @click=${() => (this.expanded = !this.expanded)} aria-expanded=${this.expanded}>
-              ${this.expanded ? 'Show less' : `Show all ${lines.length} lines`}</button>` : ''}
+        <header><span class="name">${call.name}</span><span class="cmd">${this.summary()}</span>${badge}</header>
+        ${result && output ? html`<pre aria-label="Output of ${call.name}">${shown}</pre>` : ''}
+        ${result
+          ? html`<footer>
+              ${long
+                ? html`<button class="icon-btn" @click=${() => (this.expanded = !this.expanded)} aria-expanded=${this.expanded}>
+                    ${this.expanded ? 'Show less' : `Show all ${lines.length} lines`}</button>`
+                : html`<span class="note">${lines.length} line${lines.length === 1 ? '' : 's'}</span>`}
+              <button class="icon-btn" @click=${this.copy} aria-label="Copy output of ${call.name}">${this.copied || 'Copy output'}</button>
+            </footer>`
+          : ''}
       </div>
     `;
   }
+
+  private copy = async () => {
+    const ok = await copyText(this.result?.output ?? '');
+    this.copied = ok ? 'Copied' : 'Copy failed';
+    setTimeout(() => (this.copied = ''), 1500);
+  };
 }
 customElements.define('skein-tool-card', SkeinToolCard);

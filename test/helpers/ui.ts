@@ -1,0 +1,72 @@
+// Driving the built web UI in headless Chromium: open a page, type, wait for
+// the agent, read what the server logged.
+import type { Browser, Page } from 'playwright-core';
+import type { SkeinEvent, UsageEvent } from '../../shared/protocol.js';
+import { api } from './server.js';
+
+export interface OpenOptions {
+  colorScheme?: 'light' | 'dark';
+  width?: number;
+  height?: number;
+}
+
+export async function openPage(browser: Browser, base: string, path = '/', options: OpenOptions = {}): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({
+    viewport: { width: options.width ?? 1200, height: options.height ?? 800 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(base + path);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.getByText('connected', { exact: true }).waitFor();
+  return { page, errors };
+}
+
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+export async function sessionId(page: Page): Promise<string> {
+  await page.waitForURL(/\/s\/[\w-]+$/);
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
+
+export async function waitIdle(page: Page): Promise<void> {
+  await page.getByTestId('agent-state').filter({ hasText: 'WaitingForUserInput' }).waitFor();
+}
+
+/** Waits until the server's log for the session satisfies `check` (polling; no fixed sleeps). */
+export async function waitForEvents(base: string, id: string, check: (events: SkeinEvent[]) => boolean, timeoutMs = 15_000): Promise<SkeinEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await eventsOf(base, id);
+    if (check(events)) return events;
+    if (Date.now() > deadline) throw new Error(`timed out; last events: ${JSON.stringify(events.slice(-4))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function eventsOf(base: string, id: string): Promise<SkeinEvent[]> {
+  return (await api<{ events: SkeinEvent[] }>(base, `/api/sessions/${id}/events`)).body.events;
+}
+
+/** Usage events the provider reported (one per LLM request), without skein's post-compaction estimates. */
+export function requestUsages(events: SkeinEvent[]): UsageEvent[] {
+  return events.filter((e): e is UsageEvent => e.kind === 'usage' && !e.gauge.estimated);
+}
+
+export function lastUsage(events: SkeinEvent[]): UsageEvent | undefined {
+  return events.filter((e): e is UsageEvent => e.kind === 'usage').at(-1);
+}
+
+/** Starts a fresh session from the UI and waits for its empty timeline. */
+export async function newSession(page: Page): Promise<string> {
+  const before = page.url();
+  await page.getByRole('button', { name: '+ New session' }).click();
+  await page.waitForURL((url) => url.toString() !== before);
+  await page.getByText('Say something to start').waitFor();
+  return sessionId(page);
+}

@@ -1,0 +1,87 @@
+// The REST calls the UI makes. Model listing and switching belong to a newer
+// server API (GET /api/models, POST /api/sessions/:id/model); they are read
+// loosely and fail soft, so the UI still works against a server without them.
+import type { SessionSnapshot, SkeinEvent, ViewMessage } from '../shared/protocol.js';
+
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+async function call<T>(route: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  const res = await fetch(route, {
+    method: init?.method ?? (init?.body !== undefined ? 'POST' : 'GET'),
+    headers: { 'content-type': 'application/json' },
+    ...(init?.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) throw new ApiError(res.status, (body as { error?: string } | undefined)?.error ?? `${route}: HTTP ${res.status}`);
+  return body as T;
+}
+
+export async function listSessions(): Promise<SessionSnapshot[]> {
+  return (await call<{ sessions: SessionSnapshot[] }>('/api/sessions')).sessions;
+}
+
+export async function createSession(model?: string): Promise<string> {
+  return (await call<{ id: string }>('/api/sessions', { body: model ? { model } : {} })).id;
+}
+
+export async function getSession(id: string): Promise<SessionSnapshot> {
+  return call<SessionSnapshot>(`/api/sessions/${encodeURIComponent(id)}`);
+}
+
+export async function getEvents(id: string, since = 0): Promise<SkeinEvent[]> {
+  return (await call<{ events: SkeinEvent[] }>(`/api/sessions/${encodeURIComponent(id)}/events?since=${since}`)).events;
+}
+
+export async function getView(id: string): Promise<{ messages: ViewMessage[]; tokens: number }> {
+  return call(`/api/sessions/${encodeURIComponent(id)}/view`);
+}
+
+export interface ModelChoice {
+  name: string;
+  contextWindow?: number;
+  provider?: string;
+  /** False when the server says the model cannot be used (e.g. no API key). */
+  available: boolean;
+  note?: string;
+}
+
+/** The model table, or [] when this server cannot list models. */
+export async function listModels(): Promise<ModelChoice[]> {
+  let body: unknown;
+  try {
+    body = await call<unknown>('/api/models');
+  } catch {
+    return [];
+  }
+  const list = Array.isArray(body) ? body : ((body as { models?: unknown } | undefined)?.models ?? []);
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((m): ModelChoice[] => {
+    if (typeof m === 'string') return [{ name: m, available: true }];
+    if (typeof m !== 'object' || m === null) return [];
+    const r = m as Record<string, unknown>;
+    const name = [r.name, r.id, r.model].find((v): v is string => typeof v === 'string');
+    if (!name) return [];
+    const note = [r.reason, r.note, r.unavailableReason].find((v): v is string => typeof v === 'string');
+    return [{
+      name,
+      available: r.available !== false,
+      ...(typeof r.contextWindow === 'number' && { contextWindow: r.contextWindow }),
+      ...(typeof r.provider === 'string' && { provider: r.provider }),
+      ...(note !== undefined && { note }),
+    }];
+  });
+}
+
+export async function switchModel(id: string, model: string): Promise<void> {
+  await call(`/api/sessions/${encodeURIComponent(id)}/model`, { body: { model } });
+}

@@ -1,0 +1,58 @@
+// Layout of <skein-app>: header, session list (a column on wide screens, a
+// drawer on narrow ones), context bar, timeline and chat box.
+import { css } from 'lit';
+
+export const appStyles = css`
+  :host { display: flex; flex-direction: column; height: 100%; }
+  header { display: flex; align-items: center; gap: 8px 14px; padding: 8px 14px; border-bottom: 1px solid var(--border); background: var(--panel); min-width: 0; }
+  .brand { font-weight: 700; letter-spacing: 0.02em; font-size: 16px; }
+  .title { font-size: 14px; font-weight: 500; margin: 0; flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; color: var(--muted); }
+  .menu { display: none; font: inherit; font-size: 18px; line-height: 1; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--border);
+    background: var(--panel); color: var(--fg); cursor: pointer; }
+  button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+  .state { position: relative; font-size: 13px; white-space: nowrap; display: inline-flex; align-items: center; gap: 6px; padding: 2px 10px;
+    border-radius: 12px; background: var(--code-bg); }
+  .state .pulse { width: 8px; height: 8px; border-radius: 50%; background: var(--ok); }
+  .state.busy .pulse { background: var(--warn); animation: pulse 1s infinite alternate; }
+  @keyframes pulse { from { opacity: 0.35; } to { opacity: 1; } }
+  @media (prefers-reduced-motion: reduce) { .state.busy .pulse { animation: none; } }
+  /* The raw state name, for scripts and tests; people read the words beside it. */
+  .raw { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  .conn { font-size: 12px; color: var(--muted); white-space: nowrap; display: inline-flex; align-items: center; gap: 5px; }
+  .conn .dot { width: 8px; height: 8px; border-radius: 50%; background: var(--ok); }
+  .conn.connecting .dot { background: var(--warn); } .conn.closed .dot { background: var(--danger); }
+  .conn.closed { color: var(--danger); }
+  .body { flex: 1; min-height: 0; display: flex; position: relative; }
+  .drawer { width: 270px; flex: none; border-right: 1px solid var(--border); background: var(--panel); display: flex; flex-direction: column; min-height: 0; }
+  .drawer skein-session-list { flex: 1; }
+  .scrim { display: none; }
+  main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+  .context { display: flex; align-items: center; gap: 8px 16px; padding: 8px 16px; border-bottom: 1px solid var(--border); background: var(--panel); flex-wrap: wrap; }
+  skein-token-gauge { flex: 1 1 320px; max-width: 560px; }
+  skein-sparkline { flex: 1 1 160px; max-width: 320px; }
+  .toggle { font: inherit; font-size: 13px; padding: 5px 10px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
+    cursor: pointer; margin-left: auto; white-space: nowrap; }
+  .toggle[aria-pressed='true'] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
+  skein-timeline, skein-model-view { flex: 1; min-height: 0; }
+  skein-timeline[hidden] { display: none; }
+  .missing { max-width: 860px; margin: 16px auto; padding: 0 16px; color: var(--danger); }
+  footer { padding: 8px 16px 10px; border-top: 1px solid var(--border); background: var(--bg); padding-bottom: max(10px, env(safe-area-inset-bottom)); }
+  footer > * { max-width: 860px; margin: 0 auto; }
+  .notice { font-size: 13px; color: var(--danger); margin-bottom: 6px; display: flex; justify-content: space-between; gap: 8px; }
+  .notice button { font: inherit; background: none; border: none; color: inherit; cursor: pointer; }
+  @media (max-width: 900px) {
+    .menu { display: inline-block; }
+    .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);
+      visibility: hidden; }
+    .drawer.open { transform: none; visibility: visible; }
+    .scrim.open { display: block; position: absolute; inset: 0; z-index: 29; background: rgb(0 0 0 / 0.35); }
+  }
+  @media (max-width: 600px) {
+    header { padding: 6px 10px; gap: 6px 10px; flex-wrap: wrap; }
+    .title { order: 10; flex-basis: 100%; font-size: 13px; }
+    .context { padding: 6px 10px; gap: 6px 10px; }
+    skein-token-gauge { flex-basis: 100%; max-width: none; }
+    skein-sparkline { flex: 1 1 120px; }
+    footer { padding: 6px 10px 8px; }
+  }
+`;

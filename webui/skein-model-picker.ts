@@ -1,0 +1,43 @@
+// <skein-model-picker>: the session's model, switchable to any model of the
+// server's model table (GET /api/models). Against a server that cannot list
+// or switch models it shows the current model only.
+import { css, html, LitElement } from 'lit';
+import type { ModelChoice } from './api.js';
+import { exact } from './format.js';
+
+export class SkeinModelPicker extends LitElement {
+  static override properties = { models: { attribute: false }, current: { attribute: false }, busy: { attribute: false } };
+  declare models: ModelChoice[];
+  declare current: string;
+  declare busy: boolean;
+
+  constructor() {
+    super();
+    this.models = [];
+    this.current = '';
+    this.busy = false;
+  }
+
+  static override styles = css`
+    :host { display: inline-block; min-width: 0; }
+    select { font: inherit; font-size: 13px; padding: 4px 6px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
+      max-width: 100%; }
+    select:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+    .plain { font-size: 13px; color: var(--muted); }
+  `;
+
+  override render() {
+    if (this.models.length === 0) return html`<span class="plain" title="This server does not offer other models">${this.current}</span>`;
+    const names = this.models.some((m) => m.name === this.current) ? this.models : [{ name: this.current, available: true }, ...this.models];
+    return html`<select aria-label="Model" title=${this.busy ? 'The switch applies at the next safe point' : 'Switch model'} @change=${this.onChange}>
+      ${names.map((m) => html`<option value=${m.name} ?selected=${m.name === this.current} ?disabled=${!m.available}>
+        ${m.name}${m.contextWindow ? ` · ${exact(m.contextWindow)} tokens` : ''}${m.available ? '' : ` (${m.note ?? 'unavailable'})`}</option>`)}
+    </select>`;
+  }
+
+  private onChange(e: Event) {
+    const model = (e.target as HTMLSelectElement).value;
+    if (model !== this.current) this.dispatchEvent(new CustomEvent('switch-model', { detail: { model }, bubbles: true, composed: true }));
+  }
+}
+customElements.define('skein-model-picker', SkeinModelPicker);

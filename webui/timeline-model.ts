@@ -1,0 +1,260 @@
+// The session as the UI sees it, built incrementally from the event log: the
+// timeline's rows (tool calls paired with results, one row per compaction
+// that goes from live to divider), what is folded, the gauge, and the
+// sparkline's points and compaction marks. Ingesting one event is O(1) except
+// a finished compaction, which touches the rows it folds; nothing here
+// re-reads the whole log, so thousands of events stay cheap.
+import {
+  parseCompactCommand,
+  type AgentEvent,
+  type AgentState,
+  type CompactionEvent,
+  type ErrorEvent,
+  type Gauge,
+  type SkeinEvent,
+  type ToolCallEvent,
+  type ToolResultEvent,
+  type UserEvent,
+} from '../shared/protocol.js';
+
+interface RowBase {
+  /** Stable across updates: the seq of the event that created the row. */
+  seq: number;
+}
+export interface UserRow extends RowBase { kind: 'user'; event: UserEvent; folded: boolean }
+export interface AgentRow extends RowBase { kind: 'agent'; event: AgentEvent; folded: boolean }
+export interface ToolRow extends RowBase {
+  kind: 'tool';
+  call: ToolCallEvent;
+  result?: ToolResultEvent;
+  folded: boolean;
+  /** The model now sees a placeholder instead of this output. */
+  cleared: boolean;
+}
+export interface CompactionRow extends RowBase {
+  kind: 'compaction';
+  /** The latest phase of this compaction. */
+  event: CompactionEvent;
+  /** When it started (the live row's clock). */
+  startedAt: string;
+  ledger?: LedgerView;
+}
+/**
+ * The deterministic record of a folded span. The same shape as the server's
+ * `ledger` field on a finished compaction (added by the compaction work); read
+ * loosely so the UI also works with servers that do not send it.
+ */
+export interface LedgerView {
+  userMessages: { seq: number; text: string; truncated?: boolean }[];
+  filesRead: string[];
+  filesWritten: string[];
+  commands: { seq: number; command: string; status: string }[];
+  errors: string[];
+  omitted?: { commands: number; errors: number; files: number };
+}
+/** Fields of a finished compaction that newer servers add. */
+export interface CompactionExtras {
+  strategies?: string[];
+  clearedThroughSeq?: number;
+  ledger?: LedgerView;
+}
+export interface ErrorRow extends RowBase { kind: 'error'; event: ErrorEvent }
+export interface NoticeRow extends RowBase { kind: 'notice'; text: string; tone: 'retry' | 'cancel' | 'info' }
+/** A `{"type":"delta"}` frame, read loosely (see DeltaFrame in shared/protocol.ts). */
+export interface DeltaLike { text: string; afterSeq?: number; attempt?: number; index?: number }
+export type Row = UserRow | AgentRow | ToolRow | CompactionRow | ErrorRow | NoticeRow;
+
+/** One LLM request's context size: a point of the sparkline. */
+export interface SparkPoint { seq: number; tokens: number; window: number; threshold: number }
+/** A finished compaction on the sparkline; `index` is how many points come before it. */
+export interface SparkMark { seq: number; rowSeq: number; index: number; before: number; after: number; trigger: string }
+
+export class TimelineModel {
+  readonly events: SkeinEvent[] = [];
+  rows: Row[] = [];
+  /** Bumped on every change, so views know to re-render. */
+  version = 0;
+  gauge: Gauge | undefined;
+  state: AgentState = 'WaitingForUserInput';
+  points: SparkPoint[] = [];
+  marks: SparkMark[] = [];
+  /** Text of the answer being streamed, before its `agent` event arrives. */
+  streaming = '';
+  /** The streamed answer is a retry of a failed attempt. */
+  retrying = false;
+  private stream: { afterSeq: number; attempt: number; next: number } | undefined;
+  private lastAgentSeq = 0;
+  private readonly toolRows = new Map<string, number>(); // callId -> row seq
+  private openCompaction: number | undefined; // row seq of a queued/started compaction
+
+  get lastSeq(): number {
+    return this.events.length;
+  }
+
+  /** Adds the next event. Anything but lastSeq + 1 is refused (false): no duplicates, no gaps. */
+  ingest(e: SkeinEvent): boolean {
+    if (e.seq !== this.events.length + 1) return false;
+    this.events.push(e);
+    this.version++;
+    switch (e.kind) {
+      case 'user':
+        this.rows.push({ kind: 'user', seq: e.seq, event: e, folded: false });
+        break;
+      case 'agent':
+        this.endStream();
+        this.lastAgentSeq = e.seq;
+        if (e.text.trim()) this.rows.push({ kind: 'agent', seq: e.seq, event: e, folded: false });
+        break;
+      case 'tool_call':
+        this.toolRows.set(e.callId, e.seq);
+        this.rows.push({ kind: 'tool', seq: e.seq, call: e, folded: false, cleared: false });
+        break;
+      case 'tool_result': {
+        const seq = this.toolRows.get(e.callId);
+        if (seq !== undefined) this.update<ToolRow>(seq, (r) => ({ ...r, result: e }));
+        break;
+      }
+      case 'state':
+        this.state = e.to;
+        if (e.to === 'WaitingForUserInput' || e.to === 'Cancelled' || e.to === 'Error') this.endStream();
+        if (e.to === 'Cancelled') this.rows.push({ kind: 'notice', seq: e.seq, text: `Cancelled: ${e.reason}`, tone: 'cancel' });
+        else if (/retr(y|ying)/i.test(e.reason)) this.rows.push({ kind: 'notice', seq: e.seq, text: e.reason, tone: 'retry' });
+        break;
+      case 'usage':
+        this.gauge = e.gauge;
+        if (!e.gauge.estimated) {
+          this.points.push({ seq: e.seq, tokens: e.gauge.contextTokens, window: e.gauge.contextWindow, threshold: e.gauge.thresholdRatio });
+        }
+        break;
+      case 'compaction':
+        this.compaction(e);
+        break;
+      case 'error':
+        this.rows.push({ kind: 'error', seq: e.seq, event: e });
+        break;
+      default: {
+        // Kinds newer than this UI; a model switch is worth a line.
+        const m = e as { kind: string; from?: unknown; to?: unknown; contextWindow?: unknown };
+        if (m.kind === 'model' && typeof m.to === 'string') {
+          const window = typeof m.contextWindow === 'number' ? ` (window ${m.contextWindow.toLocaleString('en-US')} tokens)` : '';
+          this.rows.push({ kind: 'notice', seq: e.seq, text: `Model switched from ${String(m.from)} to ${m.to}${window}`, tone: 'info' });
+        }
+      }
+    }
+    return true;
+  }
+
+  private endStream(): void {
+    this.streaming = '';
+    this.retrying = false;
+    this.stream = undefined;
+  }
+
+  /**
+   * A streamed piece of the answer being written. Pieces of one model call
+   * share `afterSeq` and `attempt`; a new attempt (a retry) replaces the text
+   * so far; a piece seen twice, or one for an answer already logged, is dropped.
+   */
+  delta(frame: DeltaLike): void {
+    const afterSeq = frame.afterSeq ?? this.lastSeq;
+    const attempt = frame.attempt ?? 0;
+    if (afterSeq < this.lastAgentSeq) return; // its answer has already arrived
+    const same = this.stream && this.stream.afterSeq === afterSeq && this.stream.attempt === attempt;
+    if (!same) this.stream = { afterSeq, attempt, next: 0 };
+    const s = this.stream!;
+    if (frame.index !== undefined && frame.index < s.next) return;
+    s.next = (frame.index ?? s.next) + 1;
+    this.streaming = same ? this.streaming + frame.text : frame.text;
+    this.retrying = attempt > 0;
+    this.version++;
+  }
+
+  /** Index of the row with this seq, or of the first row after it. */
+  indexOf(seq: number): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rows[mid]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private update<R extends Row>(seq: number, change: (row: R) => R): void {
+    const i = this.indexOf(seq);
+    const row = this.rows[i];
+    if (row?.seq === seq) this.rows[i] = change(row as R);
+  }
+
+  private compaction(e: CompactionEvent): void {
+    const open = this.openCompaction;
+    if (e.phase === 'queued' || e.phase === 'started') {
+      // A queued request is shown where it was asked; once it starts, the row moves to where it runs.
+      if (open !== undefined) this.rows.splice(this.indexOf(open), 1);
+      this.rows.push({ kind: 'compaction', seq: e.seq, event: e, startedAt: e.ts });
+      this.openCompaction = e.seq;
+      return;
+    }
+    this.openCompaction = undefined;
+    const rowSeq = open ?? e.seq;
+    if (open === undefined) this.rows.push({ kind: 'compaction', seq: e.seq, event: e, startedAt: e.ts });
+    if (e.phase === 'failed') {
+      this.update<CompactionRow>(rowSeq, (r) => ({ ...r, event: e }));
+      return;
+    }
+    const extras = e as CompactionExtras;
+    if (e.coversSeq) this.fold(e.coversSeq);
+    if (typeof extras.clearedThroughSeq === 'number') this.clear(extras.clearedThroughSeq);
+    const ledger = extras.ledger ?? (e.coversSeq ? this.ledgerOf(e.coversSeq) : undefined);
+    this.update<CompactionRow>(rowSeq, (r) => ({ ...r, event: e, ...(ledger && { ledger }) }));
+    const last = this.points.at(-1);
+    this.marks.push({
+      seq: e.seq,
+      rowSeq,
+      index: this.points.length,
+      before: e.tokensBefore ?? last?.tokens ?? 0,
+      after: e.tokensAfter ?? 0,
+      trigger: e.trigger,
+    });
+  }
+
+  private fold([first, last]: [number, number]): void {
+    for (let i = this.indexOf(first); i < this.rows.length && this.rows[i]!.seq <= last; i++) {
+      const r = this.rows[i]!;
+      if ((r.kind === 'user' || r.kind === 'agent' || r.kind === 'tool') && !r.folded) this.rows[i] = { ...r, folded: true };
+    }
+  }
+
+  private clear(throughSeq: number): void {
+    for (let i = 0; i < this.rows.length && this.rows[i]!.seq <= throughSeq; i++) {
+      const r = this.rows[i]!;
+      if (r.kind === 'tool' && !r.cleared && !r.folded && r.result && r.result.seq <= throughSeq) this.rows[i] = { ...r, cleared: true };
+    }
+  }
+
+  /** The deterministic record of a folded span, for servers that do not send one. */
+  private ledgerOf([first, last]: [number, number]): LedgerView {
+    const ledger: LedgerView = { userMessages: [], filesRead: [], filesWritten: [], commands: [], errors: [], omitted: { commands: 0, errors: 0, files: 0 } };
+    const results = new Map<string, ToolResultEvent>();
+    const span = this.events.slice(first - 1, last);
+    for (const e of span) if (e.kind === 'tool_result') results.set(e.callId, e);
+    for (const e of span) {
+      if (e.kind === 'user' && !parseCompactCommand(e.text)) ledger.userMessages.push({ seq: e.seq, text: e.text });
+      else if (e.kind === 'error') ledger.errors.push(e.message);
+      else if (e.kind === 'tool_call') {
+        const path = typeof e.input.path === 'string' ? e.input.path : undefined;
+        const result = results.get(e.callId);
+        if (e.name === 'read_file' && path) ledger.filesRead.push(path);
+        else if ((e.name === 'write_file' || e.name === 'edit_file') && path) ledger.filesWritten.push(path);
+        else {
+          const command = typeof e.input.command === 'string' ? e.input.command : `${e.name} ${JSON.stringify(e.input)}`;
+          const status = result ? (result.output.split('\n', 1)[0] ?? '').slice(0, 200) : 'no result';
+          ledger.commands.push({ seq: e.seq, command, status });
+        }
+        if (result?.isError) ledger.errors.push(`${e.name}: ${(result.output.split('\n', 1)[0] ?? '').slice(0, 200)}`);
+      }
+    }
+    return ledger;
+  }
+}

@@ -1,0 +1,57 @@
+// How each timeline row is drawn, and how tall it probably is before it has
+// been measured (the windowed timeline needs a guess for rows it has not drawn).
+import { html, nothing, type TemplateResult } from 'lit';
+import type { Row } from './timeline-model.js';
+import './skein-agent-message.js';
+import './skein-compaction-divider.js';
+import './skein-error-message.js';
+import './skein-tool-card.js';
+import './skein-user-message.js';
+
+const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄' } as const;
+
+export function renderRow(row: Row): TemplateResult | typeof nothing {
+  switch (row.kind) {
+    case 'user':
+      return html`<skein-user-message .event=${row.event} ?folded=${row.folded}></skein-user-message>`;
+    case 'agent':
+      return html`<skein-agent-message .event=${row.event} ?folded=${row.folded}></skein-agent-message>`;
+    case 'tool':
+      return html`<skein-tool-card .call=${row.call} .result=${row.result} ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
+    case 'compaction':
+      return html`<skein-compaction-divider id="compaction-${row.seq}" .event=${row.event} .startedAt=${row.startedAt}
+        .ledger=${row.ledger}></skein-compaction-divider>`;
+    case 'error':
+      return html`<skein-error-message .event=${row.event}></skein-error-message>`;
+    case 'notice':
+      return html`<p class="notice ${row.tone}" role="note">${NOTICE_ICON[row.tone]} ${row.text}</p>`;
+  }
+}
+
+const LINE = 22;
+
+function lines(text: string, perLine: number): number {
+  let n = 0;
+  for (const line of text.split('\n', 200)) n += Math.max(1, Math.ceil(line.length / perLine));
+  return n;
+}
+
+/** A guess of a row's height in pixels, good enough for the scrollbar until it is measured. */
+export function estimateHeight(row: Row): number {
+  switch (row.kind) {
+    case 'user':
+      return 48 + LINE * Math.min(40, lines(row.event.text, 70));
+    case 'agent':
+      return 44 + LINE * Math.min(80, lines(row.event.text, 90));
+    case 'tool': {
+      const out = row.result ? Math.min(8, row.result.output.split('\n', 10).length - 1) : 0;
+      return 78 + 20 * out + (row.result && row.result.output.split('\n', 10).length > 9 ? 30 : 0);
+    }
+    case 'compaction':
+      return row.event.phase === 'finished' ? 96 : 48;
+    case 'error':
+      return 60;
+    case 'notice':
+      return 34;
+  }
+}
