@@ -76,7 +76,9 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
   for (const strategy of strategies) {
     if (!strategy.shouldRun(draft, ctx)) continue;
     const next = await strategy.run(draft, ctx);
-    if (next !== draft) draft = { ...next, strategies: [...draft.strategies, strategy.name] };
+    // A strategy counts when it changed the view; a fold that would grow the view is not taken.
+    if (next.messages !== draft.messages && next.tokens < draft.tokens) draft = { ...next, strategies: [...draft.strategies, strategy.name] };
+    else draft = { ...draft, ...pick(next, draft) };
   }
   return {
     strategy: draft.strategies.at(-1) ?? 'none',
@@ -90,6 +92,14 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
     messagesAfter: draft.messages.length,
     ...(draft.summariserError !== undefined && draft.fold && { error: draft.summariserError }),
     ...(draft.summariserUsage && { summariserUsage: draft.summariserUsage }),
+  };
+}
+
+/** What a strategy that did not change the view still reports: its summariser's error and cost. */
+function pick(next: Draft, draft: Draft): Partial<Draft> {
+  return {
+    ...(next.summariserError !== undefined && { summariserError: next.summariserError }),
+    ...(next.summariserUsage && next.summariserUsage !== draft.summariserUsage && { summariserUsage: next.summariserUsage }),
   };
 }
 

@@ -18,7 +18,8 @@ export function summarize(): CompactionStrategy {
     name: 'summarize',
     shouldRun: (draft, ctx) => !ctx.skipSummariser && (overTarget(draft, ctx) || ctx.force) && foldable(draft, ctx),
     async run(draft, ctx) {
-      const span = chooseSpan(draft, ctx, KEEP_SHARE)!;
+      const span = chooseSpan(draft, ctx, KEEP_SHARE) ?? chooseSpan(draft, ctx, 0);
+      if (!span) return draft;
       const full = buildLedger(span.folded);
       // When room is tight, the ledger gets leaner rather than the view missing its target.
       const ledger = tokensOf(renderLedger(full)) > span.summaryBudget / 2 ? leanerLedger(full) : full;
