@@ -103,8 +103,9 @@ export class CompactionRunner {
       };
       this.session.append(event);
       this.callsSinceCompaction = 0;
-      const summariserFailed = result.error !== undefined;
-      if (this.breaker.record(summariserFailed)) {
+      // Only a compaction that tried the summariser tells the breaker anything.
+      const triedSummariser = !this.breaker.open && (result.strategies.includes('summarize') || result.error !== undefined);
+      if (triedSummariser && this.breaker.record(result.error !== undefined)) {
         this.session.append({
           kind: 'error',
           code: 'compaction_breaker_open',
