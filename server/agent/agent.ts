@@ -8,7 +8,7 @@ import type { DueCompaction } from '../compaction/triggers.js';
 import { deriveView, plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
-import { ContextOverflowError, hasRecordedTools, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
+import { ContextOverflowError, hasRecordedTools, hasScriptedUser, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
 import { runTool, TOOLS } from '../tools/registry.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
@@ -119,11 +119,19 @@ export class Agent implements AgentHandle {
         this.applyModelSwitch();
         if (this.session.pendingCompactions.length) await this.compactionOnly();
         else if (this.hasUnseenUserMessage()) await this.turn();
-        else return;
+        else if (!this.playScriptedUser()) return;
       } catch (err) {
         this.recover(err);
       }
     }
+  }
+
+  /** A replayed session: the recorded user's next message arrives at its place. */
+  private playScriptedUser(): boolean {
+    const text = hasScriptedUser(this.provider) ? this.provider.nextUserMessage() : undefined;
+    if (text === undefined) return false;
+    this.session.userMessage(text);
+    return true;
   }
 
   private hasUnseenUserMessage(): boolean {
