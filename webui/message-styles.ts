@@ -22,6 +22,9 @@ export const messageStyles = css`
   .markdown table { border-collapse: collapse; display: block; overflow-x: auto; }
   .markdown td, .markdown th { border: 1px solid var(--border); padding: 2px 6px; }
   .markdown img { max-width: 100%; }
+  .markdown h1, .markdown h2 { font-size: 1.12em; margin: 10px 0 4px; }
+  .markdown h3, .markdown h4, .markdown h5, .markdown h6 { font-size: 1em; margin: 8px 0 2px; }
+  .markdown ul, .markdown ol { margin: 4px 0; padding-left: 22px; }
   .markdown blockquote { margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--border); color: var(--muted); }
   a { color: var(--accent); }
   button:focus-visible, summary:focus-visible, a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }

@@ -75,7 +75,11 @@ export class SkeinApp extends LitElement {
   private async boot() {
     const deepLink = /^\/s\/([\w-]+)$/.exec(location.pathname)?.[1];
     await this.refreshSessions();
-    const id = deepLink ?? this.sessions[0]?.id ?? (await api.createSession());
+    let id = deepLink ?? this.sessions[0]?.id;
+    if (!id) {
+      id = await api.createSession();
+      await this.refreshSessions();
+    }
     await this.open(id);
   }
 
@@ -89,8 +93,11 @@ export class SkeinApp extends LitElement {
 
   /** Refreshes the session list soon (titles and last activity move as the session does). */
   private refreshSoon() {
-    clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => void this.refreshSessions(), 800);
+    if (this.refreshTimer !== undefined) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refreshSessions();
+    }, 800);
   }
 
   private async open(id: string) {

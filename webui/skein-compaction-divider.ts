@@ -10,6 +10,8 @@ import { renderMarkdown } from './markdown.js';
 import { messageStyles } from './message-styles.js';
 import type { CompactionExtras, LedgerView } from './timeline-model.js';
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export class SkeinCompactionDivider extends LitElement {
   static override properties = {
     event: { attribute: false },
@@ -124,7 +126,7 @@ export class SkeinCompactionDivider extends LitElement {
       ? html`<p>${l.omitted.commands} earlier commands, ${l.omitted.errors} errors and ${l.omitted.files} files not listed.</p>`
       : nothing;
     return html`<details>
-      <summary>Ledger: ${l.userMessages.length} messages, ${l.commands.length} commands, ${l.errors.length} errors</summary>
+      <summary>Ledger: ${plural(l.userMessages.length, 'message')}, ${plural(l.commands.length, 'command')}, ${plural(l.errors.length, 'error')}</summary>
       <h4>Your messages</h4>${list(l.userMessages, (m: { seq: number; text: string }) => m.text)}
       <h4>Commands</h4>${list(l.commands, (c: { command: string; status: string }) => html`<span class="mono">${c.command}</span> → ${c.status}`)}
       ${l.filesRead.length ? html`<h4>Files read</h4>${list(l.filesRead, (f: string) => html`<span class="mono">${f}</span>`)}` : nothing}

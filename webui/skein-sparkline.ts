@@ -34,7 +34,7 @@ export class SkeinSparkline extends LitElement {
     .line { fill: none; stroke: var(--accent); stroke-width: 1.5; vector-effect: non-scaling-stroke; stroke-linejoin: round; }
     .threshold { stroke: var(--warn); stroke-width: 1; stroke-dasharray: 3 3; vector-effect: non-scaling-stroke; }
     .drop { stroke: var(--danger); stroke-width: 1; stroke-dasharray: 2 2; vector-effect: non-scaling-stroke; }
-    .mark { position: absolute; top: -3px; width: 12px; height: 12px; margin-left: -6px; padding: 0; border-radius: 50%; cursor: pointer;
+    .mark { position: absolute; width: 12px; height: 12px; margin-left: -6px; padding: 0; border-radius: 50%; cursor: pointer;
       border: 2px solid var(--panel); background: var(--danger); }
     .mark:hover, .mark:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; transform: scale(1.2); }
     .empty { font-size: 12px; color: var(--muted); line-height: ${H}px; white-space: nowrap; }
@@ -51,10 +51,12 @@ export class SkeinSparkline extends LitElement {
     const n = this.points.length;
     const label = `Context size per request: ${n} request${n === 1 ? '' : 's'}, ${this.marks.length} compaction${this.marks.length === 1 ? '' : 's'}`;
     if (n === 0) return html`<div class="empty" data-points="0" aria-label=${label}>context per request</div>`;
-    const top = Math.max(...this.points.map((p) => p.window));
+    // Scaled to the session's peak or the threshold, whichever is higher, so a
+    // young session's line is not flat along the bottom.
+    const last = this.points[n - 1]!;
+    const top = Math.max(last.threshold * last.window, ...this.points.map((p) => p.tokens)) * 1.08;
     const y = (tokens: number) => H - (Math.min(tokens, top) / top) * (H - 2);
     const coords = this.points.map((p, i) => `${this.x(i).toFixed(2)},${y(p.tokens).toFixed(1)}`);
-    const last = this.points[n - 1]!;
     const thresholdY = y(last.threshold * last.window);
     const hovered = this.points[this.hover];
     return html`
@@ -66,7 +68,7 @@ export class SkeinSparkline extends LitElement {
         ${this.marks.map((m) => svg`<line class="drop" x1=${this.markX(m)} x2=${this.markX(m)} y1="0" y2=${H}></line>`)}
       </svg>
       ${this.marks.map(
-        (m) => html`<button class="mark" style="left:${this.markX(m)}%" data-seq=${m.rowSeq}
+        (m) => html`<button class="mark" style="left:${this.markX(m)}%; top:${Math.max(0, y(m.before) - 6)}px" data-seq=${m.rowSeq}
           aria-label="Compaction (${m.trigger}): ${exact(m.before)} to ${exact(m.after)} tokens. Show it in the timeline"
           title="Compaction (${m.trigger}): ${exact(m.before)} → ${exact(m.after)} tokens — click to show it"
           @click=${() => this.dispatchEvent(new CustomEvent('show-seq', { detail: { seq: m.rowSeq }, bubbles: true, composed: true }))}></button>`,

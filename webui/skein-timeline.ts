@@ -280,7 +280,8 @@ export class SkeinTimeline extends LitElement {
     const [start, end] = n ? this.range() : [0, 0];
     const top = this.offsets[start]!;
     const bottom = this.offsets[n]! - this.offsets[end]!;
-    const busy = this.state !== 'WaitingForUserInput';
+    // While compacting, the compaction's own live row says so.
+    const busy = this.state !== 'WaitingForUserInput' && this.state !== 'Compacting';
     return html`<div class="inner">
       ${n === 0 && !this.streaming ? this.renderEmpty() : nothing}
       <div style="height:${top}px"></div>

@@ -130,7 +130,9 @@ export class TimelineModel {
         this.compaction(e);
         break;
       case 'error':
-        this.rows.push({ kind: 'error', seq: e.seq, event: e });
+        // A retry the server is about to make is news, not a failure.
+        if (e.code === 'retrying') this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'retry' });
+        else this.rows.push({ kind: 'error', seq: e.seq, event: e });
         break;
       default: {
         // Kinds newer than this UI; a model switch is worth a line.

@@ -1,12 +1,18 @@
-// The built UI in headless Chromium against a real server.
+// The built UI in headless Chromium against a real server: chat, the gauge
+// and sparkline against the log, a threshold compaction, hostile output,
+// reconnecting, and screenshots.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import type { SkeinEvent, UsageEvent } from '../../shared/protocol.js';
+import type { Browser } from 'playwright-core';
+import type { CompactionEvent } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { eventsOf, lastUsage, newSession, openPage, requestUsages, send, sessionId, waitIdle } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
+let compactedSession = '';
 
 beforeAll(async () => {
   server = await startTestServer({ SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.5' });
@@ -17,74 +23,51 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function openPage(path = '/', options: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: options.width ?? 1200, height: 800 }, colorScheme: options.colorScheme ?? 'light' });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url + path);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-  await page.getByText('connected', { exact: true }).waitFor();
-  return { page, errors };
-}
-
-async function send(page: Page, text: string) {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-async function sessionId(page: Page): Promise<string> {
-  await page.waitForURL(/\/s\/[\w-]+$/);
-  return new URL(page.url()).pathname.split('/').pop()!;
-}
-
-async function eventsOf(id: string): Promise<SkeinEvent[]> {
-  return (await api<{ events: SkeinEvent[] }>(server.url, `/api/sessions/${id}/events`)).body.events;
-}
-
-async function waitIdle(page: Page) {
-  await page.getByTestId('agent-state').filter({ hasText: 'WaitingForUserInput' }).waitFor();
-}
-
 describe('web UI', () => {
-  it('chats, moves the gauge, compacts past the threshold and drops the gauge', async () => {
-    const { page, errors } = await openPage();
+  it('renders markdown with highlighted code, follows the log in the gauge and sparkline, and compacts', async () => {
+    const { page, errors } = await openPage(browser, server.url);
     const id = await sessionId(page);
+    compactedSession = id;
     const meter = page.getByRole('meter', { name: 'Context window' });
+    const spark = page.locator('skein-sparkline [data-points]');
 
-    await send(page, 'echo: hello **skein**');
+    await send(page, 'echo: hello **skein**\n\n```ts\nconst answer: number = 42;\n```');
     await page.locator('skein-agent-message strong', { hasText: 'skein' }).waitFor();
+    await page.locator('skein-agent-message .hljs-keyword', { hasText: 'const' }).waitFor();
     await waitIdle(page);
-    const first = Number(await meter.getAttribute('aria-valuenow'));
-    expect(first).toBeGreaterThan(0);
-    expect(await meter.getAttribute('aria-valuemax')).toBe('4000');
-    const lastUsage = (await eventsOf(id)).filter((e): e is UsageEvent => e.kind === 'usage').at(-1)!;
-    expect(first).toBe(lastUsage.gauge.contextTokens);
+    let events = await eventsOf(server.url, id);
+    let usage = lastUsage(events)!.gauge;
+    // The gauge says exactly what the last usage event says, to people and to screen readers.
+    expect(Number(await meter.getAttribute('aria-valuenow'))).toBe(usage.contextTokens);
+    expect(Number(await meter.getAttribute('aria-valuemax'))).toBe(usage.contextWindow);
+    const valueText = (await meter.getAttribute('aria-valuetext'))!;
+    expect(valueText).toContain(`${usage.contextTokens.toLocaleString('en-US')} of ${usage.contextWindow.toLocaleString('en-US')} tokens`);
+    expect(valueText).toContain(`${(usage.cacheRead ?? 0).toLocaleString('en-US')} cache read`);
+    expect(valueText).toMatch(/\d+% until auto-compact/);
+    expect(Number(await spark.getAttribute('data-points'))).toBe(requestUsages(events).length);
 
-    await send(page, 'big: 700');
-    await page.locator('skein-tool-card').first().waitFor();
-    await waitIdle(page);
-    const second = Number(await meter.getAttribute('aria-valuenow'));
-    expect(second).toBeGreaterThan(first + 500);
-    await page.screenshot({ path: screenshotPath('before-compaction') });
-
-    let peak = second;
-    for (let i = 0; i < 4 && (await page.locator('skein-compaction-divider').count()) === 0; i++) {
+    // Fill the context until the server compacts; the sparkline gains a point per request.
+    let compaction: CompactionEvent | undefined;
+    for (let i = 0; i < 6 && !compaction; i++) {
       await send(page, 'big: 700');
-      await page.waitForFunction((n) => document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!.shadowRoot!.querySelectorAll('skein-tool-card').length >= n, i + 2);
+      await page.waitForFunction((n) => document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!
+        .shadowRoot!.querySelectorAll('skein-tool-card').length >= n, i + 1);
       await waitIdle(page);
-      peak = Math.max(peak, ...(await eventsOf(id)).filter((e): e is UsageEvent => e.kind === 'usage' && !e.gauge.estimated).map((u) => u.gauge.contextTokens));
+      events = await eventsOf(server.url, id);
+      compaction = events.find((e): e is CompactionEvent => e.kind === 'compaction' && e.phase === 'finished');
+      expect(Number(await spark.getAttribute('data-points'))).toBe(requestUsages(events).length);
     }
-    const divider = page.locator('skein-compaction-divider').filter({ hasText: 'Compacted' });
-    await divider.first().waitFor();
-    const text = await divider.first().locator('[role=separator]').innerText();
-    const compaction = (await eventsOf(id)).find((e) => e.kind === 'compaction' && e.phase === 'finished');
     expect(compaction).toBeDefined();
-    if (compaction?.kind !== 'compaction') throw new Error('no compaction');
-    expect(text).toContain(`${compaction.tokensBefore!.toLocaleString('en-US')} → ${compaction.tokensAfter!.toLocaleString('en-US')} tokens`);
-    const now = Number(await meter.getAttribute('aria-valuenow'));
-    expect(now).toBeLessThan(peak);
-    expect(peak).toBeGreaterThanOrEqual(2000);
+    const divider = page.locator('skein-compaction-divider [role=separator]');
+    await divider.first().waitFor();
+    expect(await divider.first().innerText()).toContain(`${compaction!.tokensBefore!.toLocaleString('en-US')} → ${compaction!.tokensAfter!.toLocaleString('en-US')} tokens`);
+    expect(compaction!.tokensAfter!).toBeLessThan(compaction!.tokensBefore!);
+    // The drop is marked on the sparkline, and the gauge still equals the last usage event.
+    const finished = events.filter((e) => e.kind === 'compaction' && e.phase === 'finished').length;
+    expect(Number(await spark.getAttribute('data-marks'))).toBe(finished);
+    expect(await page.locator('skein-sparkline button.mark').count()).toBe(finished);
+    usage = lastUsage(events)!.gauge;
+    expect(Number(await meter.getAttribute('aria-valuenow'))).toBe(usage.contextTokens);
     // Folded messages stay on screen, marked.
     expect(await page.getByText('folded, not seen by the model').count()).toBeGreaterThan(0);
     await page.screenshot({ path: screenshotPath('after-compaction') });
@@ -95,25 +78,63 @@ describe('web UI', () => {
     await page.close();
   });
 
-  it('does not run script from model or tool output', async () => {
-    const { page } = await openPage();
-    await page.getByRole('button', { name: 'New session' }).click();
-    await page.getByText('Say something to start').waitFor();
-    const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>[link](javascript:window.__pwned=3)';
-    await send(page, `echo: ${payload}`);
-    await send(page, `bash: echo '${payload.replace(/'/g, '')}'`);
+  it('runs no script from model output, tool output or user text', async () => {
+    const { page, errors } = await openPage(browser, server.url);
+    const id = await newSession(page);
+    const hostile = [
+      '<img src=x onerror="window.__pwned=1">',
+      '<script>window.__pwned=2</script>',
+      '[click me](javascript:window.__pwned=3)',
+      '```',
+      '</code></pre><svg onload="window.__pwned=4"><circle r="9"/></svg>',
+      '<iframe srcdoc="<script>parent.__pwned=5</script>"></iframe>',
+      '<a href="javascript:window.__pwned=6" id="evil">evil link</a>',
+      '<details open ontoggle="window.__pwned=7">x</details>',
+      '<form><button formaction="javascript:window.__pwned=8">go</button></form>',
+      '<style>body{display:none}</style>',
+    ].join('\n');
+    fs.writeFileSync(path.join(server.workDir, 'hostile.md'), hostile);
+    await send(page, `echo: ${hostile}`); // straight into the markdown renderer
+    await send(page, 'read: hostile.md'); // a tool result, then the model quoting it
+    await waitIdle(page);
     await page.locator('skein-tool-card').first().waitFor();
     await waitIdle(page);
-    await page.locator('skein-agent-message a').first().click().catch(() => undefined);
+    const events = await eventsOf(server.url, id);
+    expect(events.some((e) => e.kind === 'tool_result' && e.output.includes('onerror'))).toBe(true);
+    // The tool output is shown as text, literally.
+    await page.locator('skein-tool-card pre', { hasText: '<img src=x onerror=' }).first().waitFor();
+    // Nothing executable made it into the DOM, and clicking the links runs nothing.
+    const found = await page.evaluate(() => {
+      const bad: string[] = [];
+      const walk = (root: Document | ShadowRoot) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (['SCRIPT', 'IFRAME', 'FORM', 'svg', 'STYLE'].includes(el.tagName) && el.closest('.markdown')) bad.push(el.tagName);
+          for (const a of el.getAttributeNames()) if (a.startsWith('on')) bad.push(`${el.tagName}[${a}]`);
+          const href = el.getAttribute('href');
+          if (href && /^\s*javascript:/i.test(href)) bad.push(`href=${href}`);
+          if (el.shadowRoot) walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return bad;
+    });
+    expect(found).toEqual([]);
+    for (const link of await page.locator('skein-agent-message .markdown a').all()) await link.click({ timeout: 2000 }).catch(() => undefined);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('skein-app').isVisible()).toBe(true); // the <style> did not hide the page
+    expect(errors).toEqual([]);
     await page.close();
   });
 
-  it('reconnects after a dropped socket with no duplicate and no missing event', async () => {
-    const { page } = await openPage();
-    const id = await sessionId(page);
+  it('reconnects after a dropped socket from the last seq, with no duplicate and no missing event', async () => {
+    const { page } = await openPage(browser, server.url);
+    const id = await newSession(page);
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
     await send(page, 'echo: before drop');
     await waitIdle(page);
+    const seenBefore = (await eventsOf(server.url, id)).length;
     await page.evaluate(() => (document.querySelector('skein-app') as unknown as { dropConnection(): void }).dropConnection());
     await api(server.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: while away' } });
     await page.getByText('connected', { exact: true }).waitFor();
@@ -121,23 +142,34 @@ describe('web UI', () => {
     await send(page, 'echo: after drop');
     await page.locator('skein-agent-message', { hasText: 'after drop' }).waitFor();
     await waitIdle(page);
-    const all = await eventsOf(id);
-    const users = all.filter((e) => e.kind === 'user').length;
-    const agents = all.filter((e) => e.kind === 'agent' && e.text.trim() !== '').length;
-    expect(await page.locator('skein-user-message').count()).toBe(users);
-    expect(await page.locator('skein-agent-message').count()).toBe(agents);
+    // It asked for exactly what it had not seen.
+    expect(sockets.some((url) => new URL(url).searchParams.get('since') === String(seenBefore))).toBe(true);
+    const all = await eventsOf(server.url, id);
+    const held = await page.evaluate(() => (document.querySelector('skein-app') as unknown as { eventSeqs(): number[] }).eventSeqs());
+    expect(held).toEqual(all.map((e) => e.seq));
+    const rows = await page.evaluate(() => (document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline') as unknown as { renderedSeqs(): number[] }).renderedSeqs());
+    const expected = all.filter((e) => e.kind === 'user' || (e.kind === 'agent' && e.text.trim() !== '')).map((e) => e.seq);
+    expect(rows.filter((s) => expected.includes(s))).toEqual(expected);
+    expect(new Set(rows).size).toBe(rows.length);
     await page.close();
   });
 
-  it('opens a session by deep link and takes screenshots in light and dark, desktop and phone', async () => {
-    const { body } = await api<{ sessions: { id: string }[] }>(server.url, '/api/sessions');
-    const id = body.sessions.at(-1)!.id; // the oldest: the compaction session
+  it('opens a session by deep link, in light and dark, on a laptop and a phone', async () => {
+    expect(compactedSession).not.toBe('');
     for (const colorScheme of ['light', 'dark'] as const) {
-      for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
-        const { page } = await openPage(`/s/${id}`, { colorScheme, width });
+      for (const [label, width, height] of [['desktop', 1280, 800], ['phone', 390, 844]] as const) {
+        const { page, errors } = await openPage(browser, server.url, `/s/${compactedSession}`, { colorScheme, width, height });
         await page.locator('skein-compaction-divider').first().waitFor();
-        expect(page.url()).toContain(`/s/${id}`);
+        expect(page.url()).toContain(`/s/${compactedSession}`);
+        // Nothing wider than the screen: no sideways scrolling on a phone.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: screenshotPath(`${colorScheme}-${label}`) });
+        if (label === 'phone') {
+          await page.getByRole('button', { name: 'Sessions' }).click();
+          await page.getByRole('link', { name: /big: 700|echo: hello/ }).first().waitFor();
+          await page.screenshot({ path: screenshotPath(`${colorScheme}-phone-sessions`) });
+        }
+        expect(errors).toEqual([]);
         await page.close();
       }
     }
