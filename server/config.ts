@@ -15,6 +15,7 @@ export interface Config {
   compactTargetRatio: number;
   bashTimeoutMs: number;
   toolOutputLimit: number;
+  token: string | undefined;
   compactPreflight: boolean;
   compactEveryNCalls: number;
   compactKeepToolResults: number;
@@ -135,6 +136,11 @@ export const SETTINGS = [
     key: 'toolOutputLimit', env: 'SKEIN_TOOL_OUTPUT_LIMIT', flag: '--tool-output-limit', defaultText: '30000',
     description: 'Characters of tool output kept in a result (head and tail)',
     parse: integer(1000, 10_000_000), fallback: () => 30_000,
+  }),
+  setting({
+    key: 'token', env: 'SKEIN_TOKEN', flag: '--token', defaultText: 'random when not on loopback',
+    description: 'Access token, required on every request when set or when listening beyond loopback (16+ characters)',
+    parse: (raw) => (raw.trim().length >= 16 ? raw.trim() : new ConfigError('at least 16 characters')), fallback: () => undefined,
   }),
   setting({
     key: 'compactPreflight', env: 'SKEIN_COMPACT_PREFLIGHT', flag: '--compact-preflight', defaultText: 'on',

@@ -38,7 +38,9 @@ const server = await startServer(config).catch((err: unknown) => {
   process.exit(2);
 });
 for (const warning of server.warnings) console.warn(`[skein] ${warning}`);
-console.log(`skein is running at ${server.url}  (model: ${server.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
+// With a token, the printed URL carries it once; the page keeps it in an HttpOnly cookie.
+const openUrl = server.token ? `${server.url}/?token=${encodeURIComponent(server.token)}` : server.url;
+console.log(`skein is running at ${openUrl}  (model: ${server.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
 
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { providerSettings } from './agent/model-switch.js';
 import { Sessions } from './agent/sessions.js';
 import type { Config } from './config.js';
+import { Access } from './http/access.js';
 import { createApp } from './http/app.js';
 import { attachHub } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
@@ -18,6 +19,8 @@ export interface RunningServer {
   sessions: Sessions;
   /** The model of new sessions (with only OPENAI_BASE_URL set: the first model that server lists). */
   model: string;
+  /** The access token, when one is needed (non-loopback bind or SKEIN_TOKEN). */
+  token: string | undefined;
   warnings: string[];
   close(): Promise<void>;
 }
@@ -28,9 +31,10 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR): Promis
   const warnings = sessions.loadAll();
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
-  const app = createApp({ sessions, uiDir, host: config.host, port: () => port, models, defaultModel: config.model });
+  const access = new Access(config.host, () => port, Access.tokenFor(config.host, config.token));
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model });
   const server = http.createServer(app);
-  const hub = attachHub(server, sessions, config.host, () => port);
+  const hub = attachHub(server, sessions, access);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -42,6 +46,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR): Promis
     port,
     sessions,
     model: config.model,
+    token: access.token,
     warnings,
     async close() {
       await hub.close();

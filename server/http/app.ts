@@ -6,27 +6,38 @@ import { checkText, MAX_FRAME_BYTES, type ModelEntry } from '../../shared/protoc
 import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
-import { originAllowed } from './origin.js';
+import type { Access } from './access.js';
 
 export interface AppOptions {
   sessions: Sessions;
   uiDir: string;
-  host: string;
-  port: () => number;
+  access: Access;
   /** GET /api/models: the models usable with the configured keys (absent: only `predictable`). */
   models?: () => Promise<ModelEntry[]>;
   /** The model of new sessions. */
   defaultModel?: string;
 }
 
-export function createApp({ sessions, uiDir, host, port, models, defaultModel }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
 
   app.use((req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && !originAllowed(req, host, port())) {
-      res.status(403).json({ error: 'cross-origin request refused' });
+    if (req.path === '/healthz') return next();
+    const verdict = access.check(req, req.method !== 'GET' && req.method !== 'HEAD');
+    if (!verdict.ok) {
+      res.status(verdict.status).json({ error: verdict.reason });
       return;
+    }
+    if (verdict.viaQuery) {
+      // The token came in the URL once: keep it in a cookie, and take it out of the address bar.
+      res.setHeader('Set-Cookie', access.cookie());
+      if (req.method === 'GET' && !req.path.startsWith('/api/')) {
+        const url = new URL(req.originalUrl, 'http://localhost');
+        url.searchParams.delete('token');
+        res.redirect(303, url.pathname + url.search);
+        return;
+      }
     }
     next();
   });

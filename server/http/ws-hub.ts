@@ -6,19 +6,20 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import type { Sessions } from '../agent/sessions.js';
-import { originAllowed } from './origin.js';
+import type { Access } from './access.js';
 
 export interface Hub {
   close(): Promise<void>;
 }
 
-export function attachHub(server: Server, sessions: Sessions, host: string, port: () => number): Hub {
+export function attachHub(server: Server, sessions: Sessions, access: Access): Hub {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws') return refuse(socket, 404, 'Not Found');
-    if (!originAllowed(req, host, port())) return refuse(socket, 403, 'Forbidden');
+    const verdict = access.check(req, true);
+    if (!verdict.ok) return refuse(socket, verdict.status, verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
     const live = sessions.get(url.searchParams.get('session') ?? '');
     if (!live) return refuse(socket, 404, 'Not Found');
     const sinceRaw = url.searchParams.get('since') ?? '0';

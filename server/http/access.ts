@@ -1,0 +1,113 @@
+// Who may talk to skein. A coding agent runs shell commands; no other web
+// page, process or network peer may drive it.
+// - Host: on a loopback bind, only loopback Host names (a DNS-rebinding page
+//   reaches 127.0.0.1 under its own name and is refused).
+// - Origin: a state-changing request or WebSocket upgrade from a browser must
+//   come from the server's own origin (cross-site request / WebSocket hijacking).
+// - Token: required on any non-loopback bind (and whenever SKEIN_TOKEN is set):
+//   `?token=` once (then an HttpOnly SameSite=Strict cookie), a cookie, or
+//   `Authorization: Bearer`. Compared in constant time.
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export const TOKEN_COOKIE = 'skein_token';
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export type Verdict = { ok: true; viaQuery?: boolean } | { ok: false; status: 401 | 403; reason: string };
+
+export class Access {
+  private readonly tokenDigest: Buffer | undefined;
+
+  constructor(
+    private readonly listenHost: string,
+    private readonly port: () => number,
+    /** Undefined: no token needed (loopback bind without SKEIN_TOKEN). */
+    readonly token: string | undefined,
+  ) {
+    this.tokenDigest = token === undefined ? undefined : digest(token);
+  }
+
+  /** The token to use: SKEIN_TOKEN, else a random one when the bind is not loopback. */
+  static tokenFor(listenHost: string, configured: string | undefined): string | undefined {
+    if (configured) return configured;
+    return isLoopback(listenHost) ? undefined : crypto.randomBytes(24).toString('base64url');
+  }
+
+  /** Checks a request or upgrade. `stateChanging`: POST and WebSocket upgrades need a same-origin Origin. */
+  check(req: IncomingMessage, stateChanging: boolean): Verdict {
+    const hostName = hostnameOf(req.headers.host);
+    if (isLoopback(this.listenHost) && (hostName === undefined || !isLoopback(hostName))) {
+      return { ok: false, status: 403, reason: 'unexpected Host header for a loopback server' };
+    }
+    if (stateChanging && !this.originAllowed(req.headers.origin, hostName)) {
+      return { ok: false, status: 403, reason: 'cross-origin request refused' };
+    }
+    if (!this.tokenDigest) return { ok: true };
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const candidates: [string | undefined, boolean][] = [
+      [cookieValue(req.headers.cookie, TOKEN_COOKIE), false],
+      [bearer(req.headers.authorization), false],
+      [url.searchParams.get('token') ?? undefined, true],
+    ];
+    for (const [candidate, viaQuery] of candidates) {
+      if (candidate !== undefined && crypto.timingSafeEqual(digest(candidate), this.tokenDigest)) return { ok: true, viaQuery };
+    }
+    return { ok: false, status: 401, reason: 'missing or wrong access token (open the URL skein printed at start, or send Authorization: Bearer <token>)' };
+  }
+
+  cookie(): string {
+    return `${TOKEN_COOKIE}=${encodeURIComponent(this.token ?? '')}; HttpOnly; SameSite=Strict; Path=/`;
+  }
+
+  private originAllowed(origin: string | undefined, hostName: string | undefined): boolean {
+    // Non-browser clients send no Origin; browsers always do on cross-origin POSTs and upgrades.
+    if (origin === undefined) return true;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    if (Number(url.port || (url.protocol === 'https:' ? 443 : 80)) !== this.port()) return false;
+    if (isLoopback(url.hostname)) return true;
+    // Served on another address: the page's origin is the address it was reached at.
+    return !isLoopback(this.listenHost) && (url.hostname === this.listenHost || url.hostname === hostName);
+  }
+}
+
+function digest(text: string): Buffer {
+  return crypto.createHash('sha256').update(text).digest();
+}
+
+function hostnameOf(host: string | undefined): string | undefined {
+  if (!host) return undefined;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) {
+      try {
+        return decodeURIComponent(rest.join('='));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  return match?.[1];
+}
