@@ -92,7 +92,23 @@ describe('compaction story', () => {
   });
 
   it('streams the answer as it arrives, shows a retry, and switches the model', async () => {
-    const { page, errors } = await openPage(browser, server.url);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // Frames pass through the test in order; after each delta it waits a little, so
+    // the streamed text is on screen part-way whatever the machine's speed.
+    await page.routeWebSocket(/\/ws\?/, (ws) => {
+      const server = ws.connectToServer();
+      let chain = Promise.resolve();
+      server.onMessage((m) => {
+        chain = chain.then(async () => {
+          ws.send(m);
+          if (String(m).startsWith('{"type":"delta"')) await new Promise((r) => setTimeout(r, 40));
+        });
+      });
+    });
+    await page.goto(server.url);
+    await page.getByText('connected', { exact: true }).waitFor();
     await page.getByRole('button', { name: '+ New session' }).click();
     await page.getByText('Say something to start').waitFor();
     const id = await sessionId(page);
