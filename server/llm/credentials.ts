@@ -22,8 +22,8 @@ export const KEY_VARIABLES = {
 
 /** The model a provider's sessions get when only its key is set. */
 export const DEFAULT_MODELS = {
-  anthropic: 'claude-sonnet-4-5',
-  openai: 'gpt-4.1',
+  anthropic: 'claude-sonnet-5-5',
+  openai: 'gpt-5.6-terra',
   gemini: 'gemini-2.5-pro',
 } as const;
 

@@ -1,6 +1,8 @@
 // The model table: context window, max output and prices per million tokens,
 // for the built-in model and the current Anthropic, OpenAI and Gemini models.
-// Prices are list prices in USD per million tokens, standard (not batch) tier.
+// Prices are the providers' published list prices in USD per million tokens
+// (standard tier, not batch), as of November 2026; a model not listed still
+// works, with a conservative window and no cost (see README "Providers").
 import type { ModelLimits } from './types.js';
 
 export type ProviderName = 'predictable' | 'anthropic' | 'openai' | 'gemini';
@@ -25,38 +27,48 @@ export interface ModelInfo extends ModelLimits {
 
 const FREE: Prices = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
 
-/** Anthropic bills a 5-minute cache write at 1.25x and a read at 0.1x the input price. */
-function claude(contextWindow: number, maxOutputTokens: number, input: number, output: number): ModelInfo {
-  return { provider: 'anthropic', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: input * 1.25, cacheRead: input * 0.1 } };
+/** Anthropic: a 5-minute cache write is 1.25x the input price; reads as listed (0.1x on most models). */
+function claude(contextWindow: number, maxOutputTokens: number, input: number, output: number, cacheRead = input * 0.1): ModelInfo {
+  return { provider: 'anthropic', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: input * 1.25, cacheRead } };
 }
 
-/** OpenAI caches prompts automatically: no write charge, cached input at its own price. */
-function gpt(contextWindow: number, maxOutputTokens: number, input: number, cachedInput: number, output: number): ModelInfo {
-  return { provider: 'openai', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: input, cacheRead: cachedInput } };
+/** OpenAI: cached input at its own price; GPT-5.6 also bills cache writes (1.25x) and doubles input over 272k. */
+function gpt(contextWindow: number, maxOutputTokens: number, input: number, cachedInput: number, output: number, writes = false): ModelInfo {
+  const info: ModelInfo = { provider: 'openai', contextWindow, maxOutputTokens, prices: { input, output, cacheWrite: writes ? input * 1.25 : input, cacheRead: cachedInput } };
+  if (writes) info.longContext = { above: 272_000, prices: { input: input * 2, output: output * 1.5, cacheWrite: input * 2.5, cacheRead: cachedInput * 2 } };
+  return info;
 }
 
-/** Gemini's implicit cache: no write charge, cached input at its own price. */
-function gemini(input: number, cachedInput: number, output: number, long?: [number, number, number]): ModelInfo {
-  const info: ModelInfo = { provider: 'gemini', contextWindow: 1_048_576, maxOutputTokens: 65_536, prices: { input, output, cacheWrite: input, cacheRead: cachedInput } };
+/** Gemini's implicit cache: no write charge, cached input at its own price; Pro models cost more over 200k. */
+function gemini(input: number, cachedInput: number, output: number, long?: [number, number, number], maxOutputTokens = 65_536): ModelInfo {
+  const info: ModelInfo = { provider: 'gemini', contextWindow: 1_048_576, maxOutputTokens, prices: { input, output, cacheWrite: input, cacheRead: cachedInput } };
   if (long) info.longContext = { above: 200_000, prices: { input: long[0], cacheWrite: long[0], cacheRead: long[1], output: long[2] } };
   return info;
 }
+
+const M = 1_000_000;
 
 export const MODELS: Record<string, ModelInfo> = {
   // Small on purpose, so compaction shows within a few turns.
   predictable: { provider: 'predictable', contextWindow: 8000, maxOutputTokens: 1024, prices: FREE },
 
-  'claude-opus-4-6': claude(200_000, 128_000, 5, 25),
-  'claude-sonnet-4-6': claude(200_000, 64_000, 3, 15),
+  'claude-fable-5-1': claude(M, 128_000, 10, 50, 0.25),
+  'claude-opus-5-5': claude(M, 128_000, 4, 20, 0.2),
+  'claude-sonnet-5-5': claude(M, 128_000, 2, 10, 0.1),
+  'claude-haiku-5-5': { ...claude(M, 128_000, 0.1, 0.5, 0.01), longContext: { above: 100_000, prices: { input: 0.5, output: 2.5, cacheWrite: 0.625, cacheRead: 0.05 } } },
+  'claude-opus-5': claude(M, 128_000, 5, 25),
+  'claude-opus-4-8': claude(M, 128_000, 5, 25),
+  'claude-opus-4-7': claude(M, 128_000, 5, 25),
+  'claude-opus-4-6': claude(M, 128_000, 5, 25),
+  'claude-sonnet-4-6': claude(M, 64_000, 3, 15),
   'claude-opus-4-5': claude(200_000, 64_000, 5, 25),
   'claude-sonnet-4-5': claude(200_000, 64_000, 3, 15),
   'claude-haiku-4-5': claude(200_000, 64_000, 1, 5),
-  'claude-opus-4-1': claude(200_000, 32_000, 15, 75),
-  'claude-opus-4-0': claude(200_000, 32_000, 15, 75),
-  'claude-sonnet-4-0': claude(200_000, 64_000, 3, 15),
-  'claude-3-5-haiku': claude(200_000, 8_192, 0.8, 4),
 
-  // GPT-5 models take at most 272k input tokens of their 400k window: that is the window here.
+  'gpt-5.6-sol': gpt(1_050_000, 128_000, 5, 0.5, 30, true),
+  'gpt-5.6-terra': gpt(1_050_000, 128_000, 2, 0.2, 12, true),
+  'gpt-5.6-luna': gpt(1_050_000, 128_000, 0.2, 0.02, 1.2, true),
+  // GPT-5 and 5.1 take at most 272k input tokens of their 400k window: that is the window here.
   'gpt-5.1': gpt(272_000, 128_000, 1.25, 0.125, 10),
   'gpt-5': gpt(272_000, 128_000, 1.25, 0.125, 10),
   'gpt-5-mini': gpt(272_000, 128_000, 0.25, 0.025, 2),
@@ -70,17 +82,17 @@ export const MODELS: Record<string, ModelInfo> = {
   'o4-mini': gpt(200_000, 100_000, 1.1, 0.275, 4.4),
 
   'gemini-3-pro-preview': gemini(2, 0.2, 12, [4, 0.4, 18]),
+  'gemini-3-flash-preview': gemini(0.5, 0.05, 3),
   'gemini-2.5-pro': gemini(1.25, 0.125, 10, [2.5, 0.25, 15]),
   'gemini-2.5-flash': gemini(0.3, 0.03, 2.5),
   'gemini-2.5-flash-lite': gemini(0.1, 0.01, 0.4),
-  'gemini-2.0-flash': { ...gemini(0.1, 0.025, 0.4), maxOutputTokens: 8_192 },
+  'gemini-2.0-flash': gemini(0.1, 0.025, 0.4, undefined, 8_192),
 };
 
 /** Aliases the providers document for the same model. */
 const ALIASES: Record<string, string> = {
-  'claude-opus-4': 'claude-opus-4-0',
-  'claude-sonnet-4': 'claude-sonnet-4-0',
-  'claude-3-5-haiku-latest': 'claude-3-5-haiku',
+  'gpt-5.1-chat-latest': 'gpt-5.1',
+  'gpt-5-chat-latest': 'gpt-5',
 };
 
 /** What an unknown model gets: small enough for most local models, with a warning. */

@@ -2,7 +2,8 @@
 // input + cacheRead + cacheWrite is the whole prompt. Each provider counts
 // differently, and getting it wrong makes the gauge lie:
 // - Anthropic: input_tokens EXCLUDES cache reads and writes (add them);
-// - OpenAI: prompt_tokens INCLUDES prompt_tokens_details.cached_tokens (subtract, never add);
+// - OpenAI: prompt_tokens INCLUDES prompt_tokens_details.cached_tokens (subtract, never add),
+//   and the cache_write_tokens newer models report (subtract those too);
 // - Gemini: promptTokenCount INCLUDES cachedContentTokenCount (subtract, never add).
 // costUsd is 0 here; the agent prices it from the model table.
 import type { Usage } from '../../shared/protocol.js';
@@ -17,7 +18,7 @@ export interface AnthropicUsage {
 export interface OpenAIUsage {
   prompt_tokens?: number | null;
   completion_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  prompt_tokens_details?: { cached_tokens?: number | null; cache_write_tokens?: number | null } | null;
 }
 
 export interface GeminiUsage {
@@ -43,7 +44,8 @@ export function fromAnthropic(u: AnthropicUsage): Usage {
 export function fromOpenAI(u: OpenAIUsage): Usage {
   const prompt = n(u.prompt_tokens);
   const cached = Math.min(prompt, n(u.prompt_tokens_details?.cached_tokens));
-  return { input: prompt - cached, cacheRead: cached, cacheWrite: 0, output: n(u.completion_tokens), costUsd: 0 };
+  const written = Math.min(prompt - cached, n(u.prompt_tokens_details?.cache_write_tokens));
+  return { input: prompt - cached - written, cacheRead: cached, cacheWrite: written, output: n(u.completion_tokens), costUsd: 0 };
 }
 
 export function fromGemini(u: GeminiUsage): Usage {

@@ -1,0 +1,154 @@
+// A local Anthropic Messages API: POST /v1/messages, JSON or SSE
+// (message_start, content_block_start/delta/stop with text_delta and
+// input_json_delta, message_delta, message_stop). Usage as Anthropic reports
+// it: input_tokens EXCLUDES cache reads and writes, with prompt caching
+// simulated at the request's cache_control breakpoints. Over its window it
+// answers 400 invalid_request_error "prompt is too long: ..." or "input
+// length and `max_tokens` exceed context limit: ...", like the API.
+import type http from 'node:http';
+import type { ViewMessage } from '../../shared/protocol.js';
+import { Brain, FailurePlan, type Answer, type Reported } from './brain.js';
+import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
+import { block, PromptCache, tokens, type Block } from './prompt-cache.js';
+
+export interface AnthropicUsageWire {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+}
+
+export interface AnthropicFake {
+  url: string;
+  key: string;
+  /** Context window the fake enforces, in its own token counts. */
+  window: number;
+  failures: FailurePlan;
+  reported: Reported<AnthropicUsageWire>[];
+  requests: any[];
+  close(): Promise<void>;
+}
+
+type Wire = { type: string; [k: string]: any };
+
+export async function startAnthropicFake(options: { window?: number; key?: string } = {}): Promise<AnthropicFake> {
+  const brain = new Brain();
+  const cache = new PromptCache('explicit');
+  let n = 0;
+  const fake: Omit<AnthropicFake, 'url' | 'close'> = {
+    key: options.key ?? 'sk-ant-test',
+    window: options.window ?? 200_000,
+    failures: new FailurePlan(),
+    reported: [],
+    requests: [],
+  };
+
+  const error = (res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+    json(res, status, { type: 'error', error: { type, message }, request_id: `req_fake_${++n}` }, headers);
+
+  const server = await listen(async (req: FakeRequest, res) => {
+    if (req.method !== 'POST' || req.url !== '/v1/messages') return error(res, 404, 'not_found_error', `Not found: ${req.url}`);
+    // The key comes as x-api-key or, from newer SDKs, as a bearer token.
+    if (req.headers['x-api-key'] !== fake.key && req.headers.authorization !== `Bearer ${fake.key}`) return error(res, 401, 'authentication_error', 'invalid x-api-key');
+    if (!req.headers['anthropic-version']) return error(res, 400, 'invalid_request_error', 'anthropic-version header is required');
+    const body = req.body;
+    fake.requests.push(body);
+    const failure = fake.failures.take();
+    if (failure === 529) return error(res, 529, 'overloaded_error', 'Overloaded');
+    if (failure === 429) return error(res, 429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '0' });
+    if (typeof failure === 'number') return error(res, failure, 'api_error', 'Internal server error');
+
+    const blocks = requestBlocks(body);
+    const split = cache.split(blocks, 7);
+    if (split.total > fake.window) return error(res, 400, 'invalid_request_error', `prompt is too long: ${split.total} tokens > ${fake.window} maximum`);
+    if (split.total + body.max_tokens > fake.window) {
+      return error(res, 400, 'invalid_request_error', `input length and \`max_tokens\` exceed context limit: ${split.total} + ${body.max_tokens} > ${fake.window}, decrease input length or \`max_tokens\` and try again`);
+    }
+    const answer = await brain.answer(conversation(body));
+    if (answer.kind === 'overflow') return error(res, 400, 'invalid_request_error', `prompt is too long: ${split.total} tokens > ${split.total - 1} maximum`);
+    if (answer.kind === 'fail') return answer.status === 529 ? error(res, 529, 'overloaded_error', 'Overloaded') : error(res, answer.status, 'api_error', 'Internal server error');
+
+    const content = contentOf(answer, ++n);
+    const usage: AnthropicUsageWire = {
+      input_tokens: split.uncached,
+      cache_creation_input_tokens: split.write,
+      cache_read_input_tokens: split.read,
+      output_tokens: tokens(answer.text) + answer.calls.reduce((k, c) => k + tokens(JSON.stringify(c.input)), 0) + 1,
+    };
+    const message = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: answer.calls.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage };
+    fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
+    if (!body.stream) return json(res, 200, message, { 'request-id': `req_fake_${n}` });
+    await stream(res, message, failure === 'mid-stream');
+  });
+  return Object.assign(fake, { url: server.url, close: server.close });
+}
+
+async function stream(res: http.ServerResponse, message: any, breakOff: boolean): Promise<void> {
+  const sse = openSse(res);
+  const send = (event: Wire) => sse.send(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  const { usage, content, stop_reason } = message;
+  await send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  await send({ type: 'ping' });
+  for (const [index, b] of (content as Wire[]).entries()) {
+    if (b.type === 'text') {
+      await send({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const [i, text] of pieces(b.text).entries()) {
+        await send({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+        // An overloaded API can fail in the middle of an answer: an `error` event, then the stream ends.
+        if (breakOff && i === 1) {
+          await send({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+          return sse.end();
+        }
+      }
+    } else {
+      await send({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+      for (const partial_json of pieces(JSON.stringify(b.input), 7)) await send({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+    }
+    await send({ type: 'content_block_stop', index });
+  }
+  await send({ type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  await send({ type: 'message_stop' });
+  sse.end();
+}
+
+function contentOf(answer: Extract<Answer, { kind: 'answer' }>, n: number): Wire[] {
+  const content: Wire[] = answer.text ? [{ type: 'text', text: answer.text }] : [];
+  answer.calls.forEach((c, i) => content.push({ type: 'tool_use', id: `toolu_fake_${n}_${i}`, name: c.name, input: c.input }));
+  return content;
+}
+
+/** The prompt in the order the API reads it (tools, system, messages), each block separately cacheable. */
+function requestBlocks(body: any): Block[] {
+  const strip = ({ cache_control, ...rest }: Wire) => rest;
+  const out: Block[] = [];
+  for (const tool of body.tools ?? []) out.push(block(strip(tool), Boolean(tool.cache_control)));
+  const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
+  for (const b of system) out.push(block(strip(b), Boolean(b.cache_control)));
+  for (const m of body.messages) {
+    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    for (const b of content) out.push(block({ role: m.role, ...strip(b) }, Boolean(b.cache_control)));
+  }
+  return out;
+}
+
+/** The wire conversation in the neutral shape the brain reads. */
+function conversation(body: any): { system: string; messages: ViewMessage[]; hasTools: boolean } {
+  const system = typeof body.system === 'string' ? body.system : (body.system ?? []).map((b: Wire) => b.text).join('\n');
+  const messages: ViewMessage[] = [];
+  for (const m of body.messages) {
+    const content: Wire[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    if (m.role === 'assistant') {
+      const text = content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+      const toolCalls = content.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, input: b.input }));
+      messages.push({ role: 'assistant', content: text, ...(toolCalls.length && { toolCalls }) });
+      continue;
+    }
+    for (const b of content) {
+      if (b.type === 'tool_result') {
+        const text = typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: Wire) => c.text).join('');
+        messages.push({ role: 'tool', content: text, toolCallId: b.tool_use_id });
+      } else if (b.type === 'text') messages.push({ role: 'user', content: b.text });
+    }
+  }
+  return { system, messages, hasTools: (body.tools ?? []).length > 0 };
+}

@@ -1,0 +1,146 @@
+// A local Gemini API: POST /v1beta/models/{model}:generateContent (JSON) and
+// :streamGenerateContent?alt=sse (`data: {...}` chunks, usageMetadata on
+// each, the finish reason on the last). Usage as Gemini reports it:
+// promptTokenCount INCLUDES cachedContentTokenCount (implicit caching,
+// simulated). Function calls come whole, parallel ones as several parts;
+// `gemini-3…` models carry a thoughtSignature on the first call of a step and
+// refuse a replayed call without one, like the API. Over its window: 400
+// INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of
+// tokens allowed (M)."
+import type http from 'node:http';
+import type { ViewMessage } from '../../shared/protocol.js';
+import { Brain, FailurePlan, type Reported } from './brain.js';
+import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
+import { block, PromptCache, tokens } from './prompt-cache.js';
+
+export interface GeminiUsageWire {
+  promptTokenCount: number;
+  candidatesTokenCount: number;
+  totalTokenCount: number;
+  cachedContentTokenCount?: number;
+  promptTokensDetails: { modality: string; tokenCount: number }[];
+}
+
+export interface GeminiFake {
+  url: string;
+  key: string;
+  window: number;
+  failures: FailurePlan;
+  reported: Reported<GeminiUsageWire>[];
+  requests: any[];
+  /** Signatures this fake issued; a gemini-3 request must send them back. */
+  signatures: Set<string>;
+  close(): Promise<void>;
+}
+
+const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const SKIP = 'skip_thought_signature_validator';
+
+export async function startGeminiFake(options: { window?: number; key?: string } = {}): Promise<GeminiFake> {
+  const brain = new Brain();
+  const cache = new PromptCache('automatic');
+  let n = 0;
+  const fake: Omit<GeminiFake, 'url' | 'close'> = {
+    key: options.key ?? 'gemini-test-key',
+    window: options.window ?? 1_048_576,
+    failures: new FailurePlan(),
+    reported: [],
+    requests: [],
+    signatures: new Set(),
+  };
+  const error = (res: http.ServerResponse, code: number, message: string) => json(res, code, { error: { code, message, status: STATUS[code] ?? 'UNKNOWN' } });
+
+  const server = await listen(async (req: FakeRequest, res) => {
+    const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(req.url);
+    if (req.method !== 'POST' || !route) return error(res, 404, `Method not found: ${req.url}`);
+    if (req.headers['x-goog-api-key'] !== fake.key) return error(res, 400, 'API key not valid. Please pass a valid API key.');
+    const [, model, method] = route;
+    const body = req.body;
+    fake.requests.push(body);
+    const failure = fake.failures.take();
+    if (failure === 503) return error(res, 503, 'The model is overloaded. Please try again later.');
+    if (failure === 429) return error(res, 429, 'Resource has been exhausted (e.g. check quota).');
+    if (typeof failure === 'number') return error(res, failure, 'An internal error has occurred. Please retry or report in the troubleshooting guide.');
+    if (model!.startsWith('gemini-3')) {
+      const missing = unsignedCall(body, fake.signatures);
+      if (missing !== undefined) return error(res, 400, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${missing}\` , position 2.`);
+    }
+    const system = body.systemInstruction ?? body.generationConfig?.systemInstruction;
+    const tools = body.tools ?? [];
+    const split = cache.split([block(system ?? ''), ...tools.map((t: unknown) => block(t)), ...body.contents.flatMap((c: any) => c.parts.map((p: any) => block({ role: c.role, ...p })))], 2);
+    const tooLong = () => error(res, 400, `The input token count (${split.total}) exceeds the maximum number of tokens allowed (${fake.window}).`);
+    if (split.total > fake.window) return tooLong();
+    const answer = await brain.answer(conversation(body, system));
+    if (answer.kind === 'overflow') return tooLong();
+    if (answer.kind === 'fail') return error(res, answer.status === 529 ? 503 : answer.status, 'An internal error has occurred.');
+
+    n++;
+    const calls = answer.calls.map((c, i) => {
+      const signature = model!.startsWith('gemini-3') && i === 0 ? Buffer.from(`sig-${n}`).toString('base64') : undefined;
+      if (signature) fake.signatures.add(signature);
+      return { functionCall: { name: c.name, args: c.input }, ...(signature && { thoughtSignature: signature }) };
+    });
+    const candidates = tokens(answer.text) + answer.calls.reduce((k, c) => k + tokens(JSON.stringify(c.input)), 0) + 1;
+    const usage: GeminiUsageWire = {
+      promptTokenCount: split.total,
+      candidatesTokenCount: candidates,
+      totalTokenCount: split.total + candidates,
+      // The API leaves the field out when nothing was cached.
+      ...(split.read > 0 && { cachedContentTokenCount: split.read }),
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: split.total }],
+    };
+    fake.reported.push({ usage, summary: answer.summary, streamed: method === 'streamGenerateContent' });
+    const meta = { modelVersion: model, responseId: `resp-fake-${n}` };
+    const parts = [...(answer.text ? [{ text: answer.text }] : []), ...calls];
+    if (method === 'generateContent') {
+      return json(res, 200, { candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, ...meta });
+    }
+    const sse = openSse(res);
+    const send = (chunkParts: object[], last: boolean, soFar: number) =>
+      sse.send(`data: ${JSON.stringify({
+        candidates: [{ content: { parts: chunkParts, role: 'model' }, ...(last && { finishReason: 'STOP' }), index: 0 }],
+        usageMetadata: last ? usage : { promptTokenCount: split.total, candidatesTokenCount: soFar, totalTokenCount: split.total + soFar, promptTokensDetails: usage.promptTokensDetails },
+        ...meta,
+      })}\r\n\r\n`);
+    const texts = pieces(answer.text);
+    let soFar = 0;
+    for (const [i, text] of texts.entries()) {
+      soFar += tokens(text);
+      await send([{ text }], i === texts.length - 1 && !calls.length, soFar);
+    }
+    if (calls.length || !texts.length) await send(calls, true, candidates);
+    sse.end();
+  });
+  return Object.assign(fake, { url: server.url, close: server.close });
+}
+
+/** The name of a replayed function call that opens a step without a valid signature, if any. */
+function unsignedCall(body: any, issued: Set<string>): string | undefined {
+  for (const c of body.contents) {
+    if (c.role !== 'model') continue;
+    const first = c.parts.find((p: any) => p.functionCall);
+    if (first && first.thoughtSignature !== SKIP && !issued.has(first.thoughtSignature)) return first.functionCall.name;
+  }
+  return undefined;
+}
+
+function conversation(body: any, system: any): { system: string; messages: ViewMessage[]; hasTools: boolean } {
+  const systemText = typeof system === 'string' ? system : (system?.parts ?? []).map((p: any) => p.text ?? '').join('');
+  const messages: ViewMessage[] = [];
+  // Gemini's calls carry no id: responses answer the calls of the step before them, in order.
+  let open: string[] = [];
+  body.contents.forEach((c: any, ci: number) => {
+    if (c.role === 'model') {
+      const text = c.parts.filter((p: any) => typeof p.text === 'string' && !p.thought).map((p: any) => p.text).join('');
+      const toolCalls = c.parts.filter((p: any) => p.functionCall).map((p: any, pi: number) => ({ id: `fc_${ci}_${pi}`, name: p.functionCall.name, input: p.functionCall.args ?? {} }));
+      open = toolCalls.map((t: { id: string }) => t.id);
+      messages.push({ role: 'assistant', content: text, ...(toolCalls.length && { toolCalls }) });
+      return;
+    }
+    for (const p of c.parts) {
+      if (p.functionResponse) messages.push({ role: 'tool', content: String(p.functionResponse.response?.output ?? JSON.stringify(p.functionResponse.response)), toolCallId: open.shift() ?? 'unknown' });
+      else if (typeof p.text === 'string') messages.push({ role: 'user', content: p.text });
+    }
+  });
+  return { system: systemText, messages, hasTools: (body.tools ?? []).length > 0 };
+}

@@ -1,0 +1,127 @@
+// A local OpenAI chat completions server (also what Ollama, vLLM or llama.cpp
+// offer): POST /v1/chat/completions as JSON or SSE chunks ending in
+// `data: [DONE]`, GET /v1/models. Tool calls stream as
+// choices[].delta.tool_calls[index] pieces; with parallel calls the pieces of
+// different calls are interleaved, which the protocol allows (index tells
+// them apart). Usage as OpenAI reports it: prompt_tokens INCLUDES
+// prompt_tokens_details.cached_tokens (automatic prefix caching, simulated),
+// sent in a last chunk with no choices when stream_options.include_usage is
+// set. Over its window: 400 with code context_length_exceeded.
+import type http from 'node:http';
+import type { ViewMessage } from '../../shared/protocol.js';
+import { Brain, FailurePlan, type Reported } from './brain.js';
+import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
+import { block, PromptCache, tokens } from './prompt-cache.js';
+
+export interface OpenAIUsageWire {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number; audio_tokens: number; accepted_prediction_tokens: number; rejected_prediction_tokens: number };
+}
+
+export interface OpenAIFake {
+  url: string;
+  /** undefined: a local server that takes no key (Ollama, llama.cpp). */
+  key: string | undefined;
+  window: number;
+  models: string[];
+  failures: FailurePlan;
+  reported: Reported<OpenAIUsageWire>[];
+  requests: any[];
+  /** Summary (non-streamed) answers wait this long: for the summariser timeout. */
+  summaryDelayMs: number;
+  close(): Promise<void>;
+}
+
+export async function startOpenAIFake(options: { window?: number; key?: string | null; models?: string[] } = {}): Promise<OpenAIFake> {
+  const brain = new Brain();
+  const cache = new PromptCache('automatic');
+  let n = 0;
+  const fake: Omit<OpenAIFake, 'url' | 'close'> = {
+    key: options.key === null ? undefined : (options.key ?? 'sk-test'),
+    window: options.window ?? 1_000_000,
+    models: options.models ?? ['gpt-4.1', 'gpt-4.1-mini'],
+    failures: new FailurePlan(),
+    reported: [],
+    requests: [],
+    summaryDelayMs: 0,
+  };
+  const error = (res: http.ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null) =>
+    json(res, status, { error: { message, type, param, code } });
+
+  const server = await listen(async (req: FakeRequest, res) => {
+    if (fake.key !== undefined && req.headers.authorization !== `Bearer ${fake.key}`) {
+      return error(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    }
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      return json(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) });
+    }
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error', 'unknown_url');
+    const body = req.body;
+    fake.requests.push(body);
+    const failure = fake.failures.take();
+    if (failure === 429) return error(res, 429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded');
+    if (failure === 503) return error(res, 503, 'The engine is currently overloaded, please try again later', 'server_error', null);
+    if (typeof failure === 'number') return error(res, failure, 'The server had an error while processing your request. Sorry about that!', 'server_error', null);
+
+    const split = cache.split([...(body.tools ?? []).map((t: unknown) => block(t)), ...body.messages.map((m: unknown) => block(m))], 3);
+    const maxOut = body.max_completion_tokens ?? body.max_tokens ?? 0;
+    const tooLong = () =>
+      error(res, 400, `This model's maximum context length is ${fake.window} tokens. However, you requested ${split.total + maxOut} tokens (${split.total} in the messages, ${maxOut} in the completion). Please reduce the length of the messages or completion.`, 'invalid_request_error', 'context_length_exceeded', 'messages');
+    if (split.total + maxOut > fake.window) return tooLong();
+    const answer = await brain.answer(conversation(body));
+    if (answer.kind === 'overflow') return tooLong();
+    if (answer.kind === 'fail') return error(res, answer.status === 529 ? 503 : answer.status, 'The server had an error while processing your request.', 'server_error', null);
+
+    const id = `chatcmpl-fake-${++n}`;
+    const calls = answer.calls.map((c, i) => ({ id: `call_fake_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
+    const completion = tokens(answer.text) + calls.reduce((k, c) => k + tokens(c.function.arguments), 0) + 1;
+    const usage: OpenAIUsageWire = {
+      prompt_tokens: split.total,
+      completion_tokens: completion,
+      total_tokens: split.total + completion,
+      prompt_tokens_details: { cached_tokens: split.read, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    };
+    fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
+    const finish = calls.length ? 'tool_calls' : 'stop';
+    const base = { id, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: 'fp_fake' };
+    if (!body.stream) {
+      if (answer.summary && fake.summaryDelayMs) await new Promise((r) => setTimeout(r, fake.summaryDelayMs));
+      const message = { role: 'assistant', content: answer.text || null, refusal: null, annotations: [], ...(calls.length && { tool_calls: calls }) };
+      return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage, service_tier: 'default' });
+    }
+    const withUsage = body.stream_options?.include_usage === true;
+    const sse = openSse(res);
+    const chunk = (delta: object, finish_reason: string | null = null) =>
+      sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason }], ...(withUsage && { usage: null }) })}\n\n`);
+    await chunk({ role: 'assistant', content: '', refusal: null });
+    for (const text of pieces(answer.text)) await chunk({ content: text });
+    // Each call opens with its id and name, then its arguments come in pieces, interleaved across calls.
+    for (const [index, c] of calls.entries()) await chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] });
+    const parts = calls.map((c) => pieces(c.function.arguments, 5));
+    for (let i = 0; parts.some((p) => i < p.length); i++) {
+      for (const [index, p] of parts.entries()) if (i < p.length) await chunk({ tool_calls: [{ index, function: { arguments: p[i] } }] });
+    }
+    await chunk({}, finish);
+    if (withUsage) await sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+    await sse.send('data: [DONE]\n\n');
+    sse.end();
+  });
+  return Object.assign(fake, { url: `${server.url}/v1`, close: server.close });
+}
+
+function conversation(body: any): { system: string; messages: ViewMessage[]; hasTools: boolean } {
+  const text = (c: any): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: any) => p.text ?? '').join('') : '');
+  const system = body.messages.filter((m: any) => m.role === 'system' || m.role === 'developer').map((m: any) => text(m.content)).join('\n');
+  const messages: ViewMessage[] = body.messages.flatMap((m: any): ViewMessage[] => {
+    if (m.role === 'user') return [{ role: 'user', content: text(m.content) }];
+    if (m.role === 'tool') return [{ role: 'tool', content: text(m.content), toolCallId: m.tool_call_id }];
+    if (m.role !== 'assistant') return [];
+    const toolCalls = (m.tool_calls ?? []).map((c: any) => ({ id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments || '{}') }));
+    return [{ role: 'assistant', content: text(m.content), ...(toolCalls.length && { toolCalls }) }];
+  });
+  return { system, messages, hasTools: (body.tools ?? []).length > 0 };
+}
