@@ -49,8 +49,9 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR): Promis
     token: access.token,
     warnings,
     async close() {
+      // Turns are cancelled and their last events reach the clients before the sockets close (1001).
+      await sessions.close();
       await hub.close();
-      sessions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -32,6 +32,7 @@ class Cancelled extends Error {}
 export class Agent implements AgentHandle {
   private readonly machine: StateMachine;
   private running = false;
+  private idle: Promise<void> = Promise.resolve();
   private abort: AbortController | undefined;
   private readonly compaction: CompactionRunner;
   /** The log's last seq when the latest request was built: later user events are unseen. */
@@ -86,9 +87,14 @@ export class Agent implements AgentHandle {
   wake(): void {
     if (this.running) return;
     this.running = true;
-    void this.loop().finally(() => {
+    this.idle = this.loop().finally(() => {
       this.running = false;
     });
+  }
+
+  /** Resolves when the loop has nothing left to do (for shutdown). */
+  whenIdle(): Promise<void> {
+    return this.idle;
   }
 
   cancel(): void {
@@ -293,8 +299,12 @@ export class Agent implements AgentHandle {
       this.session.append({ kind: 'error', message, code });
       this.finishTurn(message, 'Error');
     } catch (inner) {
-      // The log itself failed (disk full): keep the process alive; the state stays in memory.
+      // The log itself cannot be written (disk full): the clients were told by the session.
+      // Go back to waiting without recording it, so the user can retry once there is space;
+      // after a restart the unfinished turn is closed as interrupted.
       console.error(`[skein] session ${this.session.id}: cannot record an error: ${String(inner)}`);
+      this.machine.forceIdle();
+      this.abort = undefined;
     }
   }
 }

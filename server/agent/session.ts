@@ -14,7 +14,9 @@ import type { EventLog } from '../store/event-log.js';
 
 export type Subscriber = (event: SkeinEvent) => void;
 /** Gets ephemeral frames (streamed text): live only, never logged nor replayed. */
-export type FrameListener = (frame: DeltaFrame) => void;
+/** Ephemeral frames: streaming deltas, and errors that could not be written to the log. */
+export type EphemeralFrame = DeltaFrame | { type: 'error'; message: string };
+export type FrameListener = (frame: EphemeralFrame) => void;
 
 export interface CompactionRequest {
   trigger: Extract<CompactionTrigger, 'manual' | 'agent' | 'model_switch'>;
@@ -29,6 +31,11 @@ export interface AgentHandle {
   /** Something arrived in the inbox. */
   wake(): void;
   cancel(): void;
+}
+
+/** The event log refused a write (disk full, read-only disk). */
+export class LogWriteError extends Error {
+  override readonly name = 'LogWriteError';
 }
 
 export class Session {
@@ -55,7 +62,15 @@ export class Session {
 
   /** Appends durably, then tells every subscriber. */
   append(event: NewEvent): SkeinEvent {
-    const full = this.log.append(event);
+    let full: SkeinEvent;
+    try {
+      full = this.log.append(event);
+    } catch (err) {
+      // Nothing was recorded (the log cut any partial line); say so to everyone watching.
+      const reason = err instanceof Error ? err.message : String(err);
+      this.broadcast({ type: 'error', message: `could not write the session log (${reason}); the ${event.kind} event was not recorded` });
+      throw new LogWriteError(reason);
+    }
     for (const subscriber of this.subscribers) {
       try {
         subscriber(full);
@@ -77,7 +92,7 @@ export class Session {
   }
 
   /** Sends an ephemeral frame to everyone connected now; nothing is written. */
-  broadcast(frame: DeltaFrame): void {
+  broadcast(frame: EphemeralFrame): void {
     for (const listener of this.frameListeners) {
       try {
         listener(frame);

@@ -71,11 +71,13 @@ export class Sessions {
       .sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   }
 
-  close(): void {
-    for (const { session, agent } of this.live.values()) {
-      agent.cancel();
-      session.log.close();
-    }
+  /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
+  async close(graceMs = 3000): Promise<void> {
+    const lives = [...this.live.values()];
+    for (const { agent } of lives) agent.cancel();
+    const idle = Promise.all(lives.map(({ agent }) => agent.whenIdle()));
+    await Promise.race([idle, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    for (const { session } of lives) session.log.close();
     this.live.clear();
   }
 

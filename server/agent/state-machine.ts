@@ -47,6 +47,15 @@ export class StateMachine {
     return this.current;
   }
 
+  /**
+   * Only when the log cannot be written (disk full): back to waiting without a
+   * recorded transition. The log keeps the last recorded state, and a restart
+   * closes that turn as interrupted.
+   */
+  forceIdle(): void {
+    this.current = 'WaitingForUserInput';
+  }
+
   /** Moves to `to` or throws IllegalTransitionError; the callback records the state event. */
   transition(to: AgentState, reason: string): void {
     const from = this.current;

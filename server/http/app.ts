@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { checkText, MAX_FRAME_BYTES, type ModelEntry } from '../../shared/protocol.js';
+import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
@@ -156,6 +157,10 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
   });
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof LogWriteError) {
+      res.status(507).json({ error: `not recorded: could not write the session log (${err.message})` });
+      return;
+    }
     const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
     const message =
       status === 413 ? `request body over the ${MAX_FRAME_BYTES}-byte limit` : status === 400 ? 'request body is not valid JSON' : 'internal error';

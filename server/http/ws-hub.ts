@@ -5,6 +5,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
+import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../agent/sessions.js';
 import type { Access } from './access.js';
 
@@ -41,9 +42,15 @@ export function attachHub(server: Server, sessions: Sessions, access: Access): H
         const parsed = parseClientFrame(data.toString());
         if (!parsed.ok) return send({ type: 'error', message: parsed.error });
         const frame = parsed.value;
-        if (frame.type === 'user_message') live.session.userMessage(frame.text);
-        else if (frame.type === 'compact') live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
-        else live.session.cancel();
+        try {
+          if (frame.type === 'user_message') live.session.userMessage(frame.text);
+          else if (frame.type === 'compact') live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
+          else live.session.cancel();
+        } catch (err) {
+          // The session could not take it (its log refused the write): say so, keep the socket.
+          send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
+          if (!(err instanceof LogWriteError)) console.error('[skein] frame failed:', err);
+        }
       });
     });
   });

@@ -41,7 +41,8 @@ export class EventLog {
 
   static create(file: string, header: LogHeader): EventLog {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const fd = fs.openSync(file, 'wx');
+    // Append mode: after a failed write is cut back, the next write lands at the new end (no hole).
+    const fd = fs.openSync(file, 'ax');
     writeAll(fd, JSON.stringify(header) + '\n');
     return new EventLog(file, header, [], fd);
   }
