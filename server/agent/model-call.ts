@@ -54,6 +54,7 @@ function formatDelay(ms: number): string {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError'));
     const done = () => {
       clearTimeout(timer);
       reject(signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError'));
