@@ -53,10 +53,12 @@ export class SessionConnection {
     const ws = new WebSocket(`${proto}://${location.host}/ws?session=${encodeURIComponent(this.sessionId)}&since=${this.lastSeq}`);
     this.ws = ws;
     ws.onopen = () => {
+      if (this.stopped) return;
       this.retryMs = 250;
       this.handlers.status('open');
     };
     ws.onmessage = (message) => {
+      if (this.stopped) return;
       let frame: ServerFrame;
       try {
         frame = JSON.parse(String(message.data)) as ServerFrame;
@@ -69,9 +71,9 @@ export class SessionConnection {
       else if ((frame as { type: string }).type === 'delta') this.handlers.delta(deltaOf(frame));
     };
     ws.onclose = () => {
-      if (this.ws !== ws) return;
+      // A closed connection (another session was opened) reports nothing more.
+      if (this.ws !== ws || this.stopped) return;
       this.handlers.status('closed');
-      if (this.stopped) return;
       this.timer = setTimeout(() => this.open(), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 5000);
     };

@@ -93,6 +93,7 @@ describe('compaction story', () => {
 
   it('streams the answer as it arrives, shows a retry, and switches the model', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    page.setDefaultTimeout(12_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     // Frames pass through the test in order; after each delta it waits a little, so
@@ -114,8 +115,13 @@ describe('compaction story', () => {
     const id = await sessionId(page);
     // Record, every frame, the streamed text the timeline shows before the answer lands.
     await page.evaluate(() => {
-      const w = window as unknown as { streamed: string[] };
+      const w = window as unknown as { streamed: string[]; shift: number };
       w.streamed = [];
+      w.shift = 0;
+      // Layout shifts (content moving without a scroll or input) while the answer streams in.
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!e.hadRecentInput) w.shift += e.value;
+      }).observe({ type: 'layout-shift' });
       const timeline = document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!;
       const look = () => {
         const text = timeline.shadowRoot!.querySelector('skein-agent-message[streaming]')?.shadowRoot?.querySelector('.markdown')?.textContent;
@@ -129,7 +135,11 @@ describe('compaction story', () => {
     await send(page, `echo: ${long}`);
     await page.locator('skein-agent-message:not([streaming])', { hasText: 'word29' }).waitFor();
     await waitIdle(page);
-    const streamed = await page.evaluate(() => (window as unknown as { streamed: string[] }).streamed);
+    const { streamed, shift } = await page.evaluate(() => {
+      const w = window as unknown as { streamed: string[]; shift: number };
+      return { streamed: w.streamed, shift: w.shift };
+    });
+    expect(shift).toBeLessThan(0.01); // no layout shift worth the name while text streams in
     expect(streamed.length).toBeGreaterThan(0);
     expect(streamed.some((t) => t.includes('word0') && !t.includes('word29'))).toBe(true); // seen part-way
     expect(await page.locator('skein-agent-message[streaming]').count()).toBe(0);
