@@ -1,4 +1,5 @@
 // The model table and model selection: names, snapshots, keys, defaults, limits.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { defaultModel, readCredentials } from '../../server/llm/credentials.js';
@@ -17,6 +18,12 @@ describe('the model table', () => {
       if (m.provider !== 'predictable') expect(m.prices.input * m.prices.output, name).toBeGreaterThan(0);
       expect(m.prices.cacheRead, name).toBeLessThanOrEqual(m.prices.input);
     }
+  });
+
+  it('is the table in the README, model for model', () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    const providers = readme.slice(readme.indexOf('## Providers'));
+    for (const name of Object.keys(MODELS)) expect(providers, name).toMatch(new RegExp(`^\\| [^|]*\`${name.replaceAll('.', '\\.')}\``, 'm'));
   });
 
   it('maps dated snapshots to their model', () => {
