@@ -27,7 +27,7 @@ export const PREDICTABLE_HELP = [
   '- `error: retry` fails once with a 529 that skein retries',
   '- `delay: MS` waits MS milliseconds before answering',
   '- `tool: NAME {json}` calls any tool, e.g. `tool: compact_history {"focus":"tests"}`',
-  '- `/compact [focus]` compacts the context now',
+  '- `/compact [focus]` compacts the context now (`/compact delay: MS` makes the summary slow)',
 ].join('\n');
 
 /** One line of `big: N` output is 10 tokens. */
@@ -50,6 +50,11 @@ export class PredictableProvider implements Provider {
       throw new ContextOverflowError(
         `prompt is too long: ${inputTokens} tokens + ${request.maxOutputTokens} max output > ${this.limits.contextWindow} maximum`,
       );
+    }
+    if (request.purpose === 'summary') {
+      // `/compact delay: MS` makes the summary take that long (to watch, or cancel, a compaction).
+      const delay = /focus on: delay: (\d+)/.exec(request.messages.at(-1)?.content ?? '')?.[1];
+      if (delay) await sleep(Math.min(600_000, Number(delay)), signal);
     }
     const answer = request.purpose === 'summary' ? { text: deterministicSummary(request), toolCalls: [] } : await this.answer(request.messages, signal);
     const usage = this.cache.usage(request);

@@ -1,0 +1,41 @@
+// A skein server in a child process, to be killed for real.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface ChildServer {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server/main.ts')], {
+    env: { ...process.env, SKEIN_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child server did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /running at (http:\/\/[\d.:]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          process: child,
+          output: () => output,
+          kill: (signal = 'SIGKILL') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', () => reject(new Error(`child server exited:\n${output}`)));
+  });
+}
