@@ -1,0 +1,98 @@
+// The web UI's timeline model: rows, folding, compaction rows, sparkline data
+// and streamed text, built incrementally from events.
+import { describe, expect, it } from 'vitest';
+import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
+import { TimelineModel, type CompactionRow, type ToolRow } from '../../webui/timeline-model.js';
+
+function build(events: NewEvent[]): { model: TimelineModel; log: SkeinEvent[] } {
+  const model = new TimelineModel();
+  const log = events.map((e, i) => ({ seq: i + 1, ts: new Date(1000 * i).toISOString(), ...e }) as SkeinEvent);
+  for (const e of log) expect(model.ingest(e)).toBe(true);
+  return { model, log };
+}
+
+const gauge = (contextTokens: number, estimated = false) => ({
+  contextTokens, contextWindow: 1000, ratio: contextTokens / 1000, thresholdRatio: 0.8, model: 'm', totalCostUsd: 0, ...(estimated && { estimated }),
+});
+
+describe('TimelineModel', () => {
+  it('refuses duplicates and gaps, so a replay cannot double or skip a row', () => {
+    const { model, log } = build([{ kind: 'user', text: 'hi' }]);
+    expect(model.ingest(log[0]!)).toBe(false);
+    expect(model.ingest({ ...log[0]!, seq: 3 })).toBe(false);
+    expect(model.rows).toHaveLength(1);
+    expect(model.lastSeq).toBe(1);
+  });
+
+  it('pairs a tool call with its result in one row, and skips empty agent text', () => {
+    const { model } = build([
+      { kind: 'user', text: 'run it' },
+      { kind: 'agent', text: '', model: 'm', endOfTurn: false },
+      { kind: 'tool_call', callId: 'c1', name: 'bash', input: { command: 'ls' } },
+      { kind: 'tool_result', callId: 'c1', name: 'bash', output: 'exit code: 0\na', isError: false, durationMs: 3 },
+      { kind: 'agent', text: 'done', model: 'm', endOfTurn: true },
+    ]);
+    expect(model.rows.map((r) => r.kind)).toEqual(['user', 'tool', 'agent']);
+    expect((model.rows[1] as ToolRow).result?.output).toBe('exit code: 0\na');
+  });
+
+  it('keeps one row per compaction, from queued to started (where it runs) to finished, and folds what it covers', () => {
+    const { model } = build([
+      { kind: 'user', text: 'first' }, // 1
+      { kind: 'agent', text: 'a', model: 'm', endOfTurn: true }, // 2
+      { kind: 'user', text: 'second' }, // 3
+      { kind: 'compaction', phase: 'queued', trigger: 'manual' }, // 4
+      { kind: 'agent', text: 'b', model: 'm', endOfTurn: true }, // 5
+      { kind: 'compaction', phase: 'started', trigger: 'manual' }, // 6
+    ]);
+    let compactions = model.rows.filter((r): r is CompactionRow => r.kind === 'compaction');
+    expect(compactions.map((r) => [r.seq, r.event.phase])).toEqual([[6, 'started']]);
+    model.ingest({ seq: 7, ts: '', kind: 'compaction', phase: 'finished', trigger: 'manual', strategy: 'summarize', summary: 's',
+      coversSeq: [2, 3], tokensBefore: 900, tokensAfter: 300, messagesBefore: 4, messagesAfter: 3 });
+    compactions = model.rows.filter((r): r is CompactionRow => r.kind === 'compaction');
+    expect(compactions.map((r) => [r.seq, r.event.phase])).toEqual([[6, 'finished']]);
+    expect(model.rows.filter((r) => 'folded' in r && r.folded).map((r) => r.seq)).toEqual([2, 3]);
+    // Without a ledger from the server, one is derived from the folded span.
+    expect(compactions[0]!.ledger?.userMessages.map((m) => m.text)).toEqual(['second']);
+    expect(model.marks).toEqual([{ seq: 7, rowSeq: 6, index: 0, before: 900, after: 300, trigger: 'manual' }]);
+  });
+
+  it('makes a sparkline point per provider-reported request, not per estimate', () => {
+    const { model } = build([
+      { kind: 'usage', gauge: gauge(100) },
+      { kind: 'usage', gauge: gauge(600) },
+      { kind: 'compaction', phase: 'started', trigger: 'threshold' },
+      { kind: 'compaction', phase: 'finished', trigger: 'threshold', summary: 's', tokensBefore: 600, tokensAfter: 200 },
+      { kind: 'usage', gauge: gauge(200, true) },
+      { kind: 'usage', gauge: gauge(250) },
+    ]);
+    expect(model.points.map((p) => p.tokens)).toEqual([100, 600, 250]);
+    expect(model.marks.map((m) => m.index)).toEqual([2]);
+    expect(model.gauge?.contextTokens).toBe(250);
+  });
+
+  it('streams deltas of one attempt, restarts on a retry, ignores repeats and clears when the answer lands', () => {
+    const { model } = build([{ kind: 'user', text: 'hi' }]);
+    model.delta({ afterSeq: 1, attempt: 0, index: 0, text: 'Hel' });
+    model.delta({ afterSeq: 1, attempt: 0, index: 1, text: 'lo' });
+    model.delta({ afterSeq: 1, attempt: 0, index: 1, text: 'lo' });
+    expect(model.streaming).toBe('Hello');
+    model.delta({ afterSeq: 1, attempt: 1, index: 0, text: 'Hi' });
+    expect(model.streaming).toBe('Hi');
+    expect(model.retrying).toBe(true);
+    model.ingest({ seq: 2, ts: '', kind: 'agent', text: 'Hi there', model: 'm', endOfTurn: true });
+    expect(model.streaming).toBe('');
+    model.delta({ afterSeq: 1, attempt: 1, index: 1, text: ' late' }); // its answer has already arrived
+    expect(model.streaming).toBe('');
+  });
+
+  it('shows retries and cancels as notices, and a retry is not an error row', () => {
+    const { model } = build([
+      { kind: 'error', message: 'overloaded. Retrying in 1 s (retry 1 of 3).', code: 'retrying' },
+      { kind: 'state', from: 'SendingToLLM', to: 'Cancelled', reason: 'cancelled by the user' },
+      { kind: 'error', message: 'boom', code: 'provider_500' },
+    ]);
+    expect(model.rows.map((r) => (r.kind === 'notice' ? `notice:${r.tone}` : r.kind))).toEqual(['notice:retry', 'notice:cancel', 'error']);
+    expect(model.state).toBe('Cancelled');
+  });
+});
