@@ -55,6 +55,15 @@ export function usable(credentials: Credentials, provider: keyof Credentials): b
   return endpoint.apiKey !== undefined || (provider === 'openai' && endpoint.baseURL !== undefined);
 }
 
+/** The base URL is OpenAI's own API (not a compatible server). */
+export function isOpenAI(baseURL: string): boolean {
+  try {
+    return /(^|\.)api\.openai\.com$/.test(new URL(baseURL).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * SKEIN_MODEL's default: the first provider that is set up, in the order
  * Anthropic, OpenAI, Gemini; with OPENAI_BASE_URL, the first model that
@@ -63,7 +72,7 @@ export function usable(credentials: Credentials, provider: keyof Credentials): b
 export function defaultModel(env: NodeJS.ProcessEnv): string {
   const credentials = readCredentials(env);
   if (credentials.anthropic.apiKey) return DEFAULT_MODELS.anthropic;
-  if (credentials.openai.baseURL) return SERVER_CHOICE;
+  if (credentials.openai.baseURL && !isOpenAI(credentials.openai.baseURL)) return SERVER_CHOICE;
   if (credentials.openai.apiKey) return DEFAULT_MODELS.openai;
   if (credentials.gemini.apiKey) return DEFAULT_MODELS.gemini;
   return 'predictable';

@@ -2,7 +2,7 @@
 // step that picks the model of an OpenAI-compatible server when only
 // OPENAI_BASE_URL is set.
 import type { ModelEntry } from '../../shared/protocol.js';
-import { SERVER_CHOICE, usable } from './credentials.js';
+import { isOpenAI, SERVER_CHOICE, usable } from './credentials.js';
 import { MODELS, modelInfo, UNKNOWN_MODEL } from './models.js';
 import { listServerModels } from './openai.js';
 import { requestLimits, UnknownModelError, type ProviderSettings } from './providers.js';
@@ -13,7 +13,7 @@ const LIST_TIMEOUT_MS = 3000;
 /** OPENAI_BASE_URL points somewhere other than OpenAI: list what that server serves. */
 function compatibleServer(settings: ProviderSettings): boolean {
   const base = settings.credentials.openai.baseURL;
-  return base !== undefined && !/(^|\.)api\.openai\.com$/.test(new URL(base).hostname);
+  return base !== undefined && !isOpenAI(base);
 }
 
 export async function availableModels(settings: ProviderSettings): Promise<ModelEntry[]> {

@@ -12,7 +12,7 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { Endpoint } from './credentials.js';
+import { isOpenAI, type Endpoint } from './credentials.js';
 import { fromOpenAIError } from './provider-errors.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
@@ -38,7 +38,7 @@ export class OpenAIProvider implements Provider {
     timeoutMs: number,
   ) {
     this.client = openaiClient(endpoint, timeoutMs);
-    this.official = endpoint.baseURL === undefined || /(^|\.)api\.openai\.com$/.test(new URL(endpoint.baseURL).hostname);
+    this.official = endpoint.baseURL === undefined || isOpenAI(endpoint.baseURL);
   }
 
   async complete(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse> {

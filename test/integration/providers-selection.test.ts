@@ -53,6 +53,15 @@ describe('choosing a model', () => {
   });
 });
 
+describe('retries with the offline model', () => {
+  it('predictable\'s error: retry fails once with a 529 that is retried, visibly, and then answers', async () => {
+    const run = await startSession({}, servers);
+    const events = await run.say('error: retry');
+    expect(events.filter((e) => e.kind === 'error').map((e) => e.kind === 'error' && e.code)).toEqual(['retrying']);
+    expect(agents(events).at(-1)).toMatchObject({ text: 'recovered from simulated error: retry' });
+  });
+});
+
 describe('switching a session to another model', () => {
   it('records the switch, compacts first when the view does not fit the new window, and keeps the model across a restart', async () => {
     const f = await startAnthropicFake();

@@ -76,6 +76,7 @@ describe('the default model', () => {
     expect(defaultModel({ OPENAI_API_KEY: 'o', GEMINI_API_KEY: 'g' })).toBe('gpt-5.6-terra');
     expect(defaultModel({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' })).toBe('claude-sonnet-5-5');
     expect(defaultModel({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })).toBe('openai:auto');
+    expect(defaultModel({ OPENAI_BASE_URL: 'https://api.openai.com/v1', OPENAI_API_KEY: 'o' })).toBe('gpt-5.6-terra');
     expect(loadConfig([], { ANTHROPIC_API_KEY: 'a', SKEIN_MODEL: 'gpt-4.1' }).model).toBe('gpt-4.1');
     expect(loadConfig([], { ANTHROPIC_API_KEY: 'a' }).credentials.anthropic.apiKey).toBe('a');
   });
