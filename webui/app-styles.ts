@@ -48,7 +48,8 @@ export const appStyles = css`
     .scrim.open { display: block; position: absolute; inset: 0; z-index: 29; background: rgb(0 0 0 / 0.35); }
   }
   @media (max-width: 600px) {
-    header { padding: 6px 10px; gap: 6px 10px; flex-wrap: wrap; }
+    header { padding: 6px 10px; gap: 6px 8px; flex-wrap: wrap; }
+    .brand { display: none; }
     .title { order: 10; flex-basis: 100%; font-size: 13px; }
     .context { padding: 6px 10px; gap: 6px 10px; }
     skein-token-gauge { flex-basis: 100%; max-width: none; }

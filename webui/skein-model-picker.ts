@@ -29,9 +29,11 @@ export class SkeinModelPicker extends LitElement {
   override render() {
     if (this.models.length === 0) return html`<span class="plain" title="This server does not offer other models">${this.current}</span>`;
     const names = this.models.some((m) => m.name === this.current) ? this.models : [{ name: this.current, available: true }, ...this.models];
-    return html`<select aria-label="Model" title=${this.busy ? 'The switch applies at the next safe point' : 'Switch model'} @change=${this.onChange}>
+    const windows = names.filter((m) => m.contextWindow).map((m) => `${m.name}: ${exact(m.contextWindow!)} tokens`).join('\n');
+    const title = `${this.busy ? 'Switch model (applies at the next safe point)' : 'Switch model'}${windows ? `\n${windows}` : ''}`;
+    return html`<select aria-label="Model" title=${title} @change=${this.onChange}>
       ${names.map((m) => html`<option value=${m.name} ?selected=${m.name === this.current} ?disabled=${!m.available}>
-        ${m.name}${m.contextWindow ? ` · ${exact(m.contextWindow)} tokens` : ''}${m.available ? '' : ` (${m.note ?? 'unavailable'})`}</option>`)}
+        ${m.name}${m.available ? '' : ` (${m.note ?? 'unavailable'})`}</option>`)}
     </select>`;
   }
 

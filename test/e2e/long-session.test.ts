@@ -61,6 +61,14 @@ describe('a 5,000-event session', () => {
     await expectInViewport(page, divider);
     expect(await divider.locator('[role=separator]').innerText()).toContain(`${(target as { tokensBefore: number }).tokensBefore.toLocaleString('en-US')} →`);
 
+    // The keyboard moves through the whole log: End and Home on the focused timeline.
+    await page.locator('skein-timeline').focus();
+    await page.keyboard.press('End');
+    const lastUser = events.filter((e) => e.kind === 'user').at(-1)!;
+    await page.locator(`skein-timeline .row[data-seq="${lastUser.seq}"]`).waitFor();
+    await page.keyboard.press('Home');
+    await page.locator('skein-timeline .row[data-seq="1"]').waitFor();
+
     // Jump to latest brings back the end of the log.
     await page.getByRole('button', { name: /Jump to latest/ }).click();
     const lastAgent = events.filter((e) => e.kind === 'agent' && e.text).at(-1)!;

@@ -68,6 +68,16 @@ describe('web UI', () => {
     expect(await page.locator('skein-sparkline button.mark').count()).toBe(finished);
     usage = lastUsage(events)!.gauge;
     expect(Number(await meter.getAttribute('aria-valuenow'))).toBe(usage.contextTokens);
+    // Exact numbers and cost on hover, and on keyboard focus.
+    const card = page.locator('skein-token-gauge .card');
+    await page.locator('skein-token-gauge .wrap').hover();
+    await card.waitFor();
+    expect(await card.innerText()).toContain(usage.contextTokens.toLocaleString('en-US'));
+    expect(await card.innerText()).toContain('Session cost');
+    await page.mouse.move(0, 0);
+    await card.waitFor({ state: 'hidden' });
+    await page.locator('skein-token-gauge .wrap').focus();
+    await card.waitFor();
     // Folded messages stay on screen, marked.
     expect(await page.getByText('folded, not seen by the model').count()).toBeGreaterThan(0);
     await page.screenshot({ path: screenshotPath('after-compaction') });
