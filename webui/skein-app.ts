@@ -70,6 +70,8 @@ export class SkeinApp extends LitElement {
     void this.boot();
     window.addEventListener('popstate', () => void this.boot());
     void api.listModels().then((models) => (this.models = models));
+    // Keeps "3 min ago" and other sessions' titles current.
+    setInterval(() => void this.refreshSessions(), 60_000);
   }
 
   private async boot() {
@@ -122,13 +124,14 @@ export class SkeinApp extends LitElement {
       return;
     }
     if (this.currentId !== id) return;
+    if (!this.firstScreenMarked) performance.mark('skein:history-loaded', { detail: { events: events.length } });
     for (const e of events) this.model.ingest(e);
     this.version = this.model.version;
     this.markFirstScreen();
     this.connection = new SessionConnection(id, this.model.lastSeq, {
       hello: (session) => {
         this.snapshot = session;
-        this.model.streaming = '';
+        this.model.endStream();
       },
       event: (event) => {
         this.model.ingest(event);

@@ -146,7 +146,8 @@ export class TimelineModel {
     return true;
   }
 
-  private endStream(): void {
+  /** Drops a half-streamed answer (the socket was reconnected: its deltas are gone). */
+  endStream(): void {
     this.streaming = '';
     this.retrying = false;
     this.stream = undefined;

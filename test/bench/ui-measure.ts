@@ -19,6 +19,8 @@ export interface UiMeasurement {
   rows: number;
   /** Navigation start to the history on screen (the app's `skein:first-screen` mark), ms. */
   firstScreenMs: number;
+  /** Of which: navigation start to the history fetched and parsed (`skein:history-loaded`), ms. */
+  historyLoadedMs: number;
   /** From scrollTop = 0 to the first event's row on screen, ms. */
   scrollToTopMs: number;
   /** Scrolling up from the end, one screen per frame (150 frames): frame times, ms. */
@@ -106,7 +108,9 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${base}/s/${id}`);
   await page.waitForFunction(() => performance.getEntriesByName('skein:first-screen').length > 0, undefined, { timeout: 60_000 });
-  const firstScreenMs = await page.evaluate(() => performance.getEntriesByName('skein:first-screen')[0]!.startTime);
+  const [firstScreenMs, historyLoadedMs] = await page.evaluate(() =>
+    ['skein:first-screen', 'skein:history-loaded'].map((name) => performance.getEntriesByName(name)[0]?.startTime ?? -1),
+  );
   const rows = await page.evaluate(() => (document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline') as unknown as { rows: unknown[] }).rows.length);
   const sweep = await page.evaluate(
     () =>
@@ -167,7 +171,8 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
     measurement: {
       events,
       rows,
-      firstScreenMs: Math.round(firstScreenMs),
+      firstScreenMs: Math.round(firstScreenMs!),
+      historyLoadedMs: Math.round(historyLoadedMs!),
       scrollToTopMs: Math.round(scrollToTopMs * 10) / 10,
       sweep,
       jsHeapUsedBytes: heap.usedSize,
