@@ -43,6 +43,14 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     next();
   });
   app.use('/api', express.json({ limit: MAX_FRAME_BYTES, strict: false }));
+  app.use('/api', (req, res, next) => {
+    // Every API body is a JSON object (or absent).
+    if (req.method === 'POST' && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+      res.status(400).json({ error: 'the request body must be a JSON object' });
+      return;
+    }
+    next();
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
