@@ -5,7 +5,6 @@ import type { CompactionEvent, Gauge } from '../../shared/protocol.js';
 import { ContextEstimator } from '../compaction/estimator.js';
 import { runPipeline, type CompactionStrategy } from '../compaction/pipeline.js';
 import { BREAKER_LIMIT, CircuitBreaker, dueAfterResponse, dueBeforeRequest, type DueCompaction, type TriggerPolicy } from '../compaction/triggers.js';
-import { deriveView } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import type { LlmRequest, Provider } from '../llm/types.js';
 import { estimatedGauge } from './gauge.js';
@@ -54,7 +53,7 @@ export class CompactionRunner {
     if (this.compactedForRequest) return undefined;
     return dueBeforeRequest({
       ...this.inputs(),
-      estimateNext: () => this.estimator.estimate(deriveView(this.session.log.all()), this.deps.base()),
+      estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base()),
     });
   }
 
@@ -78,7 +77,7 @@ export class CompactionRunner {
     const started = Date.now();
     const ratio = this.estimator.ratio;
     try {
-      const result = await runPipeline(this.settings.strategies, deriveView(this.session.log.all()), {
+      const result = await runPipeline(this.settings.strategies, this.session.view(), {
         base: this.deps.base(),
         contextWindow: this.settings.contextWindow,
         targetTokens: this.targetTokens(ratio),

@@ -10,6 +10,7 @@ import type {
   SkeinEvent,
 } from '../../shared/protocol.js';
 import { parseCompactCommand } from '../../shared/protocol.js';
+import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { EventLog } from '../store/event-log.js';
 
 export type Subscriber = (event: SkeinEvent) => void;
@@ -44,6 +45,7 @@ export class Session {
   /** Compactions asked for (manual, agent) and not yet run. */
   pendingCompactions: CompactionRequest[] = [];
   private agent: AgentHandle | undefined;
+  private readonly cachedView = new IncrementalView();
 
   constructor(
     readonly id: string,
@@ -105,6 +107,12 @@ export class Session {
   listen(listener: FrameListener): () => void {
     this.frameListeners.add(listener);
     return () => this.frameListeners.delete(listener);
+  }
+
+  /** The model view, derived from the log (incrementally: each event is applied once). */
+  view(): SourcedMessage[] {
+    this.cachedView.update(this.log.all());
+    return this.cachedView.messages();
   }
 
   /** A user message; `/compact [focus]` asks for a compaction instead. */

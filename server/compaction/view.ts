@@ -51,17 +51,40 @@ export function clearedPlaceholder(call: { name: string; input: Record<string, u
 }
 
 export function deriveView(events: readonly SkeinEvent[]): SourcedMessage[] {
-  const out: SourcedMessage[] = [];
-  const open = new Set<string>();
-  const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
-  // User messages typed while tool calls were running join the view once their results are in.
-  let deferred: SourcedMessage[] = [];
-  for (const e of events) {
+  const view = new IncrementalView();
+  view.update(events);
+  return view.messages();
+}
+
+/**
+ * The view, kept up to date as events are appended: each event is applied
+ * once, so preparing a request costs the size of the view, not of the log.
+ */
+export class IncrementalView {
+  private readonly out: SourcedMessage[] = [];
+  private readonly open = new Set<string>();
+  private readonly calls = new Map<string, { name: string; input: Record<string, unknown> }>();
+  /** User messages typed while tool calls were running join the view once their results are in. */
+  private deferred: SourcedMessage[] = [];
+  private applied = 0;
+
+  /** Applies the events not seen yet (`events` is the whole log, in order). */
+  update(events: readonly SkeinEvent[]): void {
+    for (; this.applied < events.length; this.applied++) this.apply(events[this.applied]!);
+  }
+
+  /** A copy of the current view: callers may not change the cache. */
+  messages(): SourcedMessage[] {
+    return [...this.out, ...this.deferred];
+  }
+
+  private apply(e: SkeinEvent): void {
+    const { out, open } = this;
     switch (e.kind) {
       case 'user': {
         if (parseCompactCommand(e.text)) break;
         const message: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
-        if (open.size) deferred.push(message);
+        if (open.size) this.deferred.push(message);
         else out.push(message);
         break;
       }
@@ -72,25 +95,23 @@ export function deriveView(events: readonly SkeinEvent[]): SourcedMessage[] {
         const owner = lastAssistant(out);
         if (!owner) break;
         (owner.toolCalls ??= []).push({ id: e.callId, name: e.name, input: e.input });
-        calls.set(e.callId, { name: e.name, input: e.input });
+        this.calls.set(e.callId, { name: e.name, input: e.input });
         open.add(e.callId);
         break;
       }
       case 'tool_result':
         if (!open.delete(e.callId)) break;
         out.push({ role: 'tool', content: e.output, toolCallId: e.callId, seq: e.seq });
-        if (open.size === 0 && deferred.length) {
-          out.push(...deferred);
-          deferred = [];
+        if (open.size === 0 && this.deferred.length) {
+          out.push(...this.deferred);
+          this.deferred = [];
         }
         break;
       case 'compaction':
-        if (e.phase === 'finished') applyCompaction(out, e, calls);
+        if (e.phase === 'finished') applyCompaction(out, e, this.calls);
         break;
     }
   }
-  out.push(...deferred);
-  return out;
 }
 
 function lastAssistant(messages: SourcedMessage[]): SourcedMessage | undefined {
