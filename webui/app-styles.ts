@@ -45,6 +45,7 @@ export const appStyles = css`
     .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);
       visibility: hidden; }
     .drawer.open { transform: none; visibility: visible; }
+    @media (prefers-reduced-motion: reduce) { .drawer { transition: none; } }
     .scrim.open { display: block; position: absolute; inset: 0; z-index: 29; background: rgb(0 0 0 / 0.35); }
   }
   @media (max-width: 600px) {

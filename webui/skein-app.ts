@@ -196,7 +196,7 @@ export class SkeinApp extends LitElement {
       </header>
       <div class="body">
         <div class="scrim ${this.drawer ? 'open' : ''}" @click=${() => (this.drawer = false)}></div>
-        <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions">
+        <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions" @keydown=${(e: KeyboardEvent) => e.key === 'Escape' && (this.drawer = false)}>
           <skein-session-list .sessions=${this.sessions} .current=${this.currentId}
             @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
             @new-session=${() => void this.newSession()}></skein-session-list>

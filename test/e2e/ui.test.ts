@@ -168,9 +168,16 @@ describe('web UI', () => {
     expect(compactedSession).not.toBe('');
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const [label, width, height] of [['desktop', 1280, 800], ['phone', 390, 844]] as const) {
-        const { page, errors } = await openPage(browser, server.url, `/s/${compactedSession}`, { colorScheme, width, height });
+        const { page, errors } = await openPage(browser, server.url, `/s/${compactedSession}`, { colorScheme, width, height, reducedMotion: true });
         await page.locator('skein-compaction-divider').first().waitFor();
         expect(page.url()).toContain(`/s/${compactedSession}`);
+        // The sparkline's mark brings the compaction to the middle: folded rows above, kept ones below.
+        await page.locator('skein-sparkline button.mark').first().click();
+        await page.waitForFunction(() => {
+          const row = document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!.shadowRoot!.querySelector('.row.flash');
+          const box = row?.getBoundingClientRect();
+          return box && box.top > 0 && box.bottom < innerHeight;
+        });
         // Nothing wider than the screen: no sideways scrolling on a phone.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: screenshotPath(`${colorScheme}-${label}`) });

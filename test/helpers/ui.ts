@@ -8,12 +8,15 @@ export interface OpenOptions {
   colorScheme?: 'light' | 'dark';
   width?: number;
   height?: number;
+  /** prefers-reduced-motion: no transitions, so screenshots are not taken mid-animation. */
+  reducedMotion?: boolean;
 }
 
 export async function openPage(browser: Browser, base: string, path = '/', options: OpenOptions = {}): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({
     viewport: { width: options.width ?? 1200, height: options.height ?? 800 },
     colorScheme: options.colorScheme ?? 'light',
+    reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
   });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
