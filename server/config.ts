@@ -1,5 +1,6 @@
 // Every setting of skein: its env name, flag, default and validation, in one
 // table. The README's settings table and `--help` are checked against it.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultModel, readCredentials, type Credentials } from './llm/credentials.js';
@@ -16,6 +17,7 @@ export interface Config {
   bashTimeoutMs: number;
   toolOutputLimit: number;
   token: string | undefined;
+  replayFile: string | undefined;
   compactPreflight: boolean;
   compactEveryNCalls: number;
   compactKeepToolResults: number;
@@ -141,6 +143,11 @@ export const SETTINGS = [
     key: 'token', env: 'SKEIN_TOKEN', flag: '--token', defaultText: 'random when not on loopback',
     description: 'Access token, required on every request when set or when listening beyond loopback (16+ characters)',
     parse: (raw) => (raw.trim().length >= 16 ? raw.trim() : new ConfigError('at least 16 characters')), fallback: () => undefined,
+  }),
+  setting({
+    key: 'replayFile', env: 'SKEIN_REPLAY_FILE', flag: '--replay-file', defaultText: 'none',
+    description: 'A recorded session (JSONL, the trajectories format) for the `replay` model',
+    parse: (raw) => (raw.trim() && fs.existsSync(raw.trim()) ? path.resolve(raw.trim()) : new ConfigError('an existing JSONL file')), fallback: () => undefined,
   }),
   setting({
     key: 'compactPreflight', env: 'SKEIN_COMPACT_PREFLIGHT', flag: '--compact-preflight', defaultText: 'on',

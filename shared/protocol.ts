@@ -279,7 +279,7 @@ export interface DeltaFrame {
 export interface ModelEntry {
   /** What to send as `model` (POST /api/sessions, POST /api/sessions/:id/model). */
   id: string;
-  provider: 'predictable' | 'anthropic' | 'openai' | 'gemini';
+  provider: 'predictable' | 'replay' | 'anthropic' | 'openai' | 'gemini';
   contextWindow: number;
   maxOutputTokens: number;
   /** USD per million tokens. */

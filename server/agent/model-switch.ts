@@ -16,7 +16,7 @@ export interface ModelServices {
 }
 
 export function providerSettings(config: Config): ProviderSettings {
-  return { contextWindow: config.contextWindow, credentials: config.credentials, requestTimeoutMs: config.requestTimeoutMs };
+  return { contextWindow: config.contextWindow, credentials: config.credentials, requestTimeoutMs: config.requestTimeoutMs, replayFile: config.replayFile };
 }
 
 export function modelServices(config: Config): ModelServices {

@@ -20,7 +20,9 @@ export async function availableModels(settings: ProviderSettings): Promise<Model
   const entries: ModelEntry[] = [];
   for (const [id, info] of Object.entries(MODELS)) {
     if (info.provider === 'openai' && compatibleServer(settings)) continue;
-    if (info.provider !== 'predictable' && !usable(settings.credentials, info.provider)) continue;
+    if (info.provider === 'replay') {
+      if (!settings.replayFile) continue;
+    } else if (info.provider !== 'predictable' && !usable(settings.credentials, info.provider)) continue;
     const limits = requestLimits(info, settings.contextWindow ?? info.contextWindow);
     entries.push({ id, provider: info.provider, contextWindow: limits.contextWindow, maxOutputTokens: info.maxOutputTokens, prices: info.prices });
   }

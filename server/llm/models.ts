@@ -5,7 +5,7 @@
 // works, with a conservative window and no cost (see README "Providers").
 import type { ModelLimits } from './types.js';
 
-export type ProviderName = 'predictable' | 'anthropic' | 'openai' | 'gemini';
+export type ProviderName = 'predictable' | 'replay' | 'anthropic' | 'openai' | 'gemini';
 
 export interface Prices {
   input: number;
@@ -51,6 +51,8 @@ const M = 1_000_000;
 export const MODELS: Record<string, ModelInfo> = {
   // Small on purpose, so compaction shows within a few turns.
   predictable: { provider: 'predictable', contextWindow: 8000, maxOutputTokens: 1024, prices: FREE },
+  // Plays a recorded session (SKEIN_REPLAY_FILE); for tests and benchmarks.
+  replay: { provider: 'replay', contextWindow: 200_000, maxOutputTokens: 8192, prices: FREE },
 
   'claude-fable-5-1': claude(M, 128_000, 10, 50, 0.25),
   'claude-opus-5-5': claude(M, 128_000, 4, 20, 0.2),

@@ -12,6 +12,7 @@ import { GeminiProvider } from './gemini.js';
 import { modelInfo, UNKNOWN_MODEL, type ModelInfo, type ProviderName } from './models.js';
 import { OpenAIProvider } from './openai.js';
 import { PredictableProvider } from './predictable.js';
+import { loadTrajectory, ReplayProvider } from './replay.js';
 import { ProviderError, type ModelLimits, type Provider } from './types.js';
 
 /** The model cannot be used: an unknown name, or its provider has no key. */
@@ -23,6 +24,8 @@ export interface ProviderSettings {
   credentials: Credentials;
   /** One request may take this long before it counts as timed out (and is retried). */
   requestTimeoutMs: number;
+  /** SKEIN_REPLAY_FILE: the recorded session the `replay` model plays. */
+  replayFile?: string | undefined;
 }
 
 export interface ProviderChoice {
@@ -72,7 +75,8 @@ export function createProvider(name: string, settings: ProviderSettings): Provid
     );
   }
   const { provider: kind, model } = parsed;
-  if (kind !== 'predictable' && !usable(settings.credentials, kind)) {
+  if (kind === 'replay' && !settings.replayFile) throw new UnknownModelError('model "replay" needs SKEIN_REPLAY_FILE, a recorded session (the format of the trajectories README)');
+  if (kind !== 'predictable' && kind !== 'replay' && !usable(settings.credentials, kind)) {
     const also = kind === 'openai' ? ' (or OPENAI_BASE_URL for an OpenAI-compatible server)' : kind === 'gemini' ? ' (or GOOGLE_API_KEY)' : '';
     throw new UnknownModelError(`model "${name}" needs ${KEY_VARIABLES[kind]}${also}, which is not set`);
   }
@@ -91,6 +95,8 @@ function instantiate(kind: ProviderName, name: string, model: string, limits: Mo
   switch (kind) {
     case 'predictable':
       return new PredictableProvider(limits);
+    case 'replay':
+      return new ReplayProvider(limits, loadTrajectory(settings.replayFile!));
     case 'anthropic':
       return new AnthropicProvider(name, model, limits, credentials.anthropic, requestTimeoutMs);
     case 'openai':
