@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, WebSocketRoute } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { eventsOf, newSession, openPage, sessionId, waitIdle } from '../helpers/ui.js';
+import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { eventsOf, newSession, openPage, send, sessionId, waitForEvents, waitIdle } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -56,6 +56,33 @@ describe('chat box', () => {
     const events = await eventsOf(server.url, id);
     expect(events.some((e) => e.kind === 'state' && e.to === 'Cancelled')).toBe(true);
     expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('follows new messages at the bottom, stays put when scrolled up, and jumps back to the latest', async () => {
+    const { page, errors } = await openPage(browser, server.url, '/', { height: 600 });
+    const id = await newSession(page);
+    const timeline = page.locator('skein-timeline');
+    const scroll = () => timeline.evaluate((t) => ({ top: t.scrollTop, bottom: t.scrollHeight - t.scrollTop - t.clientHeight }));
+    for (const text of ['big: 150', 'big: 150', 'echo: third']) {
+      await send(page, text);
+      await waitIdle(page);
+    }
+    expect((await scroll()).bottom).toBeLessThan(2); // it followed
+
+    await timeline.hover();
+    await page.mouse.wheel(0, -400);
+    await page.waitForFunction(() => document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!.shadowRoot!.querySelector('.jump'));
+    const before = (await scroll()).top;
+    await api(server.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: arrived while you read' } });
+    await waitForEvents(server.url, id, (es) => es.some((e) => e.kind === 'agent' && e.text === 'arrived while you read'));
+    const jump = page.getByRole('button', { name: /new · Jump to latest/ });
+    await jump.waitFor();
+    expect((await scroll()).top).toBe(before); // what you were reading did not move
+    await jump.click();
+    await page.locator('skein-agent-message', { hasText: 'arrived while you read' }).waitFor();
+    expect((await scroll()).bottom).toBeLessThan(2);
     expect(errors).toEqual([]);
     await page.close();
   });
