@@ -215,7 +215,7 @@ export class SkeinApp extends LitElement {
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
-            <skein-chat-input ?busy=${busy} .disabledReason=${this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+            <skein-chat-input ?busy=${busy} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>

@@ -166,6 +166,11 @@ describe('web UI', () => {
 
   it('opens a session by deep link, in light and dark, on a laptop and a phone', async () => {
     expect(compactedSession).not.toBe('');
+    const unknown = await browser.newPage();
+    await unknown.goto(`${server.url}/s/no-such-session`);
+    await unknown.getByRole('alert').filter({ hasText: 'There is no session no-such-session' }).waitFor();
+    expect(await unknown.getByRole('textbox', { name: 'Message' }).isDisabled()).toBe(true);
+    await unknown.close();
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const [label, width, height] of [['desktop', 1280, 800], ['phone', 390, 844]] as const) {
         const { page, errors } = await openPage(browser, server.url, `/s/${compactedSession}`, { colorScheme, width, height, reducedMotion: true });
