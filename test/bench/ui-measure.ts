@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import type { AgentState, Gauge, NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -106,6 +107,8 @@ export function writeLongSession(dataDir: string, target = 5000, id = 'long-sess
 /** Opens the session in a fresh page and measures it. The page is left open for further checks. */
 export async function measureOpenAndScroll(browser: Browser, base: string, id: string, events: number): Promise<{ page: Page; measurement: UiMeasurement }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // Run through tsx, esbuild names inner functions with a `__name` helper the page does not have.
+  await page.addInitScript('globalThis.__name ??= (f) => f');
   await page.goto(`${base}/s/${id}`);
   await page.waitForFunction(() => performance.getEntriesByName('skein:first-screen').length > 0, undefined, { timeout: 60_000 });
   const [firstScreenMs, historyLoadedMs] = await page.evaluate(() =>
@@ -205,4 +208,10 @@ export async function measureUi(options: { events?: number } = {}): Promise<UiMe
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+// `npx tsx test/bench/ui-measure.ts [events]` runs it alone (after `npm run build`).
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const measurement = await measureUi({ events: Number(process.argv[2]) || 5000 });
+  console.log(JSON.stringify(measurement, null, 2));
 }
