@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { providerSettings } from './agent/model-switch.js';
-import { Sessions } from './agent/sessions.js';
+import { Sessions, type SessionOptions } from './agent/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
 import { createApp } from './http/app.js';
@@ -25,9 +25,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR): Promise<RunningServer> {
+export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options: SessionOptions = {}): Promise<RunningServer> {
   const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
-  const sessions = new Sessions(config);
+  const sessions = new Sessions(config, options);
   const warnings = sessions.loadAll();
   let port = config.port;
   const models = () => availableModels(providerSettings(config));

@@ -116,6 +116,8 @@ export interface CompactionEvent extends EventBase {
   ledger?: Ledger;
   /** compact_history: how many recent groups the agent asked to keep. */
   preserveRecentGroups?: number;
+  /** What the summariser's requests used (all chunks together), when it was called. */
+  summariserUsage?: Usage;
   // failed:
   error?: string;
   fallback?: string;

@@ -21,6 +21,8 @@ const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.met
 
 export interface AgentSettings extends CompactionSettings {
   workDir: string;
+  /** Cap a huge tool result as it arrives (default true). */
+  resultCap?: boolean;
   bashTimeoutMs: number;
   toolOutputLimit: number;
   /** Retries, the summariser and model switches (absent: no retries, no switch, the session's model summarises). */
@@ -271,7 +273,10 @@ export class Agent implements AgentHandle {
       const recorded = hasRecordedTools(this.provider) ? this.provider.recordedToolResult(call.id) : undefined;
       const result = recorded ?? (await runTool(call.name, call.input, ctx));
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
-      const capped = capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, callId: call.id });
+      const capped =
+        this.settings.resultCap === false
+          ? { output: result.output }
+          : capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, callId: call.id });
       this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
     }
     if (signal.aborted) throw new Cancelled('cancelled by the user');

@@ -26,6 +26,8 @@ export class CompactionRunner {
   private callsSinceCompaction = 0;
   /** At most one compaction per request: set by a compaction, cleared by the next response. */
   private compactedForRequest = false;
+  /** Context size (provider tokens) when an automatic compaction found nothing to do. */
+  private nothingToDoAt: number | undefined;
 
   constructor(
     private readonly session: Session,
@@ -50,7 +52,7 @@ export class CompactionRunner {
   dueBeforeRequest(): DueCompaction | undefined {
     const pending = this.session.pendingCompactions.shift();
     if (pending) return pending;
-    if (this.compactedForRequest) return undefined;
+    if (this.compactedForRequest || this.stillNothingToDo()) return undefined;
     return dueBeforeRequest({
       ...this.inputs(),
       estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base()),
@@ -61,7 +63,7 @@ export class CompactionRunner {
   dueAfterResponse(): DueCompaction | undefined {
     const pending = this.session.pendingCompactions.shift();
     if (pending) return pending;
-    return this.compactedForRequest ? undefined : dueAfterResponse(this.inputs());
+    return this.compactedForRequest || this.stillNothingToDo() ? undefined : dueAfterResponse(this.inputs());
   }
 
   /** Runs the pipeline and records started / finished (or failed) events. Throws only when cancelled. */
@@ -89,7 +91,8 @@ export class CompactionRunner {
         skipSummariser: this.breaker.open,
         signal,
       });
-      const { summariserUsage, tokensBefore, tokensAfter, ...fields } = result;
+      const { tokensBefore, tokensAfter, ...fields } = result;
+      const summariserUsage = result.summariserUsage;
       const event: Omit<CompactionEvent, 'seq' | 'ts'> = {
         kind: 'compaction',
         phase: 'finished',
@@ -102,6 +105,7 @@ export class CompactionRunner {
       };
       this.session.append(event);
       this.callsSinceCompaction = 0;
+      this.nothingToDoAt = result.strategy === 'none' && !asked ? event.tokensBefore : undefined;
       // Only a compaction that tried the summariser tells the breaker anything.
       const triedSummariser = !this.breaker.open && (result.strategies.includes('summarize') || result.error !== undefined);
       if (triedSummariser && this.breaker.record(result.error !== undefined)) {
@@ -132,6 +136,17 @@ export class CompactionRunner {
   private targetTokens(ratio: number): number {
     const share = Math.min(this.settings.targetRatio, 0.9 * this.settings.policy.thresholdRatio);
     return Math.floor((share * this.settings.contextWindow) / ratio);
+  }
+
+  /**
+   * An automatic compaction that found nothing to fold is not tried again
+   * until the context has grown by 5% of the window: compaction cannot loop.
+   */
+  private stillNothingToDo(): boolean {
+    if (this.nothingToDoAt === undefined) return false;
+    const now = this.estimator.estimate(this.session.view(), this.deps.base());
+    if (now >= this.nothingToDoAt + 0.05 * this.settings.contextWindow) this.nothingToDoAt = undefined;
+    return this.nothingToDoAt !== undefined;
   }
 
   private inputs() {

@@ -5,12 +5,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
+import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProvider, createProviderOrPlaceholder } from '../llm/providers.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
+
+export interface SessionOptions {
+  strategies?: CompactionStrategy[];
+  /** Cap a huge tool result as it arrives (default true). */
+  resultCap?: boolean;
+}
 
 export interface LiveSession {
   session: Session;
@@ -22,7 +29,11 @@ export class Sessions {
   private readonly dir: string;
   private readonly models: ModelServices;
 
-  constructor(private readonly config: Config) {
+  constructor(
+    private readonly config: Config,
+    /** In-code choices with no setting: another compaction pipeline, no result cap (benchmarks use them). */
+    private readonly options: SessionOptions = {},
+  ) {
     this.dir = path.join(config.dataDir, 'sessions');
     fs.mkdirSync(this.dir, { recursive: true });
     this.models = modelServices(config);
@@ -102,7 +113,8 @@ export class Sessions {
           preflight: this.config.compactPreflight,
           everyNCalls: this.config.compactEveryNCalls,
         },
-        strategies: defaultStrategies(this.config.compactKeepToolResults),
+        strategies: this.options.strategies ?? defaultStrategies(this.config.compactKeepToolResults),
+        resultCap: this.options.resultCap ?? true,
         summariserTimeoutMs: this.config.summarizerTimeoutMs,
         models: this.models,
         bashTimeoutMs: this.config.bashTimeoutMs,
