@@ -46,6 +46,8 @@ export class SkeinTimeline extends LitElement {
   private frame = 0;
   /** scrollTop as last set by pinning to the bottom. */
   private pinnedTop = -1;
+  /** scrollTop as the reader last left it (restored when the timeline is shown again). */
+  private savedTop = 0;
   private lastRowCount = 0;
 
   constructor() {
@@ -93,6 +95,7 @@ export class SkeinTimeline extends LitElement {
     this.setAttribute('aria-label', 'Timeline');
     this.addEventListener('scroll', this.onScroll, { passive: true });
     this.addEventListener('keydown', this.onKey);
+    this.resizeObserver.observe(this);
   }
 
   override disconnectedCallback() {
@@ -191,7 +194,9 @@ export class SkeinTimeline extends LitElement {
   private onScroll = () => {
     // Our own pin to the bottom: content may have grown since (children render
     // after the list), which must not read as the user scrolling up.
-    if (this.scrollTop === this.pinnedTop) return this.schedule();
+    if (this.clientHeight === 0) return; // hidden (the model view is shown)
+    if (this.atBottom && this.scrollTop === this.pinnedTop) return this.schedule();
+    this.savedTop = this.scrollTop;
     const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK;
     if (atBottom !== this.atBottom) this.atBottom = atBottom;
     if (atBottom) this.unseen = 0;
@@ -221,6 +226,13 @@ export class SkeinTimeline extends LitElement {
 
   private onResize(entries: ResizeObserverEntry[]) {
     if (this.clientHeight === 0) return; // hidden: sizes are meaningless
+    if (entries.some((e) => e.target === this)) {
+      // Shown again after being hidden (or resized): back to where the reader was.
+      if (this.atBottom) this.pin();
+      else this.scrollTop = this.savedTop;
+      this.schedule();
+      entries = entries.filter((e) => e.target !== this);
+    }
     const viewTop = this.getBoundingClientRect().top;
     let shift = 0;
     let changed = false;

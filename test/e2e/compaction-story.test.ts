@@ -87,6 +87,11 @@ describe('compaction story', () => {
     await page.screenshot({ path: screenshotPath('model-view') });
     await page.getByRole('button', { name: 'Back to timeline' }).click();
     await separator.waitFor();
+    // Back where the reader was: at the end, following.
+    await page.waitForFunction(() => {
+      const t = document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!;
+      return t.scrollHeight - t.scrollTop - t.clientHeight < 2;
+    });
     expect(errors).toEqual([]);
     await page.close();
   });
