@@ -310,10 +310,12 @@ export class SkeinTimeline extends LitElement {
 
   private renderEmpty() {
     const suggest = (text: string) => this.dispatchEvent(new CustomEvent('suggest', { detail: { text }, bubbles: true, composed: true }));
+    // The offline model only understands its commands: offer them.
+    const offline = this.model === 'predictable' || this.model === '';
     return html`<div class="empty">
       <h2>Start a conversation</h2>
-      <p>Say something to start. Ask for a change, or try one of these with the offline model:</p>
-      ${['bash: ls -la', 'echo: **hello** `skein`', 'big: 2000', '/compact'].map((t) => html`<button @click=${() => suggest(t)}>${t}</button>`)}
+      <p>Say something to start: ask a question or for a change in your project.${offline ? ' The offline model answers these:' : ''}</p>
+      ${offline ? ['bash: ls -la', 'echo: **hello** `skein`', 'big: 2000', 'delay: 3000'].map((t) => html`<button @click=${() => suggest(t)}>${t}</button>`) : nothing}
     </div>`;
   }
 }

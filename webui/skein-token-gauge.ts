@@ -68,7 +68,7 @@ export class SkeinTokenGauge extends LitElement {
           <div class="tick" style="left:calc(${g.thresholdRatio * 100}% - 1px)" title="auto-compact at ${threshold}%"></div>
         </div>
         <div class="label" aria-hidden="true">
-          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${formatTokens(g.contextWindow)}${g.estimated ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
+          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${formatTokens(g.contextWindow)}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
           <span class="words">${words}</span>
           <span>${formatCost(g.totalCostUsd)}</span>
         </div>
