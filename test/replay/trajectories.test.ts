@@ -5,13 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, SkeinEvent } from '../../shared/protocol.js';
-import { pathsInCommand } from '../../server/compaction/ledger.js';
 import { deriveView, plain } from '../../server/compaction/view.js';
 import { loadTrajectory, ReplayProvider } from '../../server/llm/replay.js';
 import { requestTokens } from '../../server/llm/tokens.js';
 import { startAgent } from '../helpers/agent.js';
 import { OUTPUT_DIR } from '../helpers/browser.js';
 import { checkInvariants, median } from '../helpers/invariants.js';
+import { emptyKept, measureKept as measureKeptIn } from '../helpers/kept.js';
 
 export const TRAJECTORIES = path.resolve('..', 'shared', 'trajectories');
 const files = fs.existsSync(TRAJECTORIES) ? fs.readdirSync(TRAJECTORIES).filter((f) => f.endsWith('.jsonl')).sort() : [];
@@ -80,23 +80,12 @@ export async function replay(file: string, window: number): Promise<ReplayStats>
 
 /** Share of user messages, commands and file paths of the folded span that the view still holds. */
 function measureKept(stats: ReplayStats, events: readonly SkeinEvent[], c: CompactionEvent, viewText: string): void {
-  if (!c.coversSeq) return;
-  const [first, last] = c.coversSeq;
-  for (const e of events) {
-    if (e.seq < first || e.seq > last) continue;
-    if (e.kind === 'user') {
-      stats.userMessagesTotal++;
-      if (viewText.includes(e.text) || viewText.includes(`[event ${e.seq}, long message`)) stats.userMessagesKept++;
-    }
-    if (e.kind === 'tool_call' && typeof e.input.command === 'string') {
-      const command = e.input.command;
-      const facts = [command.length > 300 ? command.slice(0, 250) : command.replace(/\n/g, ' ⏎ '), ...pathsInCommand(command).read];
-      for (const fact of facts) {
-        stats.factsTotal++;
-        if (viewText.includes(fact)) stats.factsKept++;
-      }
-    }
-  }
+  const kept = emptyKept();
+  measureKeptIn(kept, events, c, viewText);
+  stats.userMessagesKept += kept.userMessagesKept;
+  stats.userMessagesTotal += kept.userMessagesTotal;
+  stats.factsKept += kept.identifiersKept;
+  stats.factsTotal += kept.identifiersTotal;
 }
 
 describe.each([16_000, 32_000])('replay at a %i-token window', (window) => {
