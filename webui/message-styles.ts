@@ -4,9 +4,8 @@ import { css } from 'lit';
 
 export const messageStyles = css`
   :host { display: block; margin: 10px 0; }
-  /* Folded: still readable, visibly no longer in the model's context. */
-  :host([folded]) .body { opacity: var(--folded); }
-  :host([folded]) .body { box-shadow: inset 3px 0 0 var(--folded-bar); }
+  /* Folded: still readable (full contrast), visibly no longer in the model's context: muted text, a dashed bar, a tag. */
+  :host([folded]) .body { color: var(--folded-fg); border-left: 3px dashed var(--folded-bar); padding-left: 10px; }
   .folded-tag { font-size: 11px; color: var(--muted); margin-left: 6px; padding: 0 6px; border-radius: 8px; border: 1px dashed var(--border); }
   .who { font-size: 12px; color: var(--muted); margin-bottom: 2px; display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
   pre, code { font-family: var(--mono); font-size: 13px; }

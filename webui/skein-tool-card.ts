@@ -49,6 +49,8 @@ export class SkeinToolCard extends LitElement {
       pre { margin: 0; border-radius: 0; max-height: 60vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
       footer { display: flex; justify-content: space-between; align-items: center; padding: 2px 4px; }
       .note { font-size: 12px; color: var(--muted); padding: 0 6px; }
+      :host([folded]) .body { border: 1px dashed var(--folded-bar); border-left-width: 3px; padding-left: 0; }
+      :host([folded]) pre, :host([cleared]) pre { color: var(--folded-fg); }
     `,
   ];
 

@@ -20,6 +20,7 @@ export class SkeinUserMessage extends LitElement {
         margin-left: auto; width: fit-content; max-width: min(85%, 640px); }
       .row { display: flex; flex-direction: column; align-items: flex-end; }
       .command { font-family: var(--mono); font-size: 13px; }
+      :host([folded]) .body { background: transparent; border: 1px dashed var(--folded-bar); padding-left: 12px; }
     `,
   ];
 

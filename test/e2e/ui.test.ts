@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import type { CompactionEvent } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { eventsOf, lastUsage, newSession, openPage, requestUsages, send, sessionId, waitIdle } from '../helpers/ui.js';
+import { axeViolations, eventsOf, lastUsage, newSession, openPage, requestUsages, send, sessionId, waitIdle } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -186,6 +186,8 @@ describe('web UI', () => {
         // Nothing wider than the screen: no sideways scrolling on a phone.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: screenshotPath(`${colorScheme}-${label}`) });
+        // Labels, roles, contrast: nothing for axe-core to object to.
+        expect(await axeViolations(page)).toEqual([]);
         if (label === 'phone') {
           await page.getByRole('button', { name: 'Sessions' }).click();
           await page.getByRole('link', { name: /big: 700|echo: hello/ }).first().waitFor();

@@ -1,5 +1,6 @@
 // Driving the built web UI in headless Chromium: open a page, type, wait for
 // the agent, read what the server logged.
+import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import type { SkeinEvent, UsageEvent } from '../../shared/protocol.js';
 import { api } from './server.js';
@@ -72,4 +73,14 @@ export async function newSession(page: Page): Promise<string> {
   await page.waitForURL((url) => url.toString() !== before);
   await page.getByText('Say something to start').waitFor();
   return sessionId(page);
+}
+
+/** Accessibility problems axe-core finds on the page (WCAG 2 A and AA rules, open shadow roots included). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 4).join(' ')}`);
+  });
 }
