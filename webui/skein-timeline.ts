@@ -200,7 +200,9 @@ export class SkeinTimeline extends LitElement {
     const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK;
     if (atBottom !== this.atBottom) this.atBottom = atBottom;
     if (atBottom) this.unseen = 0;
-    this.schedule();
+    // Scroll events come once per frame, before its animation callbacks:
+    // render the new window in this same frame.
+    this.requestUpdate();
   };
 
   private onKey = (e: KeyboardEvent) => {
