@@ -35,6 +35,8 @@ function transport(err: unknown): ProviderError | undefined {
   if (err instanceof TypeError && /fetch failed|network|socket|ECONN/i.test(`${err.message} ${String(err.cause ?? '')}`)) {
     return new ProviderError(`connection failed: ${err.message}`, undefined, true);
   }
+  // A body or stream event that is not JSON: the provider (or a proxy) sent something broken; ask again.
+  if (err instanceof SyntaxError) return new ProviderError(`malformed response from the provider: ${err.message}`, undefined, true);
   return undefined;
 }
 

@@ -46,8 +46,13 @@ export class Brain {
   }
 }
 
-/** Planned failures: each request takes the next one (a status, or a stream that breaks off mid-answer). */
-export type Failure = number | 'mid-stream';
+/**
+ * Planned failures: each request takes the next one. A status; a stream that
+ * breaks off mid-answer; no answer at all (`hang`, for timeouts); a body that
+ * is not JSON (`malformed`); a stream that ends early without its last events
+ * (`truncated`); the connection dropped before any answer (`reset`).
+ */
+export type Failure = number | 'mid-stream' | 'hang' | 'malformed' | 'truncated' | 'reset';
 
 export class FailurePlan {
   private queue: Failure[] = [];

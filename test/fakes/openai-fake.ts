@@ -62,6 +62,17 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const body = req.body;
     fake.requests.push(body);
     const failure = fake.failures.take();
+    if (failure === 'reset') return void res.socket?.destroy();
+    if (failure === 'hang') return new Promise<void>((resolve) => res.on('close', () => resolve()));
+    if (failure === 'malformed') {
+      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' });
+      return void res.end(body.stream ? 'data: {"id":"chatcmpl-broken","choices":[{"delta":{"content":"par\n\n' : '{"id":"chatcmpl-broken","choices":[');
+    }
+    if (failure === 'truncated') {
+      const sse = openSse(res);
+      await sse.send(`data: ${JSON.stringify({ id: 'chatcmpl-cut', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: 'This answer is cut o' }, finish_reason: null }] })}\n\n`);
+      return void res.socket?.destroy();
+    }
     if (failure === 429) return error(res, 429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded');
     if (failure === 503) return error(res, 503, 'The engine is currently overloaded, please try again later', 'server_error', null);
     if (typeof failure === 'number') return error(res, failure, 'The server had an error while processing your request. Sorry about that!', 'server_error', null);
