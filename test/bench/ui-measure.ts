@@ -26,6 +26,8 @@ export interface UiMeasurement {
   scrollToTopMs: number;
   /** Scrolling up from the end, one screen per frame (150 frames): frame times, ms. */
   sweep: { frames: number; p50: number; p95: number; max: number };
+  /** A reader flicking up with the mouse wheel (60 ticks of 400 px): frame times while it scrolls, ms. */
+  wheel: { frames: number; p50: number; p95: number; max: number };
   /** Used JS heap after a forced GC (CDP Runtime.getHeapUsage), bytes. */
   jsHeapUsedBytes: number;
   /** Elements in the document, shadow roots included. */
@@ -139,6 +141,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
         requestAnimationFrame(step);
       }),
   );
+  const wheel = await wheelFrames(page);
   const scrollToTopMs = await page.evaluate(
     () =>
       new Promise<number>((resolve) => {
@@ -178,6 +181,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
       historyLoadedMs: Math.round(historyLoadedMs!),
       scrollToTopMs: Math.round(scrollToTopMs * 10) / 10,
       sweep,
+      wheel,
       jsHeapUsedBytes: heap.usedSize,
       domElements: dom.count,
       renderedRows: dom.rows,
@@ -186,6 +190,34 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
       date: new Date().toISOString(),
     },
   };
+}
+
+/** Frame times, recorded in the page, while Playwright turns the mouse wheel over the timeline. */
+async function wheelFrames(page: Page): Promise<UiMeasurement['wheel']> {
+  await page.evaluate(() => {
+    const timeline = document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!;
+    timeline.scrollTop = timeline.scrollHeight;
+    const w = window as unknown as { frameTimes: number[]; recording: boolean };
+    w.frameTimes = [];
+    w.recording = true;
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.frameTimes.push(now - last);
+      last = now;
+      if (w.recording) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const box = (await page.locator('skein-timeline').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let i = 0; i < 60; i++) await page.mouse.wheel(0, -400);
+  const times = await page.evaluate(() => {
+    const w = window as unknown as { frameTimes: number[]; recording: boolean };
+    w.recording = false;
+    return w.frameTimes.slice(1).sort((a, b) => a - b);
+  });
+  const at = (q: number) => Math.round((times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0) * 10) / 10;
+  return { frames: times.length, p50: at(0.5), p95: at(0.95), max: at(1) };
 }
 
 export function writeUiResults(measurement: UiMeasurement): void {
