@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, WebSocketRoute } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { eventsOf, newSession, openPage, send, sessionId, waitForEvents, waitIdle } from '../helpers/ui.js';
+import { converse, eventsOf, newSession, openPage, sessionId, waitForEvents, waitIdle } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -66,8 +66,7 @@ describe('chat box', () => {
     const timeline = page.locator('skein-timeline');
     const scroll = () => timeline.evaluate((t) => ({ top: t.scrollTop, bottom: t.scrollHeight - t.scrollTop - t.clientHeight }));
     for (const text of ['big: 150', 'big: 150', 'echo: third']) {
-      await send(page, text);
-      await waitIdle(page);
+      await converse(page, server.url, text);
     }
     expect((await scroll()).bottom).toBeLessThan(2); // it followed
 

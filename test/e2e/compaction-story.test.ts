@@ -8,7 +8,7 @@ import type { CompactionEvent, ViewMessage } from '../../shared/protocol.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { eventsOf, lastUsage, openPage, send, sessionId, waitForEvents, waitIdle } from '../helpers/ui.js';
+import { converse, eventsOf, lastUsage, openPage, send, sessionId, waitForEvents, waitIdle } from '../helpers/ui.js';
 
 let fake: OpenAIFake;
 let server: TestServer;
@@ -30,8 +30,7 @@ describe('compaction story', () => {
     const { page, errors } = await openPage(browser, server.url);
     const id = await sessionId(page);
     for (const text of ['bash: ls', 'big: 300', 'echo: first answer', 'big: 300', 'echo: second answer', 'bash: echo done']) {
-      await send(page, text);
-      await waitIdle(page);
+      await converse(page, server.url, text);
     }
     fake.summaryDelayMs = 2500; // a slow summariser holds the compaction open
 
@@ -137,9 +136,8 @@ describe('compaction story', () => {
     });
     fake.failures.next(503);
     const long = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
-    await send(page, `echo: ${long}`);
+    await converse(page, server.url, `echo: ${long}`);
     await page.locator('skein-agent-message:not([streaming])', { hasText: 'word29' }).waitFor();
-    await waitIdle(page);
     const { streamed, shift } = await page.evaluate(() => {
       const w = window as unknown as { streamed: string[]; shift: number };
       return { streamed: w.streamed, shift: w.shift };
@@ -159,9 +157,8 @@ describe('compaction story', () => {
     const picker = page.getByRole('combobox', { name: 'Model' });
     expect(await picker.locator('option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('predictable'), expect.stringContaining('openai:gpt-4.1')]));
     await picker.selectOption('predictable');
-    await send(page, 'echo: on the small model');
+    await converse(page, server.url, 'echo: on the small model');
     await page.locator('skein-agent-message', { hasText: 'on the small model' }).waitFor();
-    await waitIdle(page);
     await page.getByText(/Model switched from openai:gpt-4.1 to predictable/).waitFor();
     const usage = lastUsage(await eventsOf(server.url, id))!;
     expect(usage.gauge.model).toBe('predictable');

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import type { CompactionEvent } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { axeViolations, eventsOf, lastUsage, newSession, openPage, requestUsages, send, sessionId, waitIdle } from '../helpers/ui.js';
+import { axeViolations, converse, eventsOf, lastUsage, newSession, openPage, requestUsages, send, sessionId, waitIdle } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -31,10 +31,9 @@ describe('web UI', () => {
     const meter = page.getByRole('meter', { name: 'Context window' });
     const spark = page.locator('skein-sparkline [data-points]');
 
-    await send(page, 'echo: hello **skein**\n\n```ts\nconst answer: number = 42;\n```');
+    await converse(page, server.url, 'echo: hello **skein**\n\n```ts\nconst answer: number = 42;\n```');
     await page.locator('skein-agent-message strong', { hasText: 'skein' }).waitFor();
     await page.locator('skein-agent-message .hljs-keyword', { hasText: 'const' }).waitFor();
-    await waitIdle(page);
     let events = await eventsOf(server.url, id);
     let usage = lastUsage(events)!.gauge;
     // The gauge says exactly what the last usage event says, to people and to screen readers.
@@ -49,11 +48,7 @@ describe('web UI', () => {
     // Fill the context until the server compacts; the sparkline gains a point per request.
     let compaction: CompactionEvent | undefined;
     for (let i = 0; i < 6 && !compaction; i++) {
-      await send(page, 'big: 700');
-      await page.waitForFunction((n) => document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!
-        .shadowRoot!.querySelectorAll('skein-tool-card').length >= n, i + 1);
-      await waitIdle(page);
-      events = await eventsOf(server.url, id);
+      events = await converse(page, server.url, 'big: 700');
       compaction = events.find((e): e is CompactionEvent => e.kind === 'compaction' && e.phase === 'finished');
       expect(Number(await spark.getAttribute('data-points'))).toBe(requestUsages(events).length);
     }
@@ -104,11 +99,9 @@ describe('web UI', () => {
       '<style>body{display:none}</style>',
     ].join('\n');
     fs.writeFileSync(path.join(server.workDir, 'hostile.md'), hostile);
-    await send(page, `echo: ${hostile}`); // straight into the markdown renderer
-    await send(page, 'read: hostile.md'); // a tool result, then the model quoting it
-    await waitIdle(page);
+    await converse(page, server.url, `echo: ${hostile}`); // straight into the markdown renderer
+    await converse(page, server.url, 'read: hostile.md'); // a tool result, then the model quoting it
     await page.locator('skein-tool-card').first().waitFor();
-    await waitIdle(page);
     const events = await eventsOf(server.url, id);
     expect(events.some((e) => e.kind === 'tool_result' && e.output.includes('onerror'))).toBe(true);
     // The tool output is shown as text, literally.
@@ -142,8 +135,7 @@ describe('web UI', () => {
     const id = await newSession(page);
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
-    await send(page, 'echo: before drop');
-    await waitIdle(page);
+    await converse(page, server.url, 'echo: before drop');
     const seenBefore = (await eventsOf(server.url, id)).length;
     await page.evaluate(() => (document.querySelector('skein-app') as unknown as { dropConnection(): void }).dropConnection());
     await api(server.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: while away' } });

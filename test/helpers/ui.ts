@@ -84,3 +84,17 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 4).join(' ')}`);
   });
 }
+
+/**
+ * Sends a message and waits until the server has finished the turn it starts
+ * and the page holds every event of it, so what follows reads a settled page.
+ */
+export async function converse(page: Page, base: string, text: string): Promise<SkeinEvent[]> {
+  const id = await sessionId(page);
+  const idle = (events: SkeinEvent[]) => events.filter((e) => e.kind === 'state' && e.to === 'WaitingForUserInput').length;
+  const before = idle(await eventsOf(base, id));
+  await send(page, text);
+  const events = await waitForEvents(base, id, (es) => idle(es) > before);
+  await page.waitForFunction((n) => ((document.querySelector('skein-app') as unknown as { eventSeqs(): number[] }).eventSeqs().at(-1) ?? 0) >= n, events.at(-1)!.seq);
+  return events;
+}
