@@ -10,7 +10,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { AgentState } from '../shared/protocol.js';
 import { STATE_WORDS } from './format.js';
 import { messageStyles } from './message-styles.js';
-import type { Row } from './timeline-model.js';
+import { rowIndex, type Row } from './timeline-model.js';
 import { estimateHeight, renderRow } from './timeline-rows.js';
 import './skein-agent-message.js';
 
@@ -146,14 +146,7 @@ export class SkeinTimeline extends LitElement {
   }
 
   private indexOf(seq: number): number {
-    let lo = 0;
-    let hi = this.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.rows[mid]!.seq < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return rowIndex(this.rows, seq);
   }
 
   private heightOf(row: Row): number {

@@ -174,14 +174,7 @@ export class TimelineModel {
 
   /** Index of the row with this seq, or of the first row after it. */
   indexOf(seq: number): number {
-    let lo = 0;
-    let hi = this.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.rows[mid]!.seq < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return rowIndex(this.rows, seq);
   }
 
   private update<R extends Row>(seq: number, change: (row: R) => R): void {
@@ -260,4 +253,16 @@ export class TimelineModel {
     }
     return ledger;
   }
+}
+
+/** Binary search in rows sorted by seq: the row with this seq, or the first after it. */
+export function rowIndex(rows: readonly { seq: number }[], seq: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]!.seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
