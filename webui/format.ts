@@ -46,7 +46,7 @@ export const STATE_WORDS: Record<AgentState, string> = {
 /** Why a compaction ran, in words. */
 export const TRIGGER_WORDS: Record<CompactionTrigger, string> = {
   threshold: 'the context reached the auto-compact threshold',
-  preflight: 'the next request would not have fit',
+  preflight: 'the next request would have crossed the threshold or left no room for the answer',
   overflow: 'the model refused the request as too long',
   manual: 'you asked for it',
   agent: 'the agent asked for it',
