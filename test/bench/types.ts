@@ -37,6 +37,7 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 export function fmt(n: number, digits = 2): string {
+  if (Number.isNaN(n)) return 'n/a';
   if (!Number.isFinite(n)) return String(n);
   return Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(digits);
 }
