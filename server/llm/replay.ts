@@ -1,4 +1,4 @@
-// `replay`: plays a recorded session (the format of ../shared/trajectories).
+// `replay`: plays a recorded session (the format of test/fixtures/trajectories, see its README).
 // After the first user message it answers each request with the next recorded
 // assistant message; tools return the recorded outputs instead of running; the
 // recorded later user messages arrive at their places. Usage is counted like

@@ -13,7 +13,7 @@
 //   average, in short bursts. The data dir is on the real disk.
 // - predictable, tmpfs: the same with the data dir on /dev/shm, where the
 //   fdatasync before each broadcast is almost free: isolates the fan-out.
-// - replay: a recorded trajectory (../shared/trajectories) played by the
+// - replay: a recorded trajectory (test/fixtures/trajectories) played by the
 //   `replay` model at the server's own pace (it has no pacing knob). With no
 //   client it runs at about one event per 1.5 ms on this 2-core machine; with
 //   101 sockets to feed, about one per 5 to 8 ms. Data dir on disk.
@@ -28,6 +28,7 @@ import WebSocket from 'ws';
 import { REPLAY_FINISHED } from '../../server/llm/replay.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { api, tempDir } from '../helpers/server.js';
+import { TRAJECTORIES } from '../helpers/trajectories.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection, type SectionResult } from './types.js';
 
 const BENCH = 'fan-out';
@@ -41,7 +42,7 @@ const DRIVE_MS = 1_500;
 /** Alternating rounds of skein and floor phases: odd, so the median of the per-round ratios is one round's. */
 const ROUNDS = 3;
 /** The recording the replay stream plays (115 KB, 47 tool calls, about 330 events). */
-export const REPLAY_FILE = path.resolve('..', 'shared', 'trajectories', 'mini-gemini3pro__psf__requests-5414.jsonl');
+export const REPLAY_FILE = path.join(TRAJECTORIES, 'mini-gemini3pro__psf__requests-5414.jsonl');
 /** The third round is skipped if, taking as long as the second, it would end after this (a very loaded machine). */
 const BUDGET_MS = 70_000;
 const GOAL = 'p99 within 2x of bare ws';

@@ -1,4 +1,4 @@
-// Survival and cost: every trajectory of ../shared/trajectories replayed
+// Survival and cost: every recorded trajectory (test/fixtures/trajectories) replayed
 // through the real server (replay model) under skein's pipeline and under
 // sketch's policy, at 16k, 32k and 200k windows; and what each session costs
 // at one reference model's prices with and without compaction.
@@ -12,10 +12,10 @@ import { REPLAY_FINISHED } from '../../server/llm/replay.js';
 import { startServer } from '../../server/server.js';
 import { emptyKept, measureKept, type Kept } from '../helpers/kept.js';
 import { api, tempDir } from '../helpers/server.js';
+import { TRAJECTORIES, trajectoryFiles } from '../helpers/trajectories.js';
 import { CLEAR_FROM_30, NONE, SKEIN, SKETCH, type Policy } from './policies.js';
 import { fmt, median, type BenchRow, type BenchSection } from './types.js';
 
-export const TRAJECTORIES = path.resolve('..', 'shared', 'trajectories');
 export const REFERENCE_MODEL = 'claude-sonnet-4-5';
 const MAX_STALLS = 40;
 
@@ -38,9 +38,7 @@ export interface RunStats {
   ms: number;
 }
 
-export function trajectoryFiles(): string[] {
-  return fs.readdirSync(TRAJECTORIES).filter((f) => f.endsWith('.jsonl')).sort();
-}
+export { TRAJECTORIES, trajectoryFiles };
 
 export async function replayThroughServer(file: string, window: number, policy: Policy): Promise<RunStats> {
   const started = Date.now();

@@ -1,4 +1,4 @@
-// All 18 recorded sessions of ../shared/trajectories replayed through the real
+// All 18 recorded sessions (test/fixtures/trajectories) replayed through the real
 // agent loop at 16k and 32k windows: no overflow, every compaction at or below
 // its target, the invariants after each one, the log never rewritten.
 import fs from 'node:fs';
@@ -9,12 +9,12 @@ import { deriveView, plain } from '../../server/compaction/view.js';
 import { loadTrajectory, ReplayProvider } from '../../server/llm/replay.js';
 import { requestTokens } from '../../server/llm/tokens.js';
 import { startAgent } from '../helpers/agent.js';
+import { TRAJECTORIES, trajectoryFiles } from '../helpers/trajectories.js';
 import { OUTPUT_DIR } from '../helpers/browser.js';
 import { checkInvariants, median } from '../helpers/invariants.js';
 import { emptyKept, measureKept as measureKeptIn } from '../helpers/kept.js';
 
-export const TRAJECTORIES = path.resolve('..', 'shared', 'trajectories');
-const files = fs.existsSync(TRAJECTORIES) ? fs.readdirSync(TRAJECTORIES).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const files = trajectoryFiles();
 
 export interface ReplayStats {
   file: string;
