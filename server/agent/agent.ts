@@ -8,6 +8,7 @@ import type { DueCompaction } from '../compaction/triggers.js';
 import { plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
+import type { ProviderChoice } from '../llm/providers.js';
 import { ContextOverflowError, hasRecordedTools, hasScriptedUser, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
 import { runTool, TOOLS } from '../tools/registry.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
@@ -42,7 +43,7 @@ export class Agent implements AgentHandle {
   private seenSeq: number;
   readonly system: string;
   /** SKEIN_SUMMARIZER_MODEL's provider, when set. */
-  private readonly summariser: Provider | undefined;
+  private readonly summariser: ProviderChoice | undefined;
   /** A model switch asked for and not yet applied (it waits for a safe point). */
   private pendingModel: string | undefined;
 
@@ -59,7 +60,8 @@ export class Agent implements AgentHandle {
     this.summariser = settings.models?.summariser();
     this.compaction = new CompactionRunner(session, settings, {
       base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
-      summariser: () => this.summariser ?? this.provider,
+      summariser: () => this.summariser?.provider ?? this.provider,
+      summariserInfo: () => this.summariser?.info ?? this.info,
       info: () => this.info,
       model: () => this.provider.model,
       gauge: () => this.gauge(),

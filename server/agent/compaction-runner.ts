@@ -36,6 +36,8 @@ export class CompactionRunner {
       base: () => Pick<LlmRequest, 'system' | 'tools'>;
       summariser: () => Provider;
       info: () => ModelInfo;
+      /** The summariser's prices (SKEIN_SUMMARIZER_MODEL's, or the session model's). */
+      summariserInfo: () => ModelInfo;
       model: () => string;
       gauge: () => Gauge;
     },
@@ -117,7 +119,7 @@ export class CompactionRunner {
       }
       if (result.strategy !== 'none' || summariserUsage) {
         this.estimator.invalidate();
-        const cost = summariserUsage ? costUsd(this.deps.info(), summariserUsage) : 0;
+        const cost = summariserUsage ? costUsd(this.deps.summariserInfo(), summariserUsage) : 0;
         const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
         this.session.append({ kind: 'usage', gauge });
       }

@@ -10,8 +10,8 @@ import type { RetryPolicy } from './model-call.js';
 export interface ModelServices {
   /** A provider for another model (a switch); throws UnknownModelError when it cannot be used. */
   create(model: string): ProviderChoice;
-  /** SKEIN_SUMMARIZER_MODEL's provider; undefined: the session's own model summarises. */
-  summariser(): Provider | undefined;
+  /** SKEIN_SUMMARIZER_MODEL's provider and prices; undefined: the session's own model summarises. */
+  summariser(): ProviderChoice | undefined;
   retry: RetryPolicy;
 }
 
@@ -26,7 +26,7 @@ export function modelServices(config: Config): ModelServices {
   return {
     create: (model) => createProvider(model, settings),
     // One per session, so per-session provider state stays apart.
-    summariser: () => (config.summarizerModel ? createProvider(config.summarizerModel, summariserSettings).provider : undefined),
+    summariser: () => (config.summarizerModel ? createProvider(config.summarizerModel, summariserSettings) : undefined),
     retry: { max: config.retryMax, baseMs: config.retryBaseMs },
   };
 }

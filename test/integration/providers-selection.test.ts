@@ -3,7 +3,8 @@
 // and the summariser model with its timeout.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CompactionEvent, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
+import type { CompactionEvent, SessionSnapshot, SkeinEvent, UsageEvent } from '../../shared/protocol.js';
+import { costUsd, MODELS } from '../../server/llm/models.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { agents, finished, startSession } from '../fakes/scenario.js';
@@ -137,6 +138,14 @@ describe('the summariser', () => {
     expect(f.reported.length).toBeGreaterThan(0);
     expect(f.reported.every((r) => r.summary && !r.streamed)).toBe(true);
     expect(f.requests[0].model).toBe('gpt-4.1-mini');
+    // The summary is priced at the summariser's prices (the session's predictable model is free).
+    expect(done.summariserUsage).toBeDefined();
+    const expected = costUsd(MODELS['gpt-4.1-mini']!, done.summariserUsage!);
+    expect(expected).toBeGreaterThan(0);
+    const run = servers.at(-1)!;
+    const { body } = await api<{ events: SkeinEvent[] }>(run.url, `/api/sessions/${(await api<{ sessions: { id: string }[] }>(run.url, '/api/sessions')).body.sessions[0]!.id}/events`);
+    const gauge = body.events.findLast((e): e is UsageEvent => e.kind === 'usage')!.gauge;
+    expect(gauge.totalCostUsd).toBeCloseTo(expected, 10);
   });
 
   it('a summariser slower than SKEIN_SUMMARIZER_TIMEOUT_MS is abandoned for the deterministic fallback', async () => {
