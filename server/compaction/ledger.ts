@@ -24,9 +24,16 @@ export function buildLedger(folded: readonly SourcedMessage[]): Ledger {
   const ledger = emptyLedger();
   const results = new Map<string, SourcedMessage>();
   for (const m of folded) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
+  // Sets while building: a long span names thousands of paths.
+  const filesRead = new Set<string>();
+  const filesWritten = new Set<string>();
   for (const m of folded) {
     if (m.summaryOf) {
-      if (m.summaryOf.ledger) mergeInto(ledger, m.summaryOf.ledger);
+      if (m.summaryOf.ledger) {
+        mergeInto(ledger, m.summaryOf.ledger);
+        for (const f of m.summaryOf.ledger.filesRead) filesRead.add(f);
+        for (const f of m.summaryOf.ledger.filesWritten) filesWritten.add(f);
+      }
       continue;
     }
     if (m.role === 'user') {
@@ -40,25 +47,24 @@ export function buildLedger(folded: readonly SourcedMessage[]): Ledger {
       const result = results.get(call.id);
       const status = result ? statusOf(result.content) : 'no result';
       const path = typeof call.input.path === 'string' ? call.input.path : undefined;
-      if (path && READ_TOOLS.has(call.name)) addUnique(ledger.filesRead, path);
-      if (path && WRITE_TOOLS.has(call.name)) addUnique(ledger.filesWritten, path);
+      if (path && READ_TOOLS.has(call.name)) filesRead.add(path);
+      if (path && WRITE_TOOLS.has(call.name)) filesWritten.add(path);
       const command = typeof call.input.command === 'string' ? call.input.command : `${call.name} ${JSON.stringify(call.input)}`;
       if (typeof call.input.command === 'string') {
         const paths = pathsInCommand(call.input.command);
-        for (const p of paths.written) addUnique(ledger.filesWritten, p);
-        for (const p of paths.read) if (!paths.written.includes(p)) addUnique(ledger.filesRead, p);
+        for (const p of paths.written) filesWritten.add(p);
+        for (const p of paths.read) if (!paths.written.includes(p)) filesRead.add(p);
       }
       ledger.commands.push({ seq: m.seq, command: clip(command, COMMAND_CHARS), status });
       if (result && isErrorStatus(status)) ledger.errors.push(...errorLines(result.content));
     }
   }
-  return capLedger(ledger);
+  return capLedger({ ...ledger, filesRead: [...filesRead], filesWritten: [...filesWritten] });
 }
 
-export function mergeInto(target: Ledger, earlier: Ledger): void {
+/** Carries an earlier ledger's lists forward (its files are added by the caller). */
+function mergeInto(target: Ledger, earlier: Ledger): void {
   target.userMessages.push(...earlier.userMessages);
-  for (const f of earlier.filesRead) addUnique(target.filesRead, f);
-  for (const f of earlier.filesWritten) addUnique(target.filesWritten, f);
   target.commands.push(...earlier.commands);
   target.errors.push(...earlier.errors);
   target.omitted.commands += earlier.omitted.commands;
@@ -140,30 +146,47 @@ function isErrorStatus(status: string): boolean {
   return !(status === 'ok' || status === 'exit code: 0');
 }
 
-/** Lines that look like errors, verbatim (a few per result). */
+/** Lines that look like errors, verbatim (a few per result; they are near the end, so only the tail is read). */
 function errorLines(output: string): string[] {
-  const lines = output.split('\n').filter((l) => /(error|exception|traceback|failed|fatal|not found|denied)/i.test(l));
+  const tail = output.length > 4000 ? output.slice(-4000) : output;
+  const lines = tail.split('\n').filter((l) => /(error|exception|traceback|failed|fatal|not found|denied)/i.test(l));
   const picked = (lines.length ? lines : [output.split('\n', 1)[0] ?? '']).slice(-3);
   return picked.map((l) => clip(l.trim(), 300));
 }
 
-const PATH = String.raw`(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z][\w]{0,5}`;
-const WRITE_PATTERNS = [
-  new RegExp(String.raw`>{1,2}\s*(${PATH})`, 'g'),
-  new RegExp(String.raw`\btee\s+(?:-a\s+)?(${PATH})`, 'g'),
-  new RegExp(String.raw`\bsed\s+-i\S*\s+(?:'[^']*'|"[^"]*"|\S+)\s+(${PATH})`, 'g'),
-];
+const PATH = /^(?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z]\w{0,5}$/;
+const VERSION = /^\d+(\.\d+)+$/;
 
-/** File paths a shell command writes (redirection, tee, sed -i) and the others it names. */
-export function pathsInCommand(command: string): { read: string[]; written: string[] } {
-  const written = WRITE_PATTERNS.flatMap((re) => [...command.matchAll(re)].map((m) => m[1]!));
-  const all = [...command.matchAll(new RegExp(PATH, 'g'))].map((m) => m[0]).filter((p) => !/^\d+(\.\d+)+$/.test(p) && !p.startsWith('-'));
-  return { written: [...new Set(written)], read: [...new Set(all)] };
+/**
+ * File paths a shell command writes (redirection, tee, sed -i) and the others
+ * it names. A linear scan over words: a regex over the whole command
+ * backtracks badly on long heredocs.
+ */
+export function pathsInCommand(full: string): { read: string[]; written: string[] } {
+  // The files a command touches are named in its first and last lines; a long heredoc's body is code.
+  const command = full.length > 1500 ? `${full.slice(0, 1000)}\n${full.slice(-500)}` : full;
+  const read = new Set<string>();
+  const written = new Set<string>();
+  for (const segment of command.split(/[;&|\n]+/)) {
+    const words = segment.split(/\s+/).filter(Boolean);
+    const sedInPlace = words[0] === 'sed' && words.some((w) => w.startsWith('-i'));
+    for (let i = 0; i < words.length; i++) {
+      let word = words[i]!;
+      let redirected = /^\d?>>?$/.test(words[i - 1] ?? '') || (words[i - 1] === 'tee') || (words[i - 2] === 'tee' && words[i - 1] === '-a');
+      const glued = /^\d?>>?(.+)$/.exec(word);
+      if (glued) {
+        word = glued[1]!;
+        redirected = true;
+      }
+      word = word.replace(/^['"(]+|['")]+$/g, '');
+      if (word.length > 200 || !PATH.test(word) || VERSION.test(word) || word.startsWith('-')) continue;
+      read.add(word);
+      if (redirected || (sedInPlace && i === words.length - 1)) written.add(word);
+    }
+  }
+  return { read: [...read], written: [...written] };
 }
 
-function addUnique(list: string[], item: string): void {
-  if (!list.includes(item)) list.push(item);
-}
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
