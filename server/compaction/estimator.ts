@@ -38,9 +38,15 @@ export class ContextEstimator {
   estimate(messages: readonly SourcedMessage[], base: Pick<LlmRequest, 'system' | 'tools'>): number {
     if (!this.last) return Math.ceil(this.calibration * requestTokens({ ...base, messages: plain(messages) }));
     const seen = this.last.seenSeq;
-    // The response's own messages are covered by `output`; count only what arrived after it.
+    // The response comes back as an assistant message: the larger of its output count and our
+    // count of it as input (which includes its framing); then everything appended after it.
+    let answer = 0;
     let appended = 0;
-    for (const m of messages) if (m.seq > seen && m.role !== 'assistant') appended += messageTokens(m);
-    return this.last.contextTokens + this.last.output + Math.ceil(this.calibration * appended);
+    for (const m of messages) {
+      if (m.seq <= seen) continue;
+      if (m.role === 'assistant') answer += messageTokens(m);
+      else appended += messageTokens(m);
+    }
+    return this.last.contextTokens + Math.max(this.last.output, Math.ceil(this.calibration * answer)) + Math.ceil(this.calibration * appended);
   }
 }

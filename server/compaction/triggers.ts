@@ -27,6 +27,9 @@ export interface TriggerInputs {
   callsSinceCompaction: number;
 }
 
+/** Share of the window kept as a margin for the pre-flight estimate's error (see the estimator benchmark). */
+export const PREFLIGHT_MARGIN = 0.01;
+
 export function crossesThreshold(contextTokens: number, contextWindow: number, thresholdRatio: number): boolean {
   return contextTokens >= thresholdRatio * contextWindow;
 }
@@ -38,7 +41,8 @@ export function dueBeforeRequest(inputs: TriggerInputs): DueCompaction | undefin
     return { trigger: 'threshold' };
   }
   if (policy.preflight) {
-    const estimate = inputs.estimateNext();
+    // An estimate is an estimate: keep a margin of 1% of the window for its error.
+    const estimate = inputs.estimateNext() + Math.ceil(PREFLIGHT_MARGIN * contextWindow);
     if (crossesThreshold(estimate, contextWindow, policy.thresholdRatio) || contextWindow - estimate < inputs.maxOutputTokens) {
       return { trigger: 'preflight' };
     }
