@@ -44,17 +44,3 @@ export function estimatedGauge(
     estimated: true,
   };
 }
-
-/** The threshold trigger: the last response's context reached ratio x window. */
-export function crossesThreshold(contextTokens: number, contextWindow: number, thresholdRatio: number): boolean {
-  return contextTokens >= thresholdRatio * contextWindow;
-}
-
-/**
- * The pre-flight trigger: the estimated next request would leave less than the
- * model's max output free, so the provider would refuse it. (Crossing the
- * threshold is left to the provider's own report, which is exact.)
- */
-export function preflightDue(estimate: number, contextWindow: number, maxOutput: number): boolean {
-  return contextWindow - estimate < maxOutput;
-}

@@ -4,7 +4,7 @@
 import type { Config } from '../config.js';
 import { createProvider, type ProviderChoice, type ProviderSettings } from '../llm/providers.js';
 import type { ModelLimits, Provider } from '../llm/types.js';
-import { crossesThreshold, preflightDue } from './gauge.js';
+import { crossesThreshold, wouldNotFit } from '../compaction/triggers.js';
 import type { RetryPolicy } from './model-call.js';
 
 export interface ModelServices {
@@ -33,5 +33,5 @@ export function modelServices(config: Config): ModelServices {
 
 /** After a switch: the view no longer fits the new window (over the threshold, or no room left for the answer). */
 export function needsCompactionAfterSwitch(estimate: number, limits: ModelLimits, thresholdRatio: number): boolean {
-  return crossesThreshold(estimate, limits.contextWindow, thresholdRatio) || preflightDue(estimate, limits.contextWindow, limits.maxOutputTokens);
+  return crossesThreshold(estimate, limits.contextWindow, thresholdRatio) || wouldNotFit(estimate, limits.contextWindow, limits.maxOutputTokens);
 }

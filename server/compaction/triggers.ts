@@ -34,6 +34,11 @@ export function crossesThreshold(contextTokens: number, contextWindow: number, t
   return contextTokens >= thresholdRatio * contextWindow;
 }
 
+/** A request of `estimate` tokens would leave less than the model's max output free: the provider would refuse it. */
+export function wouldNotFit(estimate: number, contextWindow: number, maxOutputTokens: number): boolean {
+  return contextWindow - estimate < maxOutputTokens;
+}
+
 /** Before a request: threshold (provider's report), then pre-flight (estimate), then cadence. */
 export function dueBeforeRequest(inputs: TriggerInputs): DueCompaction | undefined {
   const { policy, contextWindow } = inputs;
@@ -43,7 +48,7 @@ export function dueBeforeRequest(inputs: TriggerInputs): DueCompaction | undefin
   if (policy.preflight) {
     // An estimate is an estimate: keep a margin of 1% of the window for its error.
     const estimate = inputs.estimateNext() + Math.ceil(PREFLIGHT_MARGIN * contextWindow);
-    if (crossesThreshold(estimate, contextWindow, policy.thresholdRatio) || contextWindow - estimate < inputs.maxOutputTokens) {
+    if (crossesThreshold(estimate, contextWindow, policy.thresholdRatio) || wouldNotFit(estimate, contextWindow, inputs.maxOutputTokens)) {
       return { trigger: 'preflight' };
     }
   }

@@ -2,8 +2,9 @@
 // breaker), or the view is still over the target, fold deterministically: the
 // summary is the ledger plus the earlier summaries' text. Never fails.
 import { buildLedger, leanerLedger as leaner } from '../ledger.js';
-import { overTarget, type CompactionStrategy, type Draft } from '../pipeline.js';
-import { chooseSpan, foldable, foldedDraft, tokensOf } from './fold.js';
+import { overTarget, type CompactionStrategy } from '../pipeline.js';
+import { tokensOf } from '../../llm/tokens.js';
+import { chooseSpan, foldable, foldedDraft } from './fold.js';
 
 /** The fallback keeps fewer recent groups than the summariser: it must land under the target. */
 const KEEP_SHARE = 0.4;
@@ -42,4 +43,3 @@ function fallbackSummary(earlier: string[], budgetTokens: number): string {
   return lines.join('\n');
 }
 
-export type { Draft };

@@ -1,7 +1,6 @@
 // What the two folding strategies share: choosing the span and building the
 // draft in which a summary message replaces it.
 import type { Ledger } from '../../../shared/protocol.js';
-import { tokensOf } from '../../llm/tokens.js';
 import { measure, type CompactionContext, type Draft } from '../pipeline.js';
 import { firstFoldable, foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
 import { coveredRange, summaryMessage, type SourcedMessage } from '../view.js';
@@ -44,4 +43,3 @@ export function foldable(draft: Draft, ctx: CompactionContext): boolean {
   return chooseSpan(draft, ctx, 0) !== undefined;
 }
 
-export { tokensOf };

@@ -6,7 +6,8 @@ import { buildLedger, leanerLedger, renderLedger } from '../ledger.js';
 import { overTarget, type CompactionStrategy } from '../pipeline.js';
 import { summarise } from '../summarizer.js';
 import { renderTranscript } from '../transcript.js';
-import { chooseSpan, foldable, foldedDraft, tokensOf } from './fold.js';
+import { tokensOf } from '../../llm/tokens.js';
+import { chooseSpan, foldable, foldedDraft } from './fold.js';
 
 /** Share of the free room (after the pinned head) that recent groups may keep. */
 const KEEP_SHARE = 0.6;
