@@ -237,6 +237,8 @@ export class Agent implements AgentHandle {
     this.settings.contextWindow = info.contextWindow;
     this.session.model = to;
     this.session.append({ kind: 'model', from, to, contextWindow: info.contextWindow });
+    // The last real numbers came from the old model's tokenizer.
+    this.compaction.estimator.invalidate();
     if (warning) this.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
     const estimate = requestTokens(this.nextRequest());
     const { thresholdRatio } = this.settings.policy;

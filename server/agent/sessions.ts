@@ -7,7 +7,7 @@ import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
-import { createProvider, createProviderOrPlaceholder } from '../llm/providers.js';
+import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
@@ -59,14 +59,14 @@ export class Sessions {
 
   create(model = this.config.model): LiveSession {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
-    const { warning } = createProvider(model, providerSettings(this.config));
+    const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
     const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
     const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model });
-    const live = this.start(log);
-    if (warning) {
-      console.warn(`[skein] session ${id}: ${warning}`);
-      live.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
+    const live = this.start(log, choice);
+    if (choice.warning) {
+      console.warn(`[skein] session ${id}: ${choice.warning}`);
+      live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
     }
     return live;
   }
@@ -92,11 +92,12 @@ export class Sessions {
     this.live.clear();
   }
 
-  private start(log: EventLog): LiveSession {
+  /** `choice`: the provider create() already made (a replay reads its recording once). */
+  private start(log: EventLog, choice?: ProviderChoice): LiveSession {
     const id = log.header.session;
     // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
     const model = log.last('model')?.to ?? log.header.model;
-    const { provider, info } = createProviderOrPlaceholder(model, providerSettings(this.config));
+    const { provider, info } = choice ?? createProviderOrPlaceholder(model, providerSettings(this.config));
     const session = new Session(id, log, model);
     const lastState = log.last('state');
     const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
