@@ -2,15 +2,12 @@
 // move a checked transition of the state machine and an event in the log.
 import fs from 'node:fs';
 import { parseCompactCommand, type AgentState, type Gauge, type ReasoningEffort, type Usage } from '../../shared/protocol.js';
-import path from 'node:path';
-import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/result-cap.js';
-import type { DueCompaction } from '../compaction/triggers.js';
 import { plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
 import type { ProviderChoice } from '../llm/providers.js';
-import { ContextOverflowError, hasRecordedTools, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
-import { runTool, TOOLS } from '../tools/registry.js';
+import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
+import { TOOLS } from '../tools/registry.js';
 import type { ToolSecrets } from '../tools/tool.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
@@ -24,6 +21,7 @@ import { DEFAULT_TURN_LIMITS, TurnLimits, type TurnLimitSettings } from './turn-
 import { SessionWindow, withLimits } from './window.js';
 import { WriteBackoff, type BackoffTiming } from './write-backoff.js';
 import { StatusNotes } from './status-notes.js';
+import { ToolRunner } from './tool-runner.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
@@ -75,6 +73,7 @@ export class Agent implements AgentHandle {
   /** Aborted by close(): ends a write back-off early. */
   private readonly stopped = new AbortController();
   private readonly statusNotes: StatusNotes;
+  private readonly tools: ToolRunner;
 
   constructor(
     private readonly session: Session,
@@ -119,6 +118,7 @@ export class Agent implements AgentHandle {
       model: () => this.provider.model,
       gauge: () => this.gauge(),
     });
+    this.tools = new ToolRunner(session, settings, () => this.provider);
     this.statusNotes = new StatusNotes(session, settings.statusUpdates === true, this.gauge());
     session.attach(this);
   }
@@ -279,7 +279,7 @@ export class Agent implements AgentHandle {
       if (response.toolCalls.length) {
         const n = response.toolCalls.length;
         this.machine.transition('RunningTools', `${n} tool call${n > 1 ? 's' : ''}`);
-        await this.runTools(response, signal);
+        await this.tools.run(response, signal);
         continue;
       }
       // Safe point after a response that asks for no tool.
@@ -382,40 +382,6 @@ export class Agent implements AgentHandle {
     for (const call of response.toolCalls) {
       this.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
     }
-  }
-
-  private async runTools(response: LlmResponse, signal: AbortSignal): Promise<void> {
-    const { workDir, bashTimeoutMs, toolOutputLimit, contextWindow } = this.settings;
-    const spillDir = path.join(path.dirname(this.session.log.file), this.session.id, 'outputs');
-    const ctx = {
-      ...this.settings.tools,
-      workDir,
-      signal,
-      bashTimeoutMs,
-      outputLimit: toolOutputLimit,
-      readRoots: [spillDir],
-      requestCompaction: (request: Omit<DueCompaction, 'trigger'>) => this.session.requestCompaction({ trigger: 'agent', ...request }),
-      history: () => this.session.log.all(),
-    };
-    // Saved full outputs are named by their tool_call event's seq: call ids may repeat.
-    const seqs = toolCallSeqs(this.session.log.all(), response.toolCalls.length);
-    for (const [i, call] of response.toolCalls.entries()) {
-      if (signal.aborted) {
-        const output = 'cancelled by the user before it ran';
-        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
-        continue;
-      }
-      const started = Date.now();
-      const recorded = hasRecordedTools(this.provider) ? this.provider.recordedToolResult(call.id) : undefined;
-      const result = recorded ?? (await runTool(call.name, call.input, ctx));
-      // A single huge result is capped as it arrives; the full output stays readable in the session folder.
-      const capped =
-        this.settings.resultCap === false
-          ? { output: result.output }
-          : capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, seq: seqs[i]!, callId: call.id });
-      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
-    }
-    if (signal.aborted) throw new Cancelled('cancelled by the user');
   }
 
   /** Ends a turn through `via` (EndOfTurn, Cancelled or Error) back to WaitingForUserInput. */

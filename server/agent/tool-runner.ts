@@ -1,0 +1,65 @@
+// Runs the tool calls of one answer and logs their results: the part of a turn
+// between the model's answer and the next request.
+import path from 'node:path';
+import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/result-cap.js';
+import type { DueCompaction } from '../compaction/triggers.js';
+import { hasRecordedTools, type LlmResponse, type Provider } from '../llm/types.js';
+import { runTool } from '../tools/registry.js';
+import type { ToolContext } from '../tools/tool.js';
+import type { AgentSettings } from './agent.js';
+import type { Session } from './session.js';
+import { Cancelled } from './turn-end.js';
+
+/** Where a session's saved full tool outputs live (read_file may read them). */
+export function spillDirOf(session: Session): string {
+  return path.join(path.dirname(session.log.file), session.id, 'outputs');
+}
+
+export class ToolRunner {
+  constructor(
+    private readonly session: Session,
+    private readonly settings: AgentSettings,
+    private readonly provider: () => Provider,
+  ) {}
+
+  private context(signal: AbortSignal): ToolContext {
+    const { workDir, bashTimeoutMs, toolOutputLimit } = this.settings;
+    return {
+      ...this.settings.tools,
+      workDir,
+      signal,
+      bashTimeoutMs,
+      outputLimit: toolOutputLimit,
+      readRoots: [spillDirOf(this.session)],
+      requestCompaction: (request: Omit<DueCompaction, 'trigger'>) => this.session.requestCompaction({ trigger: 'agent', ...request }),
+      history: () => this.session.log.all(),
+    };
+  }
+
+  /** Runs every call in order; calls after a cancel are logged as not run, then Cancelled is thrown. */
+  async run(response: LlmResponse, signal: AbortSignal): Promise<void> {
+    const { toolOutputLimit, contextWindow } = this.settings;
+    const ctx = this.context(signal);
+    const spillDir = spillDirOf(this.session);
+    // Saved full outputs are named by their tool_call event's seq: call ids may repeat.
+    const seqs = toolCallSeqs(this.session.log.all(), response.toolCalls.length);
+    for (const [i, call] of response.toolCalls.entries()) {
+      if (signal.aborted) {
+        const output = 'cancelled by the user before it ran';
+        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
+        continue;
+      }
+      const started = Date.now();
+      const provider = this.provider();
+      const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
+      const result = recorded ?? (await runTool(call.name, call.input, ctx));
+      // A single huge result is capped as it arrives; the full output stays readable in the session folder.
+      const capped =
+        this.settings.resultCap === false
+          ? { output: result.output }
+          : capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, seq: seqs[i]!, callId: call.id });
+      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
+    }
+    if (signal.aborted) throw new Cancelled('cancelled by the user');
+  }
+}
