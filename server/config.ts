@@ -12,7 +12,10 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** The first of workDirs: where a session works unless it names another folder. */
   workDir: string;
+  /** SKEIN_WORKDIR: the roots a session's folder must be (or be inside). */
+  workDirs: string[];
   model: string;
   contextWindow: number | undefined;
   compactThresholdRatio: number;
@@ -42,7 +45,9 @@ export interface Config {
   credentials: Credentials;
 }
 
-interface Setting<K extends Exclude<keyof Config, 'credentials'>> {
+type SettingKey = Exclude<keyof Config, 'credentials' | 'workDir'>;
+
+interface Setting<K extends SettingKey> {
   key: K;
   env: string;
   flag: string;
@@ -102,7 +107,7 @@ function nonEmpty(what: string) {
   return (raw: string): string | ConfigError => (raw.trim() ? raw.trim() : new ConfigError(what));
 }
 
-function setting<K extends Exclude<keyof Config, 'credentials'>>(s: Setting<K>): Setting<K> {
+function setting<K extends SettingKey>(s: Setting<K>): Setting<K> {
   return s;
 }
 
@@ -124,10 +129,10 @@ export const SETTINGS = [
     fallback: () => path.join(os.homedir(), '.skein'),
   }),
   setting({
-    key: 'workDir', env: 'SKEIN_WORKDIR', flag: '--workdir', defaultText: 'current folder',
-    description: 'Folder the tools run in; file tools cannot leave it',
-    parse: (raw) => (raw.trim() ? path.resolve(raw.trim()) : new ConfigError('a folder path')),
-    fallback: () => process.cwd(),
+    key: 'workDirs', env: 'SKEIN_WORKDIR', flag: '--workdir', defaultText: 'current folder',
+    description: 'Folder the tools run in; file tools cannot leave it. Several roots, separated by commas (or the path delimiter, : on Linux and macOS), let a new session pick its folder among them (the first is the default); each must exist',
+    parse: workRoots,
+    fallback: () => [process.cwd()],
   }),
   setting({
     key: 'model', env: 'SKEIN_MODEL', flag: '--model', defaultText: 'predictable, or the default model of the provider that is set up',
@@ -242,6 +247,15 @@ export const SETTINGS = [
   }),
 ] as const;
 
+/** One or more existing folders, separated by commas or the path delimiter. */
+function workRoots(raw: string): string[] | ConfigError {
+  const roots = raw.split(new RegExp(`[,${path.delimiter === ';' ? ';' : ':'}]`)).map((r) => r.trim()).filter(Boolean).map((r) => path.resolve(r));
+  const allowed = `existing folders, separated by commas or "${path.delimiter}"`;
+  if (!roots.length) return new ConfigError(allowed);
+  const missing = roots.find((r) => !fs.existsSync(r) || !fs.statSync(r).isDirectory());
+  return missing ? new ConfigError(`${allowed} (${missing} is not a folder)`) : [...new Set(roots)];
+}
+
 /** A comma-separated list of variable names. */
 function envNames(raw: string): string[] | ConfigError {
   const names = raw.split(',').map((n) => n.trim());
@@ -271,6 +285,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     }
     config[s.key] = parsed;
   }
+  config.workDir = (config.workDirs as string[])[0];
   config.credentials = readCredentials(env);
   if (config.auth === false && !isLoopback(String(config.host))) {
     throw new InvalidSettingError('SKEIN_AUTH', 'off', `on when SKEIN_HOST (${String(config.host)}) is not a loopback address: beyond loopback a token is always required`);

@@ -234,7 +234,7 @@ export type EventKind = SkeinEvent['kind'];
 /** An event before the log gives it its seq and ts. */
 export type NewEvent = SkeinEvent extends infer E ? (E extends SkeinEvent ? Omit<E, 'seq' | 'ts'> : never) : never;
 
-export interface SessionSnapshot {
+export interface SessionSnapshot extends SessionManagement {
   id: string;
   state: AgentState;
   model: string;
@@ -277,6 +277,8 @@ export type ServerFrame =
  * (4000-4999 are the application's own codes in RFC 6455.)
  */
 export const CLOSE_RESUME = 4000;
+/** WebSocket close code: the session was deleted (moved to the trash); do not reconnect. */
+export const CLOSE_SESSION_DELETED = 4004;
 
 /** Largest accepted WebSocket frame / HTTP body, in bytes. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -415,3 +417,73 @@ export interface ModelEntry {
   /** The efforts this model accepts (besides `default`); absent: it does not reason or skein does not know. */
   efforts?: ReasoningEffort[];
 }
+
+// ---- Session management (rename, archive, trash, fork) and workspaces ----
+
+/**
+ * Where a session works, recorded in its log's header when it starts:
+ * `folder` is what was asked for (a SKEIN_WORKDIR root or a folder inside
+ * one), `workDir` where its tools run (the worktree's copy of `folder` when it
+ * has its own worktree). `branch` and `baseCommit` are absent outside git.
+ */
+export interface Workspace {
+  folder: string;
+  workDir: string;
+  /** The repository's top folder (of the worktree, when the session has one). */
+  repo?: string;
+  /** The branch checked out when the session started (`skein/<id>` in its own worktree; absent on a detached HEAD). */
+  branch?: string;
+  /** HEAD when the session started: the Changes panel diffs against it. */
+  baseCommit?: string;
+  /** The session's own git worktree (under <data dir>/worktrees/<id>). */
+  worktree?: string;
+}
+
+/** Fields a session snapshot gains from session management (all optional: older clients ignore them). */
+export interface SessionManagement {
+  /** Set by rename; absent: the title is the first user message. */
+  customTitle?: string;
+  archived?: boolean;
+  workspace?: Workspace;
+  /** The session this one was forked from, and the last event it copied. */
+  forkOf?: { session: string; seq: number };
+}
+
+/** One file of GET /api/sessions/:id/changes. */
+export interface ChangedFile {
+  /** Relative to the repository's top folder. */
+  path: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked';
+  /** Unified diff against the session's starting commit (cut when very long). */
+  diff: string;
+  truncated?: boolean;
+}
+
+export interface ChangesReport {
+  git: boolean;
+  workDir: string;
+  branch?: string;
+  baseCommit?: string;
+  files: ChangedFile[];
+}
+
+/** A deleted session in <data dir>/trash (GET /api/trash), restorable until `expiresAt`. */
+export interface TrashedSession {
+  id: string;
+  title: string;
+  deletedAt: string;
+  expiresAt: string;
+  /** The session's worktree, when it had one and it was kept. */
+  worktree?: string;
+}
+
+/**
+ * Frames of the list-level socket /ws/sessions: the whole list (archived
+ * included, marked) when it opens, then one `session` frame whenever a
+ * session's state, title, activity or flags change, and `session_removed`
+ * when one is deleted.
+ */
+export type SessionListFrame =
+  | { type: 'sessions'; sessions: SessionSnapshot[] }
+  | { type: 'session'; session: SessionSnapshot }
+  | { type: 'session_removed'; id: string };

@@ -176,8 +176,8 @@ export class Agent implements AgentHandle {
   }
 
   /** After a restart: a turn that was running when the process died is closed as interrupted. */
-  recoverInterrupted(): void {
-    const end: TurnEnd = { reason: 'interrupted: the server restarted', via: 'Error', code: 'interrupted' };
+  recoverInterrupted(reason = 'interrupted: the server restarted'): void {
+    const end: TurnEnd = { reason, via: 'Error', code: 'interrupted' };
     try {
       this.closeTurn(end);
     } catch (err) {

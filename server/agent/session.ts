@@ -11,6 +11,7 @@ import type {
 import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { EventLog } from '../store/event-log.js';
+import type { SessionMeta } from '../manage/meta.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 
 export type { CompactionRequest } from './pending-compactions.js';
@@ -46,6 +47,8 @@ export class Session {
   private readonly cachedView = new IncrementalView();
   /** The last append failed: clients were told, and are not told again until one succeeds. */
   private writeFailing = false;
+  /** Title and archive flag set by a person (kept in <id>.meta.json). */
+  meta: SessionMeta = {};
 
   constructor(
     readonly id: string,
@@ -149,6 +152,7 @@ export class Session {
   }
 
   title(): string {
+    if (this.meta.title) return this.meta.title;
     const first = this.log.all().find((e) => e.kind === 'user' && !parseCompactCommand(e.text));
     const text = first && first.kind === 'user' ? first.text.trim().split('\n', 1)[0]! : '';
     return text.length > 80 ? `${text.slice(0, 79)}…` : text || 'New session';
@@ -166,6 +170,10 @@ export class Session {
       title: this.title(),
       createdAt: this.log.header.createdAt,
       lastActivity: all.length ? all[all.length - 1]!.ts : this.log.header.createdAt,
+      ...(this.meta.title && { customTitle: this.meta.title }),
+      ...(this.meta.archived && { archived: true }),
+      ...(this.log.header.workspace && { workspace: this.log.header.workspace }),
+      ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
     };
   }
 }

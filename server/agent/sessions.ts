@@ -3,14 +3,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
+import type { AgentState, SessionListFrame, SessionSnapshot, Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import type { Provider } from '../llm/types.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import type { NamedSecret } from '../tools/env.js';
-import { EventLog } from '../store/event-log.js';
+import { EventLog, type LogHeader } from '../store/event-log.js';
+import { readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
+import { copySavedOutputs, forkedEvents } from '../manage/fork.js';
+import { Trash } from '../manage/trash.js';
+import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
@@ -30,10 +34,30 @@ export interface LiveSession {
   agent: Agent;
 }
 
+/** The session is in the middle of a turn or a compaction (HTTP 409). */
+export class SessionBusyError extends Error {
+  override readonly name = 'SessionBusyError';
+}
+
+export type ListListener = (frame: SessionListFrame) => void;
+
+/** GET /api/sessions filters. */
+export interface ListFilter {
+  /** Archived sessions are listed too (marked `archived`). */
+  archived?: boolean;
+  /** Case-insensitive text that the title or a user message must contain. */
+  query?: string;
+}
+
 export class Sessions {
   private readonly live = new Map<string, LiveSession>();
   private readonly dir: string;
   private readonly models: ModelServices;
+  readonly trash: Trash;
+  private readonly listeners = new Set<ListListener>();
+  /** Sessions whose list entry changed and is about to be sent (changes are coalesced). */
+  private readonly dirty = new Set<string>();
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly config: Config,
@@ -43,11 +67,12 @@ export class Sessions {
     this.dir = path.join(config.dataDir, 'sessions');
     fs.mkdirSync(this.dir, { recursive: true });
     this.models = modelServices(config);
+    this.trash = new Trash(config.dataDir, this.dir);
   }
 
   /** Reloads every session log; interrupted turns are closed. Returns warnings for the server log. */
   loadAll(): string[] {
-    const warnings: string[] = [];
+    const warnings: string[] = this.trash.purge();
     for (const name of fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort()) {
       const file = path.join(this.dir, name);
       try {
@@ -65,13 +90,25 @@ export class Sessions {
     return warnings;
   }
 
-  create(model = this.config.model): LiveSession {
+  /**
+   * A new session in a folder of its choice (one of the SKEIN_WORKDIR roots or
+   * inside one), with its own worktree when asked. Its folder, branch and
+   * starting commit are recorded in its log's header.
+   */
+  async createIn(model = this.config.model, request: WorkspaceRequest = {}): Promise<LiveSession> {
+    createProvider(model, providerSettings(this.config));
+    const id = newId();
+    const workspace = await createWorkspace(this.roots(), this.config.dataDir, id, request);
+    return this.create(model, workspace, id);
+  }
+
+  create(model = this.config.model, workspace?: Workspace, id = newId()): LiveSession {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
     const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
-    const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
-    const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model });
+    const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) });
     const live = this.start(log, choice);
+    this.changed(id);
     if (choice.warning) {
       console.warn(`[skein] session ${id}: ${choice.warning}`);
       live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
@@ -83,15 +120,136 @@ export class Sessions {
     return this.live.get(id);
   }
 
-  /** Most recent activity first. */
-  list(): SessionSnapshot[] {
+  /** Most recent activity first; archived sessions only when asked. */
+  list(filter: ListFilter = {}): SessionSnapshot[] {
+    const query = filter.query?.trim().toLowerCase();
     return [...this.live.values()]
+      .filter(({ session }) => filter.archived || !session.meta.archived)
+      .filter(({ session }) => !query || matches(session.title(), session.log.all(), query))
       .map((l) => l.session.snapshot())
       .sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   }
 
+  /** Renames (an empty title goes back to the first user message) and archives or unarchives. */
+  update(id: string, change: SessionMeta & { title?: string }): SessionSnapshot | undefined {
+    const live = this.live.get(id);
+    if (!live) return undefined;
+    const meta: SessionMeta = { ...live.session.meta };
+    if (change.title !== undefined) {
+      if (change.title.trim()) meta.title = change.title.trim();
+      else delete meta.title;
+    }
+    if (change.archived !== undefined) {
+      if (change.archived) meta.archived = true;
+      else delete meta.archived;
+    }
+    writeMeta(this.dir, id, meta);
+    live.session.meta = meta;
+    this.changed(id);
+    return live.session.snapshot();
+  }
+
+  /**
+   * Moves a session to the trash (restorable for 30 days). Refused while a
+   * turn or compaction runs (cancel it first). With `removeWorktree`, its
+   * worktree goes too, but a dirty one only with `force` (DirtyWorktreeError,
+   * and then nothing at all is deleted).
+   */
+  async delete(id: string, options: { removeWorktree?: boolean; force?: boolean } = {}): Promise<boolean> {
+    const live = this.live.get(id);
+    if (!live) return false;
+    const busy = () => live.session.state !== 'WaitingForUserInput';
+    if (busy()) throw new SessionBusyError(`the session is busy (${live.session.state}): cancel its turn first (POST /api/sessions/${id}/cancel), then delete it`);
+    const worktree = live.session.log.header.workspace?.worktree;
+    if (options.removeWorktree && worktree) await removeWorktree(worktree, options.force === true);
+    // A message that arrived while git worked may have started a turn.
+    if (busy() || !this.live.has(id)) throw new SessionBusyError(`the session became busy (${live.session.state}): cancel its turn first, then delete it`);
+    this.live.delete(id);
+    live.agent.close();
+    await live.agent.whenIdle();
+    live.session.log.close();
+    const keptWorktree = worktree && fs.existsSync(worktree) ? worktree : undefined;
+    this.trash.put(id, live.session.title(), keptWorktree);
+    this.dirty.delete(id);
+    this.emit({ type: 'session_removed', id });
+    return true;
+  }
+
+  /** Brings a session back from the trash. */
+  restore(id: string): LiveSession | undefined {
+    if (!this.trash.has(id) || this.live.has(id)) return undefined;
+    this.trash.restore(id);
+    const { log } = EventLog.open(path.join(this.dir, `${id}.jsonl`));
+    const live = this.start(log);
+    this.changed(id);
+    return live;
+  }
+
+  /**
+   * A new session whose history is the original's up to `seq` (copied, seqs
+   * kept; the original's log is only read). A turn cut by the fork point is
+   * closed in the copy. A session with its own worktree gives its fork a new
+   * worktree, on `skein/<new id>`, starting where the original's branch is now.
+   */
+  async fork(id: string, seq: number): Promise<LiveSession | undefined> {
+    const source = this.live.get(id);
+    if (!source) return undefined;
+    const events = forkedEvents(source.session.log, seq);
+    const header = source.session.log.header;
+    const newIdValue = newId();
+    const original = header.workspace;
+    const workspace = original?.worktree
+      ? await createWorkspace(this.roots(), this.config.dataDir, newIdValue, { folder: original.folder, worktree: true, ...(original.branch && { startPoint: original.branch }) })
+      : original;
+    const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq } };
+    copySavedOutputs(this.dir, id, newIdValue, seq);
+    const log = EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
+    writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
+    const live = this.start(log);
+    live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`);
+    this.changed(newIdValue);
+    return live;
+  }
+
+  /** Live list updates: every change of a session's state, title, activity or flags, and removals. */
+  onListChange(listener: ListListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The roots of SKEIN_WORKDIR (configs built in code may have only workDir). */
+  roots(): string[] {
+    return this.config.workDirs?.length ? this.config.workDirs : [this.config.workDir];
+  }
+
+  private changed(id: string): void {
+    if (!this.listeners.size) return;
+    this.dirty.add(id);
+    // Many events in a row (a tool run, a replay) make one frame per session.
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const changed of this.dirty) {
+        const live = this.live.get(changed);
+        if (live) this.emit({ type: 'session', session: live.session.snapshot() });
+      }
+      this.dirty.clear();
+    }, 50);
+  }
+
+  private emit(frame: SessionListFrame): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(frame);
+      } catch {
+        // A broken listener (closed socket) must not harm the sessions.
+      }
+    }
+  }
+
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.listeners.clear();
     const lives = [...this.live.values()];
     // No new turn starts from here on: a message typed now is logged, not answered.
     for (const { agent } of lives) agent.close();
@@ -112,6 +270,7 @@ export class Sessions {
     // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
     const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
     const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : this.config.reasoningEffort);
+    session.meta = readMeta(this.dir, id);
     const lastState = log.last('state');
     const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
     const agent = new Agent(
@@ -119,7 +278,8 @@ export class Sessions {
       provider,
       info,
       {
-        workDir: this.config.workDir,
+        // The session's own folder (its worktree, when it has one); logs from before workspaces: SKEIN_WORKDIR.
+        workDir: log.header.workspace?.workDir ?? this.config.workDir,
         contextWindow: info.contextWindow,
         targetRatio: this.config.compactTargetRatio,
         policy: {
@@ -142,6 +302,17 @@ export class Sessions {
     );
     const live = { session, agent };
     this.live.set(id, live);
+    session.subscribe(log.lastSeq, () => this.changed(id));
     return live;
   }
+}
+
+function newId(): string {
+  const now = new Date();
+  return `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+function matches(title: string, events: readonly { kind: string; text?: string }[], query: string): boolean {
+  if (title.toLowerCase().includes(query)) return true;
+  return events.some((e) => e.kind === 'user' && typeof e.text === 'string' && e.text.toLowerCase().includes(query));
 }

@@ -10,6 +10,9 @@ import { requestTokens } from '../llm/tokens.js';
 import { parseRequestUrl, type Access } from './access.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
+import { mountManageRoutes } from './manage-routes.js';
+import { WorkspaceError } from '../workspace/workspace.js';
+import { GitError } from '../workspace/git.js';
 
 export interface AppOptions {
   sessions: Sessions;
@@ -65,24 +68,33 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     res.json({ ok: true });
   });
 
-  app.get('/api/sessions', (_req, res) => {
-    res.json({ sessions: sessions.list() });
+  app.get('/api/sessions', (req, res) => {
+    const q = typeof req.query.q === 'string' ? req.query.q : undefined;
+    const archived = req.query.archived === '1' || req.query.archived === 'true';
+    res.json({ sessions: sessions.list({ archived, ...(q && { query: q }) }) });
   });
 
-  app.post('/api/sessions', (req, res) => {
-    const model = (req.body as { model?: unknown } | undefined)?.model;
+  app.post('/api/sessions', async (req, res) => {
+    const body = req.body as { model?: unknown; folder?: unknown; worktree?: unknown } | undefined;
+    const { model, folder, worktree } = body ?? {};
     if (model !== undefined && typeof model !== 'string') {
       res.status(400).json({ error: '"model" must be a string' });
       return;
     }
+    if ((folder !== undefined && typeof folder !== 'string') || (worktree !== undefined && typeof worktree !== 'boolean')) {
+      res.status(400).json({ error: '"folder" must be a string and "worktree" true or false' });
+      return;
+    }
     try {
-      const { session } = sessions.create(model);
+      const { session } = await sessions.createIn(model, { ...(folder && { folder }), ...(worktree && { worktree }) });
       res.status(201).json({ id: session.id });
     } catch (err) {
-      if (err instanceof UnknownModelError) res.status(400).json({ error: err.message });
+      if (err instanceof UnknownModelError || err instanceof WorkspaceError || err instanceof GitError) res.status(400).json({ error: err.message });
       else throw err;
     }
   });
+
+  mountManageRoutes(app, sessions);
 
   app.get('/api/models', async (_req, res) => {
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });

@@ -8,11 +8,12 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSE_RESUME, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
+import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../agent/sessions.js';
 import type { Access } from './access.js';
 import { parseRequestUrl } from './access.js';
+import { serveSessionList } from './list-channel.js';
 
 export interface HubOptions {
   /** A ping goes to every client this often; one that has not answered the previous ping is dropped. */
@@ -51,9 +52,16 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
     socket.on('error', () => socket.destroy());
     const url = parseRequestUrl(req.url);
     if (!url) return refuse(socket, 400, 'Bad Request');
-    if (url.pathname !== '/ws') return refuse(socket, 404, 'Not Found');
+    if (url.pathname !== '/ws' && url.pathname !== '/ws/sessions') return refuse(socket, 404, 'Not Found');
     const verdict = access.check(req, true);
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
+    if (url.pathname === '/ws/sessions') {
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        alive.set(ws, true);
+        ws.on('pong', () => alive.set(ws, true));
+        serveSessionList(ws, sessions);
+      });
+    }
     const live = sessions.get(url.searchParams.get('session') ?? '');
     if (!live) return refuse(socket, 404, 'Not Found');
     const sinceRaw = url.searchParams.get('since') ?? '0';
@@ -73,9 +81,14 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
       const unsubscribe = live.session.subscribe(Number(sinceRaw), (event) => send({ type: 'event', event }));
       limit = ws.bufferedAmount + maxBuffered;
       const unlisten = live.session.listen(send);
+      // A deleted session's sockets are closed (4004): reconnecting finds no session.
+      const unwatch = sessions.onListChange((frame) => {
+        if (frame.type === 'session_removed' && frame.id === live.session.id) ws.close(CLOSE_SESSION_DELETED, 'session deleted');
+      });
       ws.on('close', () => {
         unsubscribe();
         unlisten();
+        unwatch();
       });
       ws.on('error', () => ws.terminate());
       ws.on('message', (data, isBinary) => {

@@ -4,7 +4,7 @@
 // on disk before anyone can see it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
+import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -13,6 +13,10 @@ export interface LogHeader {
   session: string;
   createdAt: string;
   model: string;
+  /** Where the session works (its folder, branch and starting commit); absent in logs from before workspaces. */
+  workspace?: Workspace;
+  /** A fork: the session it was copied from and the last event copied. */
+  forkOf?: { session: string; seq: number };
 }
 
 export interface LoadReport {
@@ -45,6 +49,15 @@ export class EventLog {
     const fd = fs.openSync(file, 'ax');
     writeAll(fd, JSON.stringify(header) + '\n');
     return new EventLog(file, header, [], fd);
+  }
+
+  /** A new log that starts with copies of existing events (a fork), seqs and times kept; durable before it returns. */
+  static createWith(file: string, header: LogHeader, events: readonly SkeinEvent[]): EventLog {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(file, 'ax');
+    writeAll(fd, [header, ...events].map((line) => JSON.stringify(line) + '\n').join(''));
+    fs.fdatasyncSync(fd);
+    return new EventLog(file, header, [...events], fd);
   }
 
   /**

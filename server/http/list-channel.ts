@@ -1,0 +1,23 @@
+// The list-level socket /ws/sessions: every session's state, title and
+// activity, live. It opens with the whole list (archived sessions included,
+// marked), then sends a `session` frame for each change and
+// `session_removed` for each deletion. Clients send nothing on it.
+import type { WebSocket } from 'ws';
+import type { SessionListFrame } from '../../shared/protocol.js';
+import type { Sessions } from '../agent/sessions.js';
+
+/** A list client that falls this far behind is dropped (it reconnects and gets the whole list again). */
+const MAX_LIST_BUFFER = 4 * 1024 * 1024;
+
+export function serveSessionList(ws: WebSocket, sessions: Sessions): void {
+  const send = (frame: SessionListFrame) => {
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(JSON.stringify(frame));
+    if (ws.bufferedAmount > MAX_LIST_BUFFER) ws.close(1013, 'too far behind: reconnect');
+  };
+  send({ type: 'sessions', sessions: sessions.list({ archived: true }) });
+  const unsubscribe = sessions.onListChange(send);
+  ws.on('close', unsubscribe);
+  ws.on('error', () => ws.terminate());
+  ws.on('message', () => undefined);
+}

@@ -1,0 +1,100 @@
+// REST routes of session management: rename and archive (PATCH), delete to
+// the trash and restore, export (JSONL, Markdown), fork, the Changes of a
+// session's folder, and the folders a new session may work in.
+import fs from 'node:fs';
+import type express from 'express';
+import type { Response } from 'express';
+import { SessionBusyError, type Sessions } from '../agent/sessions.js';
+import { markdownTranscript } from '../manage/export-markdown.js';
+import { ForkPointError } from '../manage/fork.js';
+import { MAX_TITLE_CHARS } from '../manage/meta.js';
+import { changesOf } from '../workspace/changes.js';
+import { GitError } from '../workspace/git.js';
+import { DirtyWorktreeError, WorkspaceError } from '../workspace/workspace.js';
+
+export function mountManageRoutes(app: express.Express, sessions: Sessions): void {
+  app.get('/api/workdirs', (_req, res) => {
+    res.json({ roots: sessions.roots() });
+  });
+
+  app.patch('/api/sessions/:id', (req, res) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return void res.status(400).json({ error: 'the request body must be a JSON object' });
+    const { title, archived } = body;
+    if (title !== undefined && (typeof title !== 'string' || title.length > MAX_TITLE_CHARS)) {
+      return void res.status(400).json({ error: `"title" must be a string of at most ${MAX_TITLE_CHARS} characters (empty: the first message again)` });
+    }
+    if (archived !== undefined && typeof archived !== 'boolean') return void res.status(400).json({ error: '"archived" must be true or false' });
+    if (title === undefined && archived === undefined) return void res.status(400).json({ error: 'nothing to change: send "title" and/or "archived"' });
+    const snapshot = sessions.update(req.params.id, { ...(title !== undefined && { title }), ...(archived !== undefined && { archived }) });
+    if (!snapshot) return notFound(res);
+    res.json(snapshot);
+  });
+
+  app.delete('/api/sessions/:id', async (req, res) => {
+    const worktree = req.query.worktree;
+    if (worktree !== undefined && worktree !== 'keep' && worktree !== 'remove') return void res.status(400).json({ error: '"worktree" must be keep or remove' });
+    const force = req.query.force === '1' || req.query.force === 'true';
+    try {
+      if (!(await sessions.delete(req.params.id, { removeWorktree: worktree === 'remove', force }))) return notFound(res);
+      res.json({ deleted: true, trash: true, worktreeRemoved: worktree === 'remove' });
+    } catch (err) {
+      if (err instanceof SessionBusyError) res.status(409).json({ error: err.message, code: 'busy' });
+      else if (err instanceof DirtyWorktreeError) res.status(409).json({ error: err.message, code: 'dirty_worktree', files: err.files });
+      else if (err instanceof GitError) res.status(500).json({ error: err.message });
+      else throw err;
+    }
+  });
+
+  app.get('/api/trash', (_req, res) => {
+    res.json({ sessions: sessions.trash.list() });
+  });
+
+  app.post('/api/trash/:id/restore', (req, res) => {
+    const live = sessions.restore(req.params.id);
+    if (!live) return void res.status(404).json({ error: 'no such session in the trash' });
+    res.json(live.session.snapshot());
+  });
+
+  app.get('/api/sessions/:id/export', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    const format = req.query.format ?? 'jsonl';
+    const { log } = live.session;
+    if (format === 'jsonl') {
+      res.type('application/x-ndjson').attachment(`${live.session.id}.jsonl`).send(fs.readFileSync(log.file));
+    } else if (format === 'md' || format === 'markdown') {
+      res.type('text/markdown; charset=utf-8').attachment(`${live.session.id}.md`).send(markdownTranscript(log.header, live.session.title(), log.all()));
+    } else {
+      res.status(400).json({ error: '"format" must be jsonl or md' });
+    }
+  });
+
+  app.post('/api/sessions/:id/fork', async (req, res) => {
+    const seq = (req.body as { seq?: unknown } | undefined)?.seq;
+    if (typeof seq !== 'number') return void res.status(400).json({ error: '"seq" must be the number of an event of the session' });
+    try {
+      const live = await sessions.fork(req.params.id, seq);
+      if (!live) return notFound(res);
+      res.status(201).json({ id: live.session.id });
+    } catch (err) {
+      if (err instanceof ForkPointError || err instanceof WorkspaceError || err instanceof GitError) res.status(400).json({ error: err.message });
+      else throw err;
+    }
+  });
+
+  app.get('/api/sessions/:id/changes', async (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return notFound(res);
+    try {
+      res.json(await changesOf(live.session.log.header.workspace, sessions.roots()[0]!));
+    } catch (err) {
+      if (err instanceof GitError) res.status(500).json({ error: err.message });
+      else throw err;
+    }
+  });
+}
+
+function notFound(res: Response): void {
+  res.status(404).json({ error: 'unknown session' });
+}

@@ -1,0 +1,87 @@
+// A session as a readable Markdown transcript: user and agent messages, tool
+// calls with their output trimmed, compactions with their summaries, errors.
+// State, usage and other bookkeeping events are left out (the JSONL export
+// has everything).
+import type { SkeinEvent, ToolResultEvent } from '../../shared/protocol.js';
+import type { LogHeader } from '../store/event-log.js';
+
+/** Lines of a tool's output kept in the transcript (head), and characters at most. */
+export const TOOL_OUTPUT_LINES = 20;
+export const TOOL_OUTPUT_CHARS = 2000;
+
+export function markdownTranscript(header: LogHeader, title: string, events: readonly SkeinEvent[]): string {
+  const out: string[] = [`# ${oneLine(title)}`, ''];
+  out.push(`- Session: \`${header.session}\``, `- Started: ${header.createdAt}`, `- Model: ${header.model}`);
+  const ws = header.workspace;
+  if (ws) {
+    out.push(`- Folder: \`${ws.workDir}\``);
+    if (ws.branch) out.push(`- Branch: \`${ws.branch}\`${ws.baseCommit ? ` (from ${ws.baseCommit.slice(0, 12)})` : ''}`);
+  }
+  if (header.forkOf) out.push(`- Forked from \`${header.forkOf.session}\` at event ${header.forkOf.seq}`);
+  out.push('');
+  const results = new Map<string, ToolResultEvent>();
+  for (const e of events) if (e.kind === 'tool_result') results.set(e.callId, e);
+  for (const e of events) {
+    switch (e.kind) {
+      case 'user':
+        out.push(`## User`, '', e.text.trim(), '');
+        break;
+      case 'agent':
+        if (e.text.trim()) out.push(`## Agent (${e.model})`, '', e.text.trim(), '');
+        break;
+      case 'tool_call': {
+        const result = results.get(e.callId);
+        out.push(`**Tool \`${e.name}\`** ${inlineCode(JSON.stringify(e.input))}${result?.isError ? ' (failed)' : ''}`, '');
+        if (result) out.push(fenced(trimOutput(result.output)), '');
+        else out.push('_(no result)_', '');
+        break;
+      }
+      case 'compaction':
+        if (e.phase === 'finished') {
+          const tokens = e.tokensBefore !== undefined && e.tokensAfter !== undefined ? `, ${e.tokensBefore} → ${e.tokensAfter} tokens` : '';
+          const span = e.coversSeq ? `, events ${e.coversSeq[0]}-${e.coversSeq[1]}` : '';
+          out.push(`### Compaction (${e.trigger}, ${e.strategy ?? 'unknown strategy'}${tokens}${span})`, '');
+          if (e.summary) out.push(e.summary.trim().split('\n').map((l) => `> ${l}`).join('\n'), '');
+        } else if (e.phase === 'failed') {
+          out.push(`### Compaction failed (${e.trigger}): ${oneLine(e.error ?? 'unknown error')}`, '');
+        }
+        break;
+      case 'error':
+        if (e.code !== 'retrying') out.push(`> **Error${e.code ? ` (${e.code})` : ''}:** ${oneLine(e.message)}`, '');
+        break;
+      case 'model':
+        if (e.from !== e.to) out.push(`_Model switched from ${e.from} to ${e.to}._`, '');
+        break;
+      default:
+        break;
+    }
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** The head of a tool's output, and how much was left out. */
+export function trimOutput(output: string): string {
+  const lines = output.split('\n');
+  let kept = lines.slice(0, TOOL_OUTPUT_LINES).join('\n');
+  if (kept.length > TOOL_OUTPUT_CHARS) kept = kept.slice(0, TOOL_OUTPUT_CHARS);
+  const cut = output.length - kept.length;
+  return cut > 0 ? `${kept}\n… (${lines.length} lines, ${cut} more characters not shown)` : kept;
+}
+
+/** A code block whose fence is longer than any backtick run inside. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}\n${fence}`;
+}
+
+function inlineCode(text: string): string {
+  const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  const longest = Math.max(0, ...[...short.matchAll(/`+/g)].map((m) => m[0].length));
+  const tick = '`'.repeat(longest + 1);
+  return `${tick} ${short} ${tick}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

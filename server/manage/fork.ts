@@ -1,0 +1,29 @@
+// Forking a session: the events up to a seq, and the saved full tool outputs
+// they point to, copied for the new session. The original is only read.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SkeinEvent } from '../../shared/protocol.js';
+import type { EventLog } from '../store/event-log.js';
+
+/** A fork point that is not an event of the session (HTTP 400). */
+export class ForkPointError extends Error {
+  override readonly name = 'ForkPointError';
+}
+
+export function forkedEvents(log: EventLog, seq: number): SkeinEvent[] {
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > log.lastSeq) throw new ForkPointError(`"seq" must be an event of the session: an integer from 1 to ${log.lastSeq}`);
+  return log.all().filter((e) => e.seq <= seq);
+}
+
+/** Saved outputs are named `<tool_call seq>-<call id>.txt`: those of calls up to `seq` are copied. */
+export function copySavedOutputs(sessionsDir: string, from: string, to: string, seq: number): void {
+  const source = path.join(sessionsDir, from, 'outputs');
+  if (!fs.existsSync(source)) return;
+  const target = path.join(sessionsDir, to, 'outputs');
+  for (const name of fs.readdirSync(source)) {
+    const callSeq = Number(/^(\d+)-/.exec(name)?.[1] ?? NaN);
+    if (!(callSeq <= seq)) continue;
+    fs.mkdirSync(target, { recursive: true });
+    fs.copyFileSync(path.join(source, name), path.join(target, name));
+  }
+}

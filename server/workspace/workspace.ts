@@ -1,0 +1,94 @@
+// A session's folder: one of the SKEIN_WORKDIR roots or a folder inside one,
+// and, when asked and the folder is in a git repository, a worktree of its
+// own on a new branch `skein/<id>` under <data dir>/worktrees/<id>, so that
+// sessions working at once never share files.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Workspace } from '../../shared/protocol.js';
+import { currentBranch, git, headCommit, repoTop } from './git.js';
+
+/** A folder or worktree that cannot be used; the message says why (HTTP 400). */
+export class WorkspaceError extends Error {
+  override readonly name = 'WorkspaceError';
+}
+
+/** The worktree has uncommitted work and removal was not forced (HTTP 409). */
+export class DirtyWorktreeError extends Error {
+  override readonly name = 'DirtyWorktreeError';
+  constructor(readonly worktree: string, readonly files: string[]) {
+    super(`the worktree ${worktree} has uncommitted changes (${files.length} file${files.length === 1 ? '' : 's'}: ${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); nothing was removed. Commit them, or remove it anyway with force`);
+  }
+}
+
+export interface WorkspaceRequest {
+  /** Absolute, or relative to the first root; absent: the first root. */
+  folder?: string;
+  /** Ask for the session's own worktree on branch skein/<id>. */
+  worktree?: boolean;
+  /** What the worktree's branch starts from (default: the folder's HEAD). */
+  startPoint?: string;
+}
+
+export function worktreesDir(dataDir: string): string {
+  return path.join(dataDir, 'worktrees');
+}
+
+export function branchOf(id: string): string {
+  return `skein/${id}`;
+}
+
+/** Resolves and checks the folder against the roots: it must be one of them or inside one. */
+export function resolveFolder(roots: readonly string[], requested: string | undefined): string {
+  const folder = path.resolve(roots[0]!, requested ?? '.');
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new WorkspaceError(`"folder": ${folder} is not an existing folder`);
+  const real = fs.realpathSync(folder);
+  const inside = roots.some((root) => {
+    const rel = path.relative(fs.realpathSync(root), real);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  if (!inside) throw new WorkspaceError(`"folder": ${folder} is not inside the folders SKEIN_WORKDIR allows (${roots.join(', ')})`);
+  return folder;
+}
+
+export async function createWorkspace(roots: readonly string[], dataDir: string, id: string, request: WorkspaceRequest = {}): Promise<Workspace> {
+  const folder = resolveFolder(roots, request.folder);
+  const repo = await repoTop(folder);
+  if (!request.worktree) {
+    if (!repo) return { folder, workDir: folder };
+    const [branch, baseCommit] = await Promise.all([currentBranch(folder), headCommit(folder)]);
+    return { folder, workDir: folder, repo, ...(branch && { branch }), ...(baseCommit && { baseCommit }) };
+  }
+  if (!repo) throw new WorkspaceError(`"worktree": ${folder} is not in a git repository, so it cannot have a worktree of its own`);
+  const start = request.startPoint ?? (await headCommit(folder));
+  if (!start) throw new WorkspaceError(`"worktree": the repository ${repo} has no commit yet to start a branch from`);
+  const worktree = path.join(worktreesDir(dataDir), id);
+  fs.mkdirSync(worktreesDir(dataDir), { recursive: true });
+  const branch = branchOf(id);
+  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, worktree, start]);
+  // The same place inside the worktree as the folder asked for inside the repository.
+  const workDir = path.join(worktree, path.relative(repo, fs.realpathSync(folder)));
+  fs.mkdirSync(workDir, { recursive: true });
+  const baseCommit = await headCommit(worktree);
+  return { folder, workDir, repo: worktree, branch, ...(baseCommit && { baseCommit }), worktree };
+}
+
+/** Files with uncommitted changes (untracked ones included) in a worktree. */
+export async function uncommitted(worktree: string): Promise<string[]> {
+  const { stdout } = await git(worktree, ['status', '--porcelain', '--untracked-files=all']);
+  return stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
+}
+
+/**
+ * Removes a session's worktree. Uncommitted work is never removed silently:
+ * without `force` a dirty worktree is refused (DirtyWorktreeError). The branch
+ * stays, so committed work is kept (`git branch -D skein/<id>` deletes it).
+ */
+export async function removeWorktree(worktree: string, force: boolean): Promise<void> {
+  if (!fs.existsSync(worktree)) return;
+  const dirty = await uncommitted(worktree);
+  if (dirty.length && !force) throw new DirtyWorktreeError(worktree, dirty);
+  // Run from the main repository: git does not remove the worktree it runs in.
+  const { stdout } = await git(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  const main = path.dirname(stdout.trim());
+  await git(main, ['worktree', 'remove', ...(dirty.length ? ['--force'] : []), worktree]);
+}
