@@ -1,7 +1,7 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { SessionSnapshot, SkeinEvent, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -26,12 +26,63 @@ async function call<T>(route: string, init?: { method?: string; body?: unknown }
   return body as T;
 }
 
-export async function listSessions(): Promise<SessionSnapshot[]> {
-  return (await call<{ sessions: SessionSnapshot[] }>('/api/sessions')).sessions;
+export async function listSessions(filter: { archived?: boolean; query?: string } = {}): Promise<SessionSnapshot[]> {
+  const params = new URLSearchParams();
+  if (filter.archived) params.set('archived', '1');
+  if (filter.query?.trim()) params.set('q', filter.query.trim());
+  const qs = params.toString();
+  return (await call<{ sessions: SessionSnapshot[] }>(`/api/sessions${qs ? `?${qs}` : ''}`)).sessions;
 }
 
-export async function createSession(model?: string): Promise<string> {
-  return (await call<{ id: string }>('/api/sessions', { body: model ? { model } : {} })).id;
+export interface NewSessionOptions {
+  model?: string;
+  folder?: string;
+  worktree?: boolean;
+}
+
+export async function createSession(options: NewSessionOptions | string = {}): Promise<string> {
+  const o = typeof options === 'string' ? { model: options } : options;
+  const body = { ...(o.model && { model: o.model }), ...(o.folder && { folder: o.folder }), ...(o.worktree && { worktree: true }) };
+  return (await call<{ id: string }>('/api/sessions', { body })).id;
+}
+
+const sessionRoute = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
+
+export async function updateSession(id: string, change: { title?: string; archived?: boolean }): Promise<SessionSnapshot> {
+  return call<SessionSnapshot>(sessionRoute(id), { method: 'PATCH', body: change });
+}
+
+/** Moves a session to the trash; `worktree: 'remove'` removes its worktree too (refused with 409 when dirty unless forced). */
+export async function deleteSession(id: string, worktree: 'keep' | 'remove' = 'keep', force = false): Promise<void> {
+  await call(`${sessionRoute(id)}?worktree=${worktree}${force ? '&force=1' : ''}`, { method: 'DELETE' });
+}
+
+export async function listTrash(): Promise<TrashedSession[]> {
+  return (await call<{ sessions: TrashedSession[] }>('/api/trash')).sessions;
+}
+
+export async function restoreSession(id: string): Promise<void> {
+  await call(`/api/trash/${encodeURIComponent(id)}/restore`, { body: {} });
+}
+
+export async function forkSession(id: string, seq: number): Promise<string> {
+  return (await call<{ id: string }>(`${sessionRoute(id)}/fork`, { body: { seq } })).id;
+}
+
+export async function getChanges(id: string): Promise<ChangesReport> {
+  return call<ChangesReport>(`${sessionRoute(id)}/changes`);
+}
+
+export async function listRoots(): Promise<string[]> {
+  try {
+    return (await call<{ roots: string[] }>('/api/workdirs')).roots;
+  } catch {
+    return [];
+  }
+}
+
+export function exportUrl(id: string, format: 'jsonl' | 'md'): string {
+  return `${sessionRoute(id)}/export?format=${format}`;
 }
 
 export async function getSession(id: string): Promise<SessionSnapshot> {

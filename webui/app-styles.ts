@@ -33,7 +33,9 @@ export const appStyles = css`
   .toggle { font: inherit; font-size: 13px; padding: 5px 10px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
     cursor: pointer; margin-left: auto; white-space: nowrap; }
   .toggle[aria-pressed='true'] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
-  skein-timeline, skein-model-view { flex: 1; min-height: 0; }
+  skein-timeline, skein-model-view, skein-changes-panel { flex: 1; min-height: 0; }
+  .workspace { font-size: 12px; color: var(--muted); font-family: var(--mono); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 420px; }
+  .toggle.changes { margin-left: 0; }
   skein-timeline[hidden] { display: none; }
   .missing { max-width: 860px; margin: 16px auto; padding: 0 16px; color: var(--danger); }
   footer { padding: 8px 16px 10px; border-top: 1px solid var(--border); background: var(--bg); padding-bottom: max(10px, env(safe-area-inset-bottom)); }

@@ -1,7 +1,7 @@
 // The socket to one session: hello, then events in seq order. It reconnects
 // by itself and resumes from the last seq it saw, so the timeline never gets
 // a gap or a duplicate.
-import { CLOSE_RESUME, type ClientFrame, type ServerFrame, type SessionSnapshot, type SkeinEvent } from '../shared/protocol.js';
+import { CLOSE_RESUME, CLOSE_SESSION_DELETED, type ClientFrame, type ServerFrame, type SessionSnapshot, type SkeinEvent } from '../shared/protocol.js';
 import type { DeltaLike } from './timeline-model.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
@@ -74,6 +74,8 @@ export class SessionConnection {
       // A closed connection (another session was opened) reports nothing more.
       if (this.ws !== ws || this.stopped) return;
       this.handlers.status('closed');
+      // The session was deleted: nothing to reconnect to (the list says so).
+      if (close.code === CLOSE_SESSION_DELETED) return;
       this.timer = setTimeout(() => this.open(), this.retryMs);
       // CLOSE_RESUME: the server stopped sending because this page fell behind; not a failure, so no back-off.
       // Every close resumes from lastSeq, so nothing is missed either way.

@@ -6,7 +6,11 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import { SessionConnection } from './connection.js';
-import type { ReasoningEffort, SessionSnapshot } from '../shared/protocol.js';
+import type { ReasoningEffort, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import { ListConnection } from './list-connection.js';
+import * as actions from './session-actions.js';
+import './skein-changes-panel.js';
+import './skein-delete-dialog.js';
 import * as api from './api.js';
 import { STATE_WORDS } from './format.js';
 import { TimelineModel } from './timeline-model.js';
@@ -34,7 +38,20 @@ export class SkeinApp extends LitElement {
     drawer: { state: true },
     missing: { state: true },
     version: { state: true },
+    trash: { state: true },
+    roots: { state: true },
+    showChanges: { state: true },
+    changesVersion: { state: true },
+    deleting: { state: true },
   };
+  declare trash: TrashedSession[];
+  declare roots: string[];
+  declare showChanges: boolean;
+  declare changesVersion: number;
+  declare deleting: SessionSnapshot | undefined;
+  /** The list's search text and archived toggle (applied by the server). */
+  filter: { query?: string; archived?: boolean } = {};
+  private listConnection: ListConnection | undefined;
   declare sessions: SessionSnapshot[];
   declare snapshot: SessionSnapshot | undefined;
   declare status: ConnectionStatus;
@@ -46,7 +63,7 @@ export class SkeinApp extends LitElement {
   declare version: number;
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
-  private currentId = '';
+  currentId = '';
   private flushFrame = 0;
   private firstScreenMarked = false;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -61,6 +78,10 @@ export class SkeinApp extends LitElement {
     this.drawer = false;
     this.missing = '';
     this.version = 0;
+    this.trash = [];
+    this.roots = [];
+    this.showChanges = false;
+    this.changesVersion = 0;
   }
 
   static override styles = appStyles;
@@ -70,6 +91,9 @@ export class SkeinApp extends LitElement {
     void this.boot();
     window.addEventListener('popstate', () => void this.boot());
     void api.listModels().then((models) => (this.models = models));
+    void api.listRoots().then((roots) => (this.roots = roots));
+    // Every session's state, title and activity, live (a compaction that ends elsewhere shows at once).
+    this.listConnection = new ListConnection((frame) => actions.applyListFrame(this, frame, () => this.refreshSoon()));
     // Keeps "3 min ago" and other sessions' titles current.
     setInterval(() => void this.refreshSessions(), 60_000);
   }
@@ -85,9 +109,9 @@ export class SkeinApp extends LitElement {
     await this.open(id);
   }
 
-  private async refreshSessions() {
+  async refreshSessions() {
     try {
-      this.sessions = await api.listSessions();
+      this.sessions = await api.listSessions(this.filter);
     } catch (err) {
       this.notice = `Could not list sessions: ${err instanceof Error ? err.message : String(err)}`;
     }
@@ -102,13 +126,21 @@ export class SkeinApp extends LitElement {
     }, 800);
   }
 
-  private async open(id: string) {
+  /** The open session was deleted (here or in another tab). */
+  currentRemoved() {
+    this.connection?.close();
+    this.connection = undefined;
+    this.missing = this.currentId;
+  }
+
+  async open(id: string) {
     this.connection?.close();
     this.connection = undefined;
     this.currentId = id;
     this.model = new TimelineModel();
     this.snapshot = undefined;
     this.missing = '';
+    this.showChanges = false;
     this.drawer = false;
     this.version++;
     this.timeline?.reset();
@@ -135,6 +167,8 @@ export class SkeinApp extends LitElement {
       },
       event: (event) => {
         this.model.ingest(event);
+        // The Changes panel follows each tool run.
+        if (event.kind === 'tool_result') this.changesVersion++;
         if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) this.refreshSoon();
         const m = event as { kind: string; to?: unknown };
         if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
@@ -197,10 +231,23 @@ export class SkeinApp extends LitElement {
       <div class="body">
         <div class="scrim ${this.drawer ? 'open' : ''}" @click=${() => (this.drawer = false)}></div>
         <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions" @keydown=${(e: KeyboardEvent) => e.key === 'Escape' && (this.drawer = false)}>
-          <skein-session-list .sessions=${this.sessions} .current=${this.currentId}
+          <skein-session-list .sessions=${this.sessions} .current=${this.currentId} .trash=${this.trash} .roots=${this.roots}
+            @list-filter=${(e: CustomEvent<{ query: string; archived: boolean }>) => {
+              this.filter = e.detail;
+              void this.refreshSessions();
+            }}
+            @rename-session=${(e: CustomEvent<{ id: string; title: string }>) => void actions.rename(this, e.detail.id, e.detail.title)}
+            @archive-session=${(e: CustomEvent<{ id: string; archived: boolean }>) => void actions.archive(this, e.detail.id, e.detail.archived)}
+            @delete-session=${(e: CustomEvent<{ id: string }>) => (this.deleting = this.sessions.find((s) => s.id === e.detail.id))}
+            @show-trash=${() => void actions.showTrash(this)}
+            @restore-session=${(e: CustomEvent<{ id: string }>) => void actions.restore(this, e.detail.id)}
             @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
-            @new-session=${() => void this.newSession()}></skein-session-list>
+            @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
         </nav>
+        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ deleted: boolean }>) => {
+          this.deleting = undefined;
+          if (e.detail.deleted) void this.refreshSessions();
+        }}></skein-delete-dialog>
         <main>
           <div class="context">
             <skein-token-gauge .gauge=${gauge}></skein-token-gauge>
@@ -208,9 +255,11 @@ export class SkeinApp extends LitElement {
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
               title="Show exactly what the next request sends the model">${this.showView ? 'Back to timeline' : 'What the model sees'}</button>
+            ${this.renderWorkspace()}
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
-          <skein-timeline ?hidden=${this.showView} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+          ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
+          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
@@ -234,9 +283,22 @@ export class SkeinApp extends LitElement {
     await this.timeline?.scrollToSeq(seq);
   }
 
-  private async newSession() {
+  /** The open session's folder and branch, and the Changes toggle. */
+  private renderWorkspace() {
+    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    if (!ws) return nothing;
+    return html`<span class="workspace" data-testid="workspace" title=${ws.workDir}>📁 <span class="folder">${ws.workDir}</span>${ws.branch
+      ? html` · <span class="branch" data-testid="branch">⎇ ${ws.branch}</span>` : nothing}</span>
+      <button class="toggle changes" aria-pressed=${this.showChanges} @click=${() => {
+        this.showChanges = !this.showChanges;
+        this.showView = false;
+        this.changesVersion++;
+      }} title="Files changed since the session started, with their diff">${this.showChanges ? 'Back to timeline' : 'Changes'}</button>`;
+  }
+
+  private async newSession(options: api.NewSessionOptions = {}) {
     try {
-      const id = await api.createSession();
+      const id = await api.createSession(options);
       await this.refreshSessions();
       await this.open(id);
       this.input?.focus();

@@ -1,58 +1,203 @@
-// <skein-session-list>: every session with its title (the first user message)
-// and last activity, most recent first; real links to /s/<id>, so a session
-// can be opened in a new tab or bookmarked.
-import { css, html, LitElement } from 'lit';
-import type { SessionSnapshot } from '../shared/protocol.js';
+// <skein-session-list>: every session with its title (the first user message,
+// or the name given), branch and last activity, most recent first; real links
+// to /s/<id>, so a session can be opened in a new tab or bookmarked. A search
+// box (titles and user messages, on the server), a toggle for archived
+// sessions, the trash, and a menu per session: rename, archive, export, delete.
+import { css, html, LitElement, nothing } from 'lit';
+import type { SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import { exportUrl } from './api.js';
 import { STATE_WORDS, timeAgo } from './format.js';
 
 export class SkeinSessionList extends LitElement {
-  static override properties = { sessions: { attribute: false }, current: { attribute: false } };
+  static override properties = {
+    sessions: { attribute: false },
+    current: { attribute: false },
+    trash: { attribute: false },
+    roots: { attribute: false },
+    showArchived: { state: true },
+    showTrash: { state: true },
+    renaming: { state: true },
+    folder: { state: true },
+    worktree: { state: true },
+  };
   declare sessions: SessionSnapshot[];
   declare current: string;
+  declare trash: TrashedSession[];
+  declare roots: string[];
+  declare showArchived: boolean;
+  declare showTrash: boolean;
+  declare renaming: string;
+  declare folder: string;
+  declare worktree: boolean;
+  private query = '';
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
     super();
     this.sessions = [];
     this.current = '';
+    this.trash = [];
+    this.roots = [];
+    this.showArchived = false;
+    this.showTrash = false;
+    this.renaming = '';
+    this.folder = '';
+    this.worktree = false;
   }
 
   static override styles = css`
     :host { display: flex; flex-direction: column; min-height: 0; }
-    .new { margin: 10px 12px; font: inherit; font-size: 14px; font-weight: 600; padding: 8px 12px; border-radius: 10px; cursor: pointer;
+    .new { margin: 10px 12px 4px; font: inherit; font-size: 14px; font-weight: 600; padding: 8px 12px; border-radius: 10px; cursor: pointer;
       border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); }
-    .new:focus-visible, a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+    .new:focus-visible, a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+    .where { margin: 0 12px 6px; font-size: 12px; color: var(--muted); }
+    .where summary { cursor: pointer; }
+    .where label { display: block; margin-top: 4px; }
+    .where input[type='text'] { width: 100%; box-sizing: border-box; font: inherit; font-size: 12px; padding: 4px 6px; border-radius: 6px;
+      border: 1px solid var(--border); background: var(--bg); color: var(--fg); }
+    .search { margin: 4px 12px; font: inherit; font-size: 13px; padding: 6px 8px; border-radius: 8px; border: 1px solid var(--border); background: var(--bg); color: var(--fg); }
+    .filters { display: flex; gap: 10px; margin: 2px 16px 4px; font-size: 12px; color: var(--muted); }
     h2 { font-size: 12px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); margin: 6px 16px 4px; }
     ul { list-style: none; margin: 0; padding: 0 8px 12px; overflow-y: auto; flex: 1; }
-    a { display: block; padding: 7px 10px; border-radius: 8px; color: var(--fg); text-decoration: none; }
+    li { position: relative; }
+    a { display: block; padding: 7px 30px 7px 10px; border-radius: 8px; color: var(--fg); text-decoration: none; }
     a:hover { background: var(--code-bg); }
     a[aria-current='page'] { background: var(--user-bg); }
     .title { display: block; font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .meta { display: block; font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .busy { color: var(--warn); }
+    .tag { font-size: 11px; border: 1px solid var(--border); border-radius: 6px; padding: 0 4px; margin-left: 4px; }
+    details.actions { position: absolute; top: 6px; right: 4px; }
+    details.actions summary { list-style: none; cursor: pointer; padding: 0 6px; border-radius: 6px; color: var(--muted); font-size: 16px; line-height: 1.4; }
+    details.actions summary::-webkit-details-marker { display: none; }
+    details.actions[open] summary { background: var(--code-bg); color: var(--fg); }
+    .menu { position: absolute; right: 0; z-index: 5; display: flex; flex-direction: column; min-width: 170px; padding: 4px; border-radius: 8px;
+      border: 1px solid var(--border); background: var(--panel); box-shadow: var(--shadow); }
+    .menu button, .menu a { font: inherit; font-size: 13px; text-align: left; padding: 5px 8px; border: none; border-radius: 6px; background: none; color: var(--fg); cursor: pointer; }
+    .menu button:hover, .menu a:hover { background: var(--code-bg); }
+    .menu .danger { color: var(--danger); }
+    .rename { display: block; width: 100%; box-sizing: border-box; font: inherit; font-size: 14px; padding: 6px 8px; border-radius: 8px; border: 1px solid var(--accent); }
+    .trash li { display: flex; align-items: center; gap: 6px; padding: 5px 10px; font-size: 13px; }
+    .trash .t { flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .trash button { font: inherit; font-size: 12px; padding: 2px 8px; border-radius: 6px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
+    .empty { color: var(--muted); font-size: 13px; padding: 6px 10px; }
   `;
 
   override render() {
     return html`
-      <button class="new" @click=${() => this.dispatchEvent(new CustomEvent('new-session', { bubbles: true, composed: true }))}>+ New session</button>
-      <h2 id="sessions-h">Sessions</h2>
-      <ul aria-labelledby="sessions-h">
-        ${this.sessions.map(
-          (s) => html`<li>
-            <a href="/s/${s.id}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id)}>
-              <span class="title">${s.title}</span>
-              <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${s.state !== 'WaitingForUserInput'
-                ? html` · <span class="busy">${STATE_WORDS[s.state]}</span>` : ''}</span>
-            </a>
-          </li>`,
-        )}
-      </ul>
+      <button class="new" @click=${() => this.fire('new-session', { ...(this.folder.trim() && { folder: this.folder.trim() }), ...(this.worktree && { worktree: true }) })}>+ New session</button>
+      <details class="where">
+        <summary>Folder${this.folder.trim() ? `: ${this.folder.trim()}` : ''}${this.worktree ? ' · own worktree' : ''}</summary>
+        <label>Working folder (one of the allowed roots, or inside one)
+          <input type="text" list="roots" .value=${this.folder} placeholder=${this.roots[0] ?? ''}
+            @input=${(e: Event) => (this.folder = (e.target as HTMLInputElement).value)}>
+        </label>
+        <datalist id="roots">${this.roots.map((r) => html`<option value=${r}></option>`)}</datalist>
+        <label><input type="checkbox" .checked=${this.worktree} @change=${(e: Event) => (this.worktree = (e.target as HTMLInputElement).checked)}>
+          Own git worktree (new branch skein/&lt;id&gt;)</label>
+      </details>
+      <input class="search" type="search" aria-label="Search sessions" placeholder="Search titles and messages…" @input=${(e: Event) => this.search((e.target as HTMLInputElement).value)}>
+      <div class="filters">
+        <label><input type="checkbox" .checked=${this.showArchived} @change=${(e: Event) => this.setArchived((e.target as HTMLInputElement).checked)}> Show archived</label>
+        <label><input type="checkbox" .checked=${this.showTrash} @change=${(e: Event) => this.setTrash((e.target as HTMLInputElement).checked)}> Trash</label>
+      </div>
+      ${this.showTrash ? this.renderTrash() : this.renderSessions()}
     `;
+  }
+
+  private renderSessions() {
+    return html`<h2 id="sessions-h">Sessions</h2>
+      <ul aria-labelledby="sessions-h">
+        ${this.sessions.length === 0 ? html`<li class="empty">${this.query ? 'No session matches.' : 'No sessions.'}</li>` : nothing}
+        ${this.sessions.map((s) => (this.renaming === s.id ? this.renderRename(s) : this.renderRow(s)))}
+      </ul>`;
+  }
+
+  private renderRow(s: SessionSnapshot) {
+    const branch = s.workspace?.branch;
+    return html`<li data-id=${s.id}>
+      <a href="/s/${s.id}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id)}>
+        <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
+        <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}${s.state !== 'WaitingForUserInput'
+          ? html` · <span class="busy" data-testid="list-state">${STATE_WORDS[s.state]}</span>` : ''}</span>
+      </a>
+      <details class="actions">
+        <summary aria-label="Actions for ${s.title}" title="Rename, archive, export, delete">⋯</summary>
+        <div class="menu" role="menu">
+          <button role="menuitem" @click=${(e: Event) => this.act(e, () => (this.renaming = s.id))}>Rename</button>
+          <button role="menuitem" @click=${(e: Event) => this.act(e, () => this.fire('archive-session', { id: s.id, archived: !s.archived }))}>${s.archived ? 'Unarchive' : 'Archive'}</button>
+          <a role="menuitem" href=${exportUrl(s.id, 'md')} download="${s.id}.md">Export Markdown</a>
+          <a role="menuitem" href=${exportUrl(s.id, 'jsonl')} download="${s.id}.jsonl">Export JSONL log</a>
+          <button role="menuitem" class="danger" @click=${(e: Event) => this.act(e, () => this.fire('delete-session', { id: s.id }))}>Delete…</button>
+        </div>
+      </details>
+    </li>`;
+  }
+
+  private renderRename(s: SessionSnapshot) {
+    const done = (input: HTMLInputElement, save: boolean) => {
+      if (this.renaming !== s.id) return;
+      this.renaming = '';
+      if (save && input.value.trim() !== s.title) this.fire('rename-session', { id: s.id, title: input.value });
+    };
+    return html`<li data-id=${s.id}>
+      <input class="rename" aria-label="New title (empty: the first message)" .value=${s.customTitle ?? s.title}
+        @keydown=${(e: KeyboardEvent) => {
+          if (e.key === 'Enter') done(e.target as HTMLInputElement, true);
+          if (e.key === 'Escape') done(e.target as HTMLInputElement, false);
+        }}
+        @blur=${(e: FocusEvent) => done(e.target as HTMLInputElement, true)}>
+    </li>`;
+  }
+
+  private renderTrash() {
+    return html`<h2 id="trash-h">Trash</h2>
+      <ul class="trash" aria-labelledby="trash-h">
+        ${this.trash.length === 0 ? html`<li class="empty">The trash is empty.</li>` : nothing}
+        ${this.trash.map((t) => html`<li data-id=${t.id}>
+          <span class="t" title="Deleted ${t.deletedAt}; kept until ${t.expiresAt}">${t.title}</span>
+          <button @click=${() => this.fire('restore-session', { id: t.id })}>Restore</button>
+        </li>`)}
+      </ul>`;
+  }
+
+  override updated() {
+    const input = this.renderRoot.querySelector<HTMLInputElement>('input.rename');
+    if (input && this.renderRoot.querySelector(':focus') !== input) {
+      input.focus();
+      input.select();
+    }
+  }
+
+  private act(e: Event, action: () => void) {
+    (e.target as HTMLElement).closest('details')?.removeAttribute('open');
+    action();
+  }
+
+  private search(text: string) {
+    this.query = text;
+    clearTimeout(this.searchTimer);
+    this.searchTimer = setTimeout(() => this.fire('list-filter', { query: this.query, archived: this.showArchived }), 200);
+  }
+
+  private setArchived(on: boolean) {
+    this.showArchived = on;
+    this.fire('list-filter', { query: this.query, archived: on });
+  }
+
+  private setTrash(on: boolean) {
+    this.showTrash = on;
+    if (on) this.fire('show-trash', {});
+  }
+
+  private fire(name: string, detail: object) {
+    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
   }
 
   private open(e: MouseEvent, id: string) {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // let the browser open a tab
     e.preventDefault();
-    this.dispatchEvent(new CustomEvent('open-session', { detail: { id }, bubbles: true, composed: true }));
+    this.fire('open-session', { id });
   }
 }
 customElements.define('skein-session-list', SkeinSessionList);

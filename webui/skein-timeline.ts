@@ -12,6 +12,7 @@ import { STATE_WORDS } from './format.js';
 import { messageStyles } from './message-styles.js';
 import { rowIndex, type Row } from './timeline-model.js';
 import { estimateHeight, renderRow } from './timeline-rows.js';
+import { renderRowMenu, rowMenuStyles } from './row-menu.js';
 import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
 
@@ -68,6 +69,7 @@ export class SkeinTimeline extends LitElement {
 
   static override styles = [
     messageStyles,
+    rowMenuStyles,
     css`
       :host { display: block; position: relative; overflow-y: auto; overflow-anchor: none; outline: none; }
       :host(:focus-visible) { box-shadow: inset 0 0 0 2px var(--accent); }
@@ -287,6 +289,9 @@ export class SkeinTimeline extends LitElement {
     this.pinnedTop = this.scrollTop;
   }
 
+  /** A row's "Fork from here": the app makes the fork. */
+  private readonly fork = (seq: number) => this.dispatchEvent(new CustomEvent('fork', { detail: { seq }, bubbles: true, composed: true }));
+
   override render() {
     this.ensureOffsets();
     const n = this.rows.length;
@@ -298,7 +303,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${n === 0 && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`

@@ -1,0 +1,78 @@
+// What the session list and the timeline's row menu ask of the server
+// (rename, archive, restore, fork) and the live list channel, for <skein-app>.
+import type { SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import * as api from './api.js';
+
+export interface ListHost {
+  sessions: SessionSnapshot[];
+  trash: TrashedSession[];
+  notice: string;
+  readonly currentId: string;
+  filter: { query?: string; archived?: boolean };
+  refreshSessions(): Promise<void>;
+  open(id: string): Promise<void>;
+  /** The open session was deleted elsewhere. */
+  currentRemoved(): void;
+}
+
+/** Applies a frame of /ws/sessions to the list shown: in place when the row is there, else a refetch (filters live on the server). */
+export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshSoon: () => void): void {
+  if (frame.type === 'sessions') return refreshSoon();
+  if (frame.type === 'session_removed') {
+    host.sessions = host.sessions.filter((s) => s.id !== frame.id);
+    if (frame.id === host.currentId) host.currentRemoved();
+    return;
+  }
+  const i = host.sessions.findIndex((s) => s.id === frame.session.id);
+  const hidden = frame.session.archived && !host.filter.archived;
+  if (i < 0 || hidden) return refreshSoon();
+  const next = [...host.sessions];
+  next[i] = frame.session;
+  next.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  host.sessions = next;
+}
+
+async function attempt(host: ListHost, what: string, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    host.notice = `Could not ${what}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+export function rename(host: ListHost, id: string, title: string): Promise<void> {
+  return attempt(host, 'rename the session', async () => {
+    await api.updateSession(id, { title });
+    await host.refreshSessions();
+  });
+}
+
+export function archive(host: ListHost, id: string, archived: boolean): Promise<void> {
+  return attempt(host, archived ? 'archive the session' : 'unarchive the session', async () => {
+    await api.updateSession(id, { archived });
+    await host.refreshSessions();
+  });
+}
+
+export function showTrash(host: ListHost): Promise<void> {
+  return attempt(host, 'list the trash', async () => {
+    host.trash = await api.listTrash();
+  });
+}
+
+export function restore(host: ListHost, id: string): Promise<void> {
+  return attempt(host, 'restore the session', async () => {
+    await api.restoreSession(id);
+    host.trash = await api.listTrash();
+    await host.refreshSessions();
+    await host.open(id);
+  });
+}
+
+export function fork(host: ListHost, seq: number): Promise<void> {
+  return attempt(host, 'fork the session', async () => {
+    const id = await api.forkSession(host.currentId, seq);
+    await host.refreshSessions();
+    await host.open(id);
+  });
+}
