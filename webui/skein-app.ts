@@ -287,7 +287,7 @@ export class SkeinApp extends LitElement {
   private renderWorkspace() {
     const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
     if (!ws) return nothing;
-    return html`<span class="workspace" data-testid="workspace" title=${ws.workDir}>📁 <span class="folder">${ws.workDir}</span>${ws.branch
+    return html`<span class="workspace" data-testid="workspace" title=${ws.workDir}>Folder <span class="folder">${ws.workDir}</span>${ws.branch
       ? html` · <span class="branch" data-testid="branch">⎇ ${ws.branch}</span>` : nothing}</span>
       <button class="toggle changes" aria-pressed=${this.showChanges} @click=${() => {
         this.showChanges = !this.showChanges;

@@ -87,7 +87,7 @@ export class SkeinChangesPanel extends LitElement {
           ${r.files.length === 0 ? html`<p class="none">No changes since the session started.</p>` : nothing}
           ${r.files.map((f) => html`<details open data-path=${f.path}>
             <summary><span class="st ${STATUS_LETTER[f.status]}" title=${f.status}>${STATUS_LETTER[f.status]}</span>${f.path}</summary>
-            <pre>${f.diff.split('\n').map((line) => html`<span class=${lineClass(line)}>${line || ' '}</span>`)}${f.truncated ? html`<span class="hunk">… cut: the diff is too long to show whole</span>` : nothing}</pre>
+            <pre>${f.diff.replace(/\n$/, '').split('\n').map((line) => html`<span class=${lineClass(line)}>${line || ' '}</span>`)}${f.truncated ? html`<span class="hunk">… cut: the diff is too long to show whole</span>` : nothing}</pre>
           </details>`)}`}
     </div>`;
   }
