@@ -126,7 +126,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
       res.status(400).json({ error: '"since" must be a non-negative integer' });
       return;
     }
-    res.json({ events: live.session.log.since(since) });
+    res.json({ events: live.session.events(since) });
   });
 
   app.get('/api/sessions/:id/view', (req, res) => {
@@ -136,7 +136,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request) });
   });
 
-  app.post('/api/sessions/:id/messages', (req, res) => {
+  app.post('/api/sessions/:id/messages', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
     const text = checkText((req.body as { text?: unknown } | undefined)?.text, 'text');
@@ -145,6 +145,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
       return;
     }
     live.session.userMessage(text);
+    // Acknowledged once the message is durable (group commit).
+    await live.session.durable();
     res.status(202).json({ accepted: true });
   });
 
