@@ -121,7 +121,11 @@ export class Session {
 
   /** The durable events after `since`: what clients may see (REST and the socket's replay). */
   events(since = 0): SkeinEvent[] {
-    return this.log.since(since).filter((e) => e.seq <= this.delivered);
+    const after = this.log.since(since);
+    // Only the tail can be waiting for its fdatasync.
+    let end = after.length;
+    while (end > 0 && after[end - 1]!.seq > this.delivered) end--;
+    return end === after.length ? after : after.slice(0, end);
   }
 
   /**

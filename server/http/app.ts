@@ -1,4 +1,5 @@
 // The express app: REST API of the wire protocol, and the built web UI.
+import { pageOf, parsePageQuery } from './event-page.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -121,12 +122,12 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
   app.get('/api/sessions/:id/events', (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const since = parseSince(req.query.since);
-    if (since === undefined) {
-      res.status(400).json({ error: '"since" must be a non-negative integer' });
+    const query = parsePageQuery(req.query as Record<string, unknown>);
+    if (typeof query === 'string') {
+      res.status(400).json({ error: query });
       return;
     }
-    res.json({ events: live.session.events(since) });
+    res.json(pageOf(live.session.events(), query));
   });
 
   app.get('/api/sessions/:id/view', (req, res) => {
@@ -200,8 +201,3 @@ function notFound(res: Response): void {
   res.status(404).json({ error: 'unknown session' });
 }
 
-function parseSince(raw: unknown): number | undefined {
-  if (raw === undefined) return 0;
-  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return undefined;
-  return Number(raw);
-}
