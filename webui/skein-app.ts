@@ -168,17 +168,23 @@ export class SkeinApp extends LitElement {
     if (this.loadingEarlier || !id || model.base === 0) return;
     this.loadingEarlier = true;
     try {
-      const limit = all ? model.base : Math.min(model.base, Math.max(FIRST_PAGE, model.events.length));
-      const page = await api.getEventsBefore(id, model.base + 1, Math.min(limit, MAX_PAGE));
-      if (this.model !== model) return;
-      if (!model.prepend(page.events)) return;
+      // Home: every earlier page, then one rebuild (not one per page).
+      const pages: SkeinEvent[][] = [];
+      let before = model.base + 1;
+      do {
+        const want = all ? before - 1 : Math.max(FIRST_PAGE, model.events.length);
+        const page = await api.getEventsBefore(id, before, Math.min(want, MAX_PAGE));
+        if (this.model !== model || !page.events.length) return;
+        pages.unshift(page.events);
+        before = page.events[0]!.seq;
+      } while (all && before > 1);
+      if (!model.prepend(pages.flat())) return;
       this.version = model.version;
     } catch (err) {
       this.notice = `Could not load earlier events: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       this.loadingEarlier = false;
     }
-    if (all && model.base > 0 && this.model === model) await this.loadEarlier(true);
   }
 
   /** Many events can arrive in one frame (a reconnect replay): render once per frame. */
