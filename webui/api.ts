@@ -93,6 +93,11 @@ export async function getEvents(id: string, since = 0): Promise<SkeinEvent[]> {
   return (await call<{ events: SkeinEvent[] }>(`/api/sessions/${encodeURIComponent(id)}/events?since=${since}`)).events;
 }
 
+/** The last `limit` events before seq `before` (a page of history), and whether earlier ones exist. */
+export async function getEventsBefore(id: string, before: number, limit: number): Promise<{ events: SkeinEvent[]; more: boolean }> {
+  return call(`/api/sessions/${encodeURIComponent(id)}/events?before=${before}&limit=${limit}`);
+}
+
 export async function getView(id: string): Promise<{ messages: ViewMessage[]; tokens: number }> {
   return call(`/api/sessions/${encodeURIComponent(id)}/view`);
 }

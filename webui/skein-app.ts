@@ -6,7 +6,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import { SessionConnection } from './connection.js';
-import type { ReasoningEffort, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import type { ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import './skein-changes-panel.js';
@@ -25,6 +25,10 @@ import './skein-sparkline.js';
 import './skein-timeline.js';
 import './skein-token-gauge.js';
 
+/** Events fetched for the first screen (the tail); earlier pages double from here. */
+const FIRST_PAGE = 400;
+/** The server's largest page. */
+const MAX_PAGE = 5000;
 const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', connecting: 'connecting…', closed: 'offline, retrying…' };
 
 export class SkeinApp extends LitElement {
@@ -63,6 +67,7 @@ export class SkeinApp extends LitElement {
   declare version: number;
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
+  private loadingEarlier = false;
   currentId = '';
   private flushFrame = 0;
   private firstScreenMarked = false;
@@ -145,10 +150,11 @@ export class SkeinApp extends LitElement {
     this.version++;
     this.timeline?.reset();
     if (location.pathname !== `/s/${id}`) history.pushState(null, '', `/s/${id}`);
-    let events;
+    let page: { events: SkeinEvent[]; more: boolean };
     try {
-      // The history in one request; the socket then only carries what is new.
-      [this.snapshot, events] = await Promise.all([api.getSession(id), api.getEvents(id)]);
+      // Tail first: the first screen needs only the last page; scrolling up fetches the rest.
+      this.snapshot = await api.getSession(id);
+      page = await api.getEventsBefore(id, this.snapshot.lastSeq + 1, FIRST_PAGE);
     } catch (err) {
       if (this.currentId !== id) return;
       if (err instanceof api.ApiError && err.status === 404) this.missing = id;
@@ -156,7 +162,9 @@ export class SkeinApp extends LitElement {
       return;
     }
     if (this.currentId !== id) return;
+    const events = page.events;
     if (!this.firstScreenMarked) performance.mark('skein:history-loaded', { detail: { events: events.length } });
+    this.model = new TimelineModel(events.length ? events[0]!.seq - 1 : this.snapshot.lastSeq, this.snapshot.state);
     for (const e of events) this.model.ingest(e);
     this.version = this.model.version;
     this.markFirstScreen();
@@ -181,6 +189,36 @@ export class SkeinApp extends LitElement {
       status: (status) => (this.status = status),
       error: (message) => (this.notice = message),
     });
+  }
+
+  /**
+   * Fetches history before the first loaded event: a page that doubles each
+   * time (few requests to reach the start of a long session), or all of it
+   * (Home). The socket keeps adding new events meanwhile.
+   */
+  private async loadEarlier(all: boolean) {
+    const model = this.model;
+    const id = this.currentId;
+    if (this.loadingEarlier || !id || model.base === 0) return;
+    this.loadingEarlier = true;
+    try {
+      // Home: every earlier page, then one rebuild (not one per page).
+      const pages: SkeinEvent[][] = [];
+      let before = model.base + 1;
+      do {
+        const want = all ? before - 1 : Math.max(FIRST_PAGE, model.events.length);
+        const page = await api.getEventsBefore(id, before, Math.min(want, MAX_PAGE));
+        if (this.model !== model || !page.events.length) return;
+        pages.unshift(page.events);
+        before = page.events[0]!.seq;
+      } while (all && before > 1);
+      if (!model.prepend(pages.flat())) return;
+      this.version = model.version;
+    } catch (err) {
+      this.notice = `Could not load earlier events: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      this.loadingEarlier = false;
+    }
   }
 
   /** Many events can arrive in one frame (a reconnect replay): render once per frame. */
@@ -260,7 +298,8 @@ export class SkeinApp extends LitElement {
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
-            .model=${this.snapshot?.model ?? ''} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}></skein-timeline>
+            .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
+            @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}

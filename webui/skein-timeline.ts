@@ -30,6 +30,7 @@ export class SkeinTimeline extends LitElement {
     streaming: { attribute: false },
     thinking: { attribute: false },
     model: { attribute: false },
+    earlier: { attribute: false },
     atBottom: { state: true },
     unseen: { state: true },
   };
@@ -40,6 +41,8 @@ export class SkeinTimeline extends LitElement {
   /** The readable thinking of the answer being written. */
   declare thinking: string;
   declare model: string;
+  /** Earlier events exist that are not loaded yet (the tail was fetched first): scrolling near the top asks for them. */
+  declare earlier: boolean;
   declare atBottom: boolean;
   declare unseen: number;
 
@@ -54,6 +57,12 @@ export class SkeinTimeline extends LitElement {
   /** scrollTop as the reader last left it (restored when the timeline is shown again). */
   private savedTop = 0;
   private lastRowCount = 0;
+  /** The first row's seq at the last update: a smaller one means earlier rows were prepended. */
+  private firstSeq = 0;
+  /** Home was pressed while earlier pages were missing: go to the very top once they are in. */
+  private homePending = false;
+  /** Pixels the rows prepended in this update add above what was on screen (applied once rendered). */
+  private prependShift = 0;
 
   constructor() {
     super();
@@ -63,6 +72,7 @@ export class SkeinTimeline extends LitElement {
     this.streaming = '';
     this.thinking = '';
     this.model = '';
+    this.earlier = false;
     this.atBottom = true;
     this.unseen = 0;
   }
@@ -122,6 +132,14 @@ export class SkeinTimeline extends LitElement {
     this.atBottom = true;
     this.unseen = 0;
     this.lastRowCount = 0;
+    this.firstSeq = 0;
+    this.homePending = false;
+  }
+
+  /** Near the top with earlier history not loaded: ask the app for the previous page. */
+  private askEarlier(all = false) {
+    if (!this.earlier) return;
+    this.dispatchEvent(new CustomEvent('load-earlier', { detail: { all }, bubbles: true, composed: true }));
   }
 
   scrollToLatest() {
@@ -201,6 +219,7 @@ export class SkeinTimeline extends LitElement {
     const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK;
     if (atBottom !== this.atBottom) this.atBottom = atBottom;
     if (atBottom) this.unseen = 0;
+    if (this.scrollTop < OVERSCAN) this.askEarlier();
     // Scroll events come once per frame, before its animation callbacks:
     // render the new window in this same frame.
     this.requestUpdate();
@@ -213,6 +232,10 @@ export class SkeinTimeline extends LitElement {
       e.preventDefault();
       this.atBottom = false;
       this.scrollTop = 0;
+      if (this.earlier) {
+        this.homePending = true;
+        this.askEarlier(true);
+      }
     } else if (e.key === 'End') {
       e.preventDefault();
       this.scrollToLatest();
@@ -262,10 +285,22 @@ export class SkeinTimeline extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>) {
     if (changed.has('rows') || changed.has('version')) {
       this.offsetsDirty = true;
-      const added = this.rows.length - this.lastRowCount;
-      if (added > 0 && !this.atBottom && this.lastRowCount > 0) this.unseen += added;
+      const first = this.rows[0]?.seq ?? 0;
+      if (this.firstSeq && first && first < this.firstSeq) this.keepPlaceAfterPrepend(this.firstSeq);
+      else {
+        const added = this.rows.length - this.lastRowCount;
+        if (added > 0 && !this.atBottom && this.lastRowCount > 0) this.unseen += added;
+      }
+      this.firstSeq = first;
       this.lastRowCount = this.rows.length;
     }
+  }
+
+  /** Earlier rows came in above: what was on screen stays put (or, after Home, the very top is shown). */
+  private keepPlaceAfterPrepend(oldFirstSeq: number) {
+    if (this.atBottom) return;
+    this.ensureOffsets();
+    this.prependShift = this.homePending ? 0 : this.offsets[this.indexOf(oldFirstSeq)]!;
   }
 
   protected override updated() {
@@ -281,7 +316,17 @@ export class SkeinTimeline extends LitElement {
         this.resizeObserver.observe(el);
       }
     }
+    if (this.prependShift || this.homePending) {
+      // After render, so the taller content can take the new scroll position.
+      if (this.homePending) this.scrollTop = 0;
+      else this.scrollTop += this.prependShift;
+      this.prependShift = 0;
+      if (!this.earlier) this.homePending = false;
+    }
     if (this.atBottom) this.pin();
+    // A tail page shorter than the screen cannot be scrolled up: fetch more at once.
+    else if (this.earlier && this.scrollTop < OVERSCAN) this.askEarlier(this.homePending);
+    if (this.earlier && this.atBottom && this.offsets[this.rows.length]! < 2 * (this.clientHeight || window.innerHeight)) this.askEarlier();
   }
 
   private pin() {

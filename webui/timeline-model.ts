@@ -89,13 +89,27 @@ export class TimelineModel {
   private readonly toolRows = new Map<string, number>(); // callId -> row seq
   private openCompaction: number | undefined; // row seq of a queued/started compaction
 
+  /**
+   * The seq before the first loaded event: 0 when the whole history is here,
+   * more when only its tail was fetched (earlier pages come with prepend()).
+   */
+  base: number;
+  /** The agent's state before the first loaded event (from the session snapshot). */
+  private readonly initialState: AgentState;
+
+  constructor(base = 0, initialState: AgentState = 'WaitingForUserInput') {
+    this.base = base;
+    this.initialState = initialState;
+    this.state = initialState;
+  }
+
   get lastSeq(): number {
-    return this.events.length;
+    return this.base + this.events.length;
   }
 
   /** Adds the next event. Anything but lastSeq + 1 is refused (false): no duplicates, no gaps. */
   ingest(e: SkeinEvent): boolean {
-    if (e.seq !== this.events.length + 1) return false;
+    if (e.seq !== this.lastSeq + 1) return false;
     this.events.push(e);
     this.version++;
     switch (e.kind) {
@@ -163,6 +177,30 @@ export class TimelineModel {
         }
       }
     }
+    return true;
+  }
+
+  /**
+   * Adds the page of events just before the loaded ones (it must end at seq
+   * `base`) and derives everything again, so later compactions fold and clear
+   * the rows they cover. An answer being streamed is kept.
+   */
+  prepend(older: readonly SkeinEvent[]): boolean {
+    if (!older.length || older.at(-1)!.seq !== this.base || older[0]!.seq < 1) return false;
+    const loaded = this.events.splice(0);
+    const { streaming, streamingThinking, retrying, stream } = this;
+    this.rows = [];
+    this.points = [];
+    this.marks = [];
+    this.gauge = undefined;
+    this.state = this.initialState;
+    this.toolRows.clear();
+    this.openCompaction = undefined;
+    this.lastAgentSeq = 0;
+    this.base = older[0]!.seq - 1;
+    for (const e of [...older, ...loaded]) if (!this.ingest(e)) return false;
+    Object.assign(this, { streaming, streamingThinking, retrying, stream });
+    this.version++;
     return true;
   }
 
@@ -261,7 +299,7 @@ export class TimelineModel {
   private ledgerOf([first, last]: [number, number]): LedgerView {
     const ledger: LedgerView = { userMessages: [], filesRead: [], filesWritten: [], commands: [], errors: [], omitted: { commands: 0, errors: 0, files: 0 } };
     const results = new Map<string, ToolResultEvent>();
-    const span = this.events.slice(first - 1, last);
+    const span = this.events.slice(Math.max(0, first - 1 - this.base), Math.max(0, last - this.base));
     for (const e of span) if (e.kind === 'tool_result') results.set(e.callId, e);
     for (const e of span) {
       if (e.kind === 'user' && !parseCompactCommand(e.text)) ledger.userMessages.push({ seq: e.seq, text: e.text });

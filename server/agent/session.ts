@@ -40,6 +40,8 @@ export class LogWriteError extends Error {
 
 export class Session {
   private readonly subscribers = new Set<Subscriber>();
+  /** In-process observers told at append time, before durability (tests, metrics). */
+  private readonly observers = new Set<Subscriber>();
   private readonly frameListeners = new Set<FrameListener>();
   /** Compactions asked for and not started yet (after a restart: the ones the log shows queued). */
   readonly compactions: PendingCompactions;
@@ -49,6 +51,9 @@ export class Session {
   private writeFailing = false;
   /** Title and archive flag set by a person (kept in <id>.meta.json). */
   meta: SessionMeta = {};
+  /** Subscribers have been given every event up to this seq (only durable events are shown). */
+  private delivered: number;
+  private readonly durableWaiters: { seq: number; resolve: () => void }[] = [];
 
   constructor(
     readonly id: string,
@@ -58,6 +63,8 @@ export class Session {
     public effort: ReasoningEffort = 'default',
   ) {
     this.compactions = new PendingCompactions(log.all());
+    this.delivered = log.durableSeq;
+    log.onDurable((upTo) => this.deliver(upTo));
   }
 
   /** Connects the agent loop (once, right after both exist). */
@@ -69,7 +76,7 @@ export class Session {
     return this.agent?.state ?? 'WaitingForUserInput';
   }
 
-  /** Appends durably, then tells every subscriber. */
+  /** Appends to the log; subscribers are told once it is durable (group commit, see EventLog). */
   append(event: NewEvent): SkeinEvent {
     let full: SkeinEvent;
     try {
@@ -82,22 +89,54 @@ export class Session {
       throw new LogWriteError(reason);
     }
     this.writeFailing = false;
-    for (const subscriber of this.subscribers) {
-      try {
-        subscriber(full);
-      } catch {
-        // A broken subscriber (closed socket) must not harm the session.
-      }
-    }
+    for (const observer of this.observers) observer(full);
     return full;
   }
 
+  /** Tells `observer` of every event as it is appended (not yet durable: never forward these to clients). */
+  observe(observer: Subscriber): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /** Hands newly durable events to every subscriber, in seq order, once each. */
+  private deliver(upTo: number): void {
+    const fresh = this.log.since(this.delivered).filter((e) => e.seq <= upTo);
+    this.delivered = upTo;
+    for (const event of fresh) {
+      for (const subscriber of this.subscribers) {
+        try {
+          subscriber(event);
+        } catch {
+          // A broken subscriber (closed socket) must not harm the session.
+        }
+      }
+    }
+    while (this.durableWaiters[0] && this.durableWaiters[0].seq <= upTo) this.durableWaiters.shift()!.resolve();
+  }
+
+  /** Resolves once everything appended so far is durable and shown (what an acknowledgement waits for). */
+  durable(): Promise<void> {
+    const seq = this.log.lastSeq;
+    if (seq <= this.delivered) return Promise.resolve();
+    return new Promise((resolve) => this.durableWaiters.push({ seq, resolve }));
+  }
+
+  /** The durable events after `since`: what clients may see (REST and the socket's replay). */
+  events(since = 0): SkeinEvent[] {
+    const after = this.log.since(since);
+    // Only the tail can be waiting for its fdatasync.
+    let end = after.length;
+    while (end > 0 && after[end - 1]!.seq > this.delivered) end--;
+    return end === after.length ? after : after.slice(0, end);
+  }
+
   /**
-   * Replays events after `since` to the subscriber, then keeps it live. Both
-   * happen in one synchronous step, so every event arrives exactly once.
+   * Replays durable events after `since` to the subscriber, then keeps it live.
+   * Both happen in one synchronous step, so every event arrives exactly once.
    */
   subscribe(since: number, subscriber: Subscriber): () => void {
-    for (const event of this.log.since(since)) subscriber(event);
+    for (const event of this.events(since)) subscriber(event);
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
   }
@@ -166,7 +205,7 @@ export class Session {
       model: this.model,
       effort: this.effort,
       gauge: this.agent!.gauge(),
-      lastSeq: this.log.lastSeq,
+      lastSeq: this.delivered,
       title: this.title(),
       createdAt: this.log.header.createdAt,
       lastActivity: all.length ? all[all.length - 1]!.ts : this.log.header.createdAt,

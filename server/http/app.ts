@@ -1,4 +1,5 @@
 // The express app: REST API of the wire protocol, and the built web UI.
+import { pageOf, parsePageQuery } from './event-page.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -133,12 +134,12 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
   app.get('/api/sessions/:id/events', (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const since = parseSince(req.query.since);
-    if (since === undefined) {
-      res.status(400).json({ error: '"since" must be a non-negative integer' });
+    const query = parsePageQuery(req.query as Record<string, unknown>);
+    if (typeof query === 'string') {
+      res.status(400).json({ error: query });
       return;
     }
-    res.json({ events: live.session.log.since(since) });
+    res.json(pageOf(live.session.events(), query));
   });
 
   app.get('/api/sessions/:id/view', (req, res) => {
@@ -148,7 +149,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request) });
   });
 
-  app.post('/api/sessions/:id/messages', (req, res) => {
+  app.post('/api/sessions/:id/messages', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
     const text = checkText((req.body as { text?: unknown } | undefined)?.text, 'text');
@@ -157,6 +158,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
       return;
     }
     live.session.userMessage(text);
+    // Acknowledged once the message is durable (group commit).
+    await live.session.durable();
     res.status(202).json({ accepted: true });
   });
 
@@ -210,8 +213,3 @@ function notFound(res: Response): void {
   res.status(404).json({ error: 'unknown session' });
 }
 
-function parseSince(raw: unknown): number | undefined {
-  if (raw === undefined) return 0;
-  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return undefined;
-  return Number(raw);
-}

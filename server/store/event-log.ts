@@ -1,7 +1,10 @@
 // The durable event log: one append-only JSONL file per session. The first
 // line is a header with the format version; every other line is one event.
-// An event is written and flushed to the OS before append() returns, so it is
-// on disk before anyone can see it.
+// An event is written to the file before append() returns (a refused write
+// throws at once, nothing half-written stays). Group commit: every event
+// appended in the same tick shares one fdatasync, run off the event loop; the
+// log says when events are durable (onDurable), and the session shows an
+// event to nobody before that.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
@@ -26,38 +29,62 @@ export interface LoadReport {
   badLines: number[];
 }
 
+/**
+ * `group` (default): one fdatasync for all events appended in a tick, off the
+ * event loop. `each`: one synchronous fdatasync per event (the benchmark's
+ * baseline, and what skein did before group commit).
+ */
+export type SyncMode = 'group' | 'each';
+
+export interface LogOptions {
+  sync?: SyncMode;
+}
+
 export class EventLog {
   private readonly events: SkeinEvent[] = [];
   private fd: number;
   /** Size of the file after the last complete append. */
   private bytes: number;
+  private readonly sync: SyncMode;
+  /** Every event up to this seq has been fdatasynced (or loaded from disk). */
+  private durable: number;
+  /** An fdatasync is in flight (its callback starts the next one if more was appended). */
+  private syncing = false;
+  private closed = false;
+  private readonly durableListeners = new Set<(upTo: number) => void>();
+  /** Told when an fdatasync fails (the events were written, their durability is unknown). */
+  onSyncError: (err: Error) => void = (err) => console.error(`[skein] ${this.file}: fdatasync failed: ${err.message}`);
 
   private constructor(
     readonly file: string,
     readonly header: LogHeader,
     events: SkeinEvent[],
     fd: number,
+    options: LogOptions,
   ) {
     this.events = events;
     this.fd = fd;
     this.bytes = fs.fstatSync(fd).size;
+    this.sync = options.sync ?? 'group';
+    this.durable = this.lastSeq;
   }
 
-  static create(file: string, header: LogHeader): EventLog {
+  static create(file: string, header: LogHeader, options: LogOptions = {}): EventLog {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     // Append mode: after a failed write is cut back, the next write lands at the new end (no hole).
     const fd = fs.openSync(file, 'ax');
     writeAll(fd, JSON.stringify(header) + '\n');
-    return new EventLog(file, header, [], fd);
+    fs.fdatasyncSync(fd);
+    return new EventLog(file, header, [], fd, options);
   }
 
   /** A new log that starts with copies of existing events (a fork), seqs and times kept; durable before it returns. */
-  static createWith(file: string, header: LogHeader, events: readonly SkeinEvent[]): EventLog {
+  static createWith(file: string, header: LogHeader, events: readonly SkeinEvent[], options: LogOptions = {}): EventLog {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'ax');
     writeAll(fd, [header, ...events].map((line) => JSON.stringify(line) + '\n').join(''));
     fs.fdatasyncSync(fd);
-    return new EventLog(file, header, [...events], fd);
+    return new EventLog(file, header, [...events], fd, options);
   }
 
   /**
@@ -65,7 +92,7 @@ export class EventLog {
    * lost. A damaged line in the middle is skipped too and everything after it
    * loads; it keeps its seq (see readEvents), so no seq is ever given twice.
    */
-  static open(file: string): { log: EventLog; report: LoadReport } {
+  static open(file: string, options: LogOptions = {}): { log: EventLog; report: LoadReport } {
     const text = fs.readFileSync(file, 'utf8');
     const lines = text.split('\n');
     const report: LoadReport = { badLines: [] };
@@ -84,7 +111,7 @@ export class EventLog {
     }
     fs.closeSync(fd);
     fd = fs.openSync(file, 'a');
-    return { log: new EventLog(file, header, events, fd), report };
+    return { log: new EventLog(file, header, events, fd, options), report };
   }
 
   /** The highest seq in the log (seqs only grow; a skipped damaged line may leave a gap). */
@@ -116,13 +143,29 @@ export class EventLog {
     return undefined;
   }
 
-  /** Gives the event its seq and ts, writes it durably, and returns it. Throws if the disk refuses. */
+  /** The highest seq known to be on stable storage. */
+  get durableSeq(): number {
+    return this.durable;
+  }
+
+  /** Calls `listener(upTo)` each time events up to `upTo` become durable, in seq order. */
+  onDurable(listener: (upTo: number) => void): () => void {
+    this.durableListeners.add(listener);
+    return () => this.durableListeners.delete(listener);
+  }
+
+  /**
+   * Gives the event its seq and ts, writes it to the file, and returns it; it
+   * is durable at once (`each`) or with the tick's group fdatasync (`group`).
+   * Throws if the disk refuses the write.
+   */
   append(event: NewEvent): SkeinEvent {
+    if (this.closed) throw new Error(`${this.file}: the log is closed`);
     const full = { seq: this.lastSeq + 1, ts: new Date().toISOString(), ...event } as SkeinEvent;
     const line = JSON.stringify(full) + '\n';
     try {
       writeAll(this.fd, line);
-      fs.fdatasyncSync(this.fd);
+      if (this.sync === 'each') fs.fdatasyncSync(this.fd);
     } catch (err) {
       // Disk full or similar: cut any partial line so the file stays valid.
       try {
@@ -134,10 +177,50 @@ export class EventLog {
     }
     this.bytes += Buffer.byteLength(line);
     this.events.push(full);
+    if (this.sync === 'each') this.madeDurable(full.seq);
+    else if (!this.syncing) {
+      this.syncing = true;
+      // After the current tick: everything appended in it shares the one fdatasync.
+      setImmediate(() => this.groupSync());
+    }
     return full;
   }
 
+  /** One fdatasync for every event written so far, in the thread pool; then the next group, if any. */
+  private groupSync(): void {
+    if (this.closed) return this.finishClose();
+    const upTo = this.lastSeq;
+    fs.fdatasync(this.fd, (err) => {
+      if (this.closed) return this.finishClose();
+      if (err) this.onSyncError(err);
+      this.madeDurable(upTo);
+      if (this.lastSeq > upTo) this.groupSync();
+      else this.syncing = false;
+    });
+  }
+
+  private madeDurable(upTo: number): void {
+    if (upTo <= this.durable) return;
+    this.durable = upTo;
+    for (const listener of this.durableListeners) listener(upTo);
+  }
+
+  /** Flushes what is pending (synchronously) and closes the file. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.durable < this.lastSeq) fs.fdatasyncSync(this.fd);
+    } catch (err) {
+      this.onSyncError(err as Error);
+    }
+    this.madeDurable(this.lastSeq);
+    // An fdatasync still in flight closes the file when it returns (the fd must not be reused under it).
+    if (!this.syncing) this.finishClose();
+  }
+
+  private finishClose(): void {
+    this.syncing = false;
     fs.closeSync(this.fd);
   }
 }

@@ -18,12 +18,15 @@ export const RESULTS_FILE = path.resolve('test/bench/results/ui.json');
 
 export interface UiMeasurement {
   events: number;
+  /** Timeline rows once the whole history is loaded (after Home). */
   rows: number;
+  /** Events the page held at its first screen (the tail page; earlier pages load on scrolling up). */
+  loadedAtFirstScreen: number;
   /** Navigation start to the history on screen (the app's `skein:first-screen` mark), ms. */
   firstScreenMs: number;
   /** Of which: navigation start to the history fetched and parsed (`skein:history-loaded`), ms. */
   historyLoadedMs: number;
-  /** From scrollTop = 0 to the first event's row on screen, ms. */
+  /** From Home on the timeline to the first event's row on screen (fetching every earlier page), ms. */
   scrollToTopMs: number;
   /** Scrolling up from the end, one screen per frame (150 frames): frame times, ms. */
   sweep: { frames: number; p50: number; p95: number; max: number };
@@ -117,7 +120,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
   const [firstScreenMs, historyLoadedMs] = await page.evaluate(() =>
     ['skein:first-screen', 'skein:history-loaded'].map((name) => performance.getEntriesByName(name)[0]?.startTime ?? -1),
   );
-  const rows = await page.evaluate(() => (document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline') as unknown as { rows: unknown[] }).rows.length);
+  const loadedAtFirstScreen = await page.evaluate(() => (document.querySelector('skein-app') as unknown as { eventSeqs(): number[] }).eventSeqs().length);
   const sweep = await page.evaluate(
     () =>
       new Promise<{ frames: number; p50: number; p95: number; max: number }>((resolve) => {
@@ -148,7 +151,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
       new Promise<number>((resolve) => {
         const timeline = document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline')!;
         const t0 = performance.now();
-        timeline.scrollTop = 0;
+        timeline.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home', bubbles: true, composed: true }));
         const check = () => {
           const first = timeline.shadowRoot!.querySelector('.row[data-seq="1"]');
           if (first && timeline.scrollTop === 0 && first.getBoundingClientRect().bottom > 0) requestAnimationFrame(() => resolve(performance.now() - t0));
@@ -157,6 +160,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
         requestAnimationFrame(check);
       }),
   );
+  const rows = await page.evaluate(() => (document.querySelector('skein-app')!.shadowRoot!.querySelector('skein-timeline') as unknown as { rows: unknown[] }).rows.length);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   const heap = await cdp.send('Runtime.getHeapUsage');
@@ -178,6 +182,7 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
     measurement: {
       events,
       rows,
+      loadedAtFirstScreen,
       firstScreenMs: Math.round(firstScreenMs!),
       historyLoadedMs: Math.round(historyLoadedMs!),
       scrollToTopMs: Math.round(scrollToTopMs * 10) / 10,

@@ -192,5 +192,5 @@ describe('web UI', () => {
         await page.close();
       }
     }
-  });
+  }, 120_000); // four page loads with axe: minutes on a loaded 2-core machine
 });

@@ -77,7 +77,8 @@ describe('a message typed while the model works', () => {
       n === 0 ? { toolCalls: [{ id: 'call-1', name: 'compact_history', input: { focus: 'the task' } }] } : 'done',
     );
     const run = startAgent(provider);
-    run.session.subscribe(0, (e) => {
+    // Observed as it is appended: subscribers see it only once durable, when the compaction may be over.
+    run.session.observe((e) => {
       if (e.kind === 'compaction' && e.phase === 'started') queueMicrotask(() => run.session.userMessage('B'));
     });
     run.session.userMessage('A');

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../server/store/event-log.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -96,5 +96,76 @@ describe('event log', () => {
     const file = path.join(tempDir('log'), 'd.jsonl');
     fs.writeFileSync(file, JSON.stringify({ ...header('d'), skein: 99 }) + '\n');
     expect(() => EventLog.open(file)).toThrow(/unsupported log format/);
+  });
+});
+
+describe('group commit', () => {
+  it('events appended in one tick share one fdatasync, run off the event loop, and are announced durable in order', async () => {
+    const file = path.join(tempDir('log'), 'g.jsonl');
+    const log = EventLog.create(file, header('g'));
+    const logFd = (log as unknown as { fd: number }).fd;
+    const syncs: number[] = [];
+    const real = fs.fdatasync;
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      if (fd === logFd) syncs.push(log.lastSeq);
+      real(fd, cb);
+    }) as typeof fs.fdatasync);
+    const announced: number[] = [];
+    log.onDurable((upTo) => announced.push(upTo));
+    for (let i = 0; i < 50; i++) log.append({ kind: 'user', text: `m${i}` });
+    // Written at once (readable), durable only after the group's fdatasync.
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(51);
+    expect(log.durableSeq).toBe(0);
+    await vi.waitFor(() => expect(log.durableSeq).toBe(50));
+    expect(syncs).toEqual([50]);
+    expect(announced).toEqual([50]);
+    // A second tick is a second group.
+    log.append({ kind: 'user', text: 'later' });
+    await vi.waitFor(() => expect(announced).toEqual([50, 51]));
+    spy.mockRestore();
+    log.close();
+  });
+
+  it('appends made while an fdatasync is in flight form the next group', async () => {
+    const log = EventLog.create(path.join(tempDir('log'), 'h.jsonl'), header('h'));
+    const logFd = (log as unknown as { fd: number }).fd;
+    const callbacks: (() => void)[] = [];
+    const real = fs.fdatasync;
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      if (fd === logFd) callbacks.push(() => real(fd, cb));
+      else real(fd, cb);
+    }) as typeof fs.fdatasync);
+    log.append({ kind: 'user', text: 'a' });
+    await vi.waitFor(() => expect(callbacks).toHaveLength(1));
+    log.append({ kind: 'user', text: 'b' });
+    log.append({ kind: 'user', text: 'c' });
+    expect(callbacks).toHaveLength(1); // no second sync while one is in flight
+    callbacks.shift()!();
+    await vi.waitFor(() => expect(log.durableSeq).toBe(1));
+    await vi.waitFor(() => expect(callbacks).toHaveLength(1));
+    callbacks.shift()!();
+    await vi.waitFor(() => expect(log.durableSeq).toBe(3));
+    spy.mockRestore();
+    log.close();
+  });
+
+  it('close() flushes what is pending and refuses later appends; a reload has every event', () => {
+    const file = path.join(tempDir('log'), 'i.jsonl');
+    const log = EventLog.create(file, header('i'));
+    log.append({ kind: 'user', text: 'x' });
+    log.close();
+    expect(log.durableSeq).toBe(1);
+    expect(() => log.append({ kind: 'user', text: 'y' })).toThrow(/closed/);
+    expect(EventLog.open(file).log.all().map((e) => e.seq)).toEqual([1]);
+  });
+
+  it('`each` syncs every event before append returns', () => {
+    const log = EventLog.create(path.join(tempDir('log'), 'j.jsonl'), header('j'), { sync: 'each' });
+    const spy = vi.spyOn(fs, 'fdatasyncSync');
+    log.append({ kind: 'user', text: 'x' });
+    expect(log.durableSeq).toBe(1);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    log.close();
   });
 });
