@@ -114,6 +114,7 @@ export class Agent implements AgentHandle {
       summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
       windowSource: () => this.window.source,
       summariserInfo: () => this.summariser?.info ?? this.info,
+      summariserIsSessionModel: () => !this.summariser,
       info: () => this.info,
       model: () => this.provider.model,
       gauge: () => this.gauge(),

@@ -40,6 +40,8 @@ export class CompactionRunner {
       info: () => ModelInfo;
       /** The summariser's prices (SKEIN_SUMMARIZER_MODEL's, or the session model's). */
       summariserInfo: () => ModelInfo;
+      /** True when the session's own model writes the summaries (it then reads the conversation's cached prefix). */
+      summariserIsSessionModel?: () => boolean;
       model: () => string;
       gauge: () => Gauge;
       windowSource?: () => WindowSource;
@@ -102,11 +104,13 @@ export class CompactionRunner {
     // Overflow recovery folds harder at each level: deterministic, a smaller target, nothing old kept.
     const level = due.level ?? 0;
     try {
-      const result = await runPipeline(this.settings.strategies, this.session.view(), {
+      const view = this.session.view();
+      const result = await runPipeline(this.settings.strategies, view, {
         base: this.deps.base(),
         contextWindow: this.settings.contextWindow,
         targetTokens: Math.floor(this.targetTokens(ratio) * (level >= 2 ? 0.35 : level === 1 ? 0.6 : 1)),
         summariser: this.deps.summariser(),
+        ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio } }),
         summariserTimeoutMs: this.settings.summariserTimeoutMs,
         trigger: due.trigger,
         ...extra,

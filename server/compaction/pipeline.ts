@@ -15,6 +15,13 @@ export interface CompactionContext {
   summariser: Provider;
   summariserTimeoutMs: number;
   trigger: CompactionTrigger;
+  /**
+   * Set when the summariser is the session's own model: the view as the model
+   * last read it and the estimator's ratio (provider tokens per counted
+   * token), so the summary can be asked for in place and read the cached
+   * prefix (summarizer.ts, inPlaceRequest).
+   */
+  inPlace?: { view: readonly SourcedMessage[]; ratio: number };
   /** Focus text from `/compact focus` or compact_history. */
   instructions?: string;
   /** compact_history: recent groups to keep verbatim. */

@@ -2,8 +2,8 @@
 // one), chunking when the input would not fit the summariser's own window, a
 // deadline, and a check that refuses empty or suspicious output.
 import fs from 'node:fs';
-import type { Usage } from '../../shared/protocol.js';
-import { tokensOf } from '../llm/tokens.js';
+import type { Usage, ViewMessage } from '../../shared/protocol.js';
+import { requestTokens, tokensOf } from '../llm/tokens.js';
 import type { LlmRequest, Provider } from '../llm/types.js';
 
 export const SUMMARY_PROMPT = fs.readFileSync(new URL('./summary-prompt.md', import.meta.url), 'utf8');
@@ -54,6 +54,43 @@ export async function summarise(previous: string, parts: string[], options: Summ
   return { text: running, usage, chunks };
 }
 
+/** The first words of a summary request that asks about the conversation above it (see summariseInPlace). */
+export const IN_PLACE_OPEN = '<compaction-request>';
+
+/**
+ * A summary request that is the conversation itself (system prompt, tools and
+ * every message up to the end of the span being folded) followed by one user
+ * message asking for the summary. Its prefix is the prefix the last request
+ * sent, so a provider's prompt cache serves it at the cached-input price: the
+ * summariser reads the folded history for a tenth of what a separate
+ * transcript costs (Codex and Claude Code ask for their summaries the same
+ * way). Only for the session's own model: another model has no such cache.
+ * The span always starts right after the first user message (plan.ts).
+ */
+export function inPlaceRequest(base: Pick<LlmRequest, 'system' | 'tools'>, prefix: readonly ViewMessage[], focus: string | undefined, maxOutputTokens: number): LlmRequest {
+  const focusLine = focus ? `\n\nThe user asked the summary to focus on: ${focus}` : '';
+  const ask =
+    `${IN_PLACE_OPEN}\nThe conversation above is being compacted. Do not call any tools: answer with the summary only. ` +
+    'Summarise every message after the first user message (the task, which stays in the context) up to this one; ' +
+    `a <compacted-history> message among them is the earlier summary: carry it forward (its ledger is kept apart, leave it out).${focusLine}\n\n${SUMMARY_PROMPT}`;
+  return { ...base, messages: [...prefix, { role: 'user', content: ask }], maxOutputTokens, purpose: 'summary' };
+}
+
+/** Whether `request` fits the summariser's window with `ratio` (provider tokens per counted token) and the answer's room. */
+export function fitsSummariser(request: LlmRequest, summariser: Provider, ratio: number): boolean {
+  return Math.ceil(requestTokens(request) * ratio) + request.maxOutputTokens + MARGIN_TOKENS <= summariser.limits.contextWindow;
+}
+
+/** One in-place summary request (see inPlaceRequest); the same deadline and checks as summarise. */
+export async function summariseInPlace(request: LlmRequest, options: Omit<SummariseOptions, 'maxOutputTokens' | 'focus'>): Promise<{ text: string; usage: Usage; chunks: number }> {
+  const response = await withDeadline(options, (signal) => options.summariser.complete(request, signal));
+  if (response.toolCalls.length && !response.text.trim()) throw new SummariserError('the summariser called a tool instead of writing the summary');
+  const folded = request.messages.slice(1, -1).map((m) => m.content + (m.toolCalls ? JSON.stringify(m.toolCalls) : '')).join('\n');
+  const problem = suspicious(response.text, folded);
+  if (problem) throw new SummariserError(problem);
+  return { text: response.text.trim(), usage: response.usage, chunks: 1 };
+}
+
 function transcriptInput(previous: string, parts: string[]): string {
   const head = previous ? `<previous-summary>\n${previous.replace(/^<previous-summary>\n|\n<\/previous-summary>$/g, '')}\n</previous-summary>\n` : '';
   return `${head}<transcript>\n${parts.join('\n')}\n</transcript>`;
@@ -64,7 +101,7 @@ function request(input: string, focus: string | undefined, maxOutputTokens: numb
   return { system: SUMMARY_PROMPT, messages: [{ role: 'user', content: input + focusLine }], tools: [], maxOutputTokens, purpose: 'summary' };
 }
 
-async function withDeadline<T>(options: SummariseOptions, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withDeadline<T>(options: Pick<SummariseOptions, 'timeoutMs' | 'signal'>, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {
     return await run(AbortSignal.any([options.signal, timeout]));

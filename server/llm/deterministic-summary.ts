@@ -1,11 +1,13 @@
 // The summary the offline models write when asked to compact: user messages
 // verbatim, tool calls and errors, carried forward from the previous summary.
 // It reads the transcript format of server/compaction/transcript.ts.
+import { STATUS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
+import { IN_PLACE_OPEN } from '../compaction/summarizer.js';
 import { tokensOf } from './tokens.js';
 import type { LlmRequest } from './types.js';
 
 export function deterministicSummary(request: LlmRequest): string {
-  const input = request.messages.map((m) => m.content).join('\n');
+  const input = isInPlace(request) ? inPlaceTranscript(request.messages) : request.messages.map((m) => m.content).join('\n');
   const users: string[] = [];
   const calls: string[] = [];
   const errors: string[] = [];
@@ -36,4 +38,26 @@ function render(users: string[], calls: string[], recentCalls: string[], errors:
     ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),
     ...(errors.length ? ['### Errors', ...errors.slice(-10).map((e) => `- error: ${e}`)] : []),
   ].join('\n');
+}
+
+/** A summary asked for at the end of the conversation itself (server/compaction/summarizer.ts, inPlaceRequest). */
+export function isInPlace(request: LlmRequest): boolean {
+  return request.messages.at(-1)?.role === 'user' && request.messages.at(-1)!.content.includes(IN_PLACE_OPEN);
+}
+
+/** What the request asks to summarise (after the first user message, before the request) in the transcript's line format. */
+function inPlaceTranscript(messages: readonly ViewMessage[]): string {
+  const first = messages.findIndex((m) => m.role === 'user');
+  const lines: string[] = [];
+  for (const m of messages.slice(first + 1, -1)) {
+    if (m.role === 'user' && m.content.startsWith(STATUS_NOTE_OPEN)) continue;
+    // An earlier summary (or a plain user message) is read as it stands: its "- user:" lines carry forward.
+    if (m.role === 'user') lines.push(m.content.startsWith('<compacted-history>') ? m.content : `[user] ${m.content}`);
+    for (const c of m.toolCalls ?? []) lines.push(`[assistant -> ${c.name} ${JSON.stringify(c.input)}]`);
+    if (m.role === 'tool') {
+      const firstLine = m.content.split('\n', 1)[0] ?? '';
+      if (/^(exit code: [1-9]|killed:|\w+ failed:)|<returncode>[1-9]/.test(firstLine)) lines.push(`[tool error] ${firstLine.slice(0, 300)}`);
+    }
+  }
+  return lines.join('\n');
 }

@@ -4,16 +4,28 @@
 import { messageTokens, tokensOf, toolsTokens } from './tokens.js';
 import type { LlmRequest } from './types.js';
 
-export class SimulatedCache {
-  /** Keys of the previous request's elements (system+tools, then each message). */
-  private previous: Key[] = [];
+/**
+ * How many recent requests' prefixes stay readable. A provider's cache holds
+ * many prefixes at once: a summary request with its own prompt in between
+ * does not evict the conversation's prefix (a summary request that starts
+ * with the conversation reads it).
+ */
+const REMEMBERED_PREFIXES = 4;
 
-  /** The shared prefix with the previous request is a cache read, the rest a write, the newest message uncached. */
+export class SimulatedCache {
+  /** Keys of the last few requests' elements (system+tools, then each message), newest last. */
+  private previous: Key[][] = [];
+
+  /** The longest prefix shared with a recent request is a cache read, the rest a write, the newest message uncached. */
   usage(request: LlmRequest): { input: number; cacheRead: number; cacheWrite: number } {
     const elements = cacheElements(request);
     let common = 0;
-    while (common < elements.length && sameKey(elements[common]!.key, this.previous[common])) common++;
-    this.previous = elements.map((e) => e.key);
+    for (const earlier of this.previous) {
+      let n = 0;
+      while (n < elements.length && sameKey(elements[n]!.key, earlier[n])) n++;
+      common = Math.max(common, n);
+    }
+    this.previous = [...this.previous, elements.map((e) => e.key)].slice(-REMEMBERED_PREFIXES);
     const last = elements.length - 1;
     let cacheRead = 0;
     let cacheWrite = 0;

@@ -16,7 +16,7 @@ import { codex } from './policies/codex.js';
 import type { PolicyFor } from './policies/common.js';
 import { goose } from './policies/goose.js';
 import { openHands } from './policies/openhands.js';
-import { REFERENCE_MODEL, replayThroughServer, trajectoryFiles, type RunStats } from './survival.js';
+import { emptyCostParts, REFERENCE_MODEL, replayThroughServer, trajectoryFiles, type CostParts, type RunStats } from './survival.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 
 const WINDOWS = [32_000, 128_000, 200_000];
@@ -45,6 +45,7 @@ export interface PolicyResult {
   compactions: number;
   failedCompactions: number;
   costUsd: number;
+  costParts: CostParts;
   medianContext: number;
   kept: Kept;
   p95CompactionInput: number;
@@ -75,6 +76,10 @@ function summarise(window: number, policy: string, runs: RunStats[]): PolicyResu
     compactions: sum((r) => r.compactions),
     failedCompactions: sum((r) => r.failedCompactions),
     costUsd: sum((r) => r.costUsd),
+    costParts: runs.reduce((p, r) => {
+      for (const k of Object.keys(p) as (keyof CostParts)[]) p[k] += r.costParts[k];
+      return p;
+    }, emptyCostParts()),
     medianContext: median(runs.flatMap((r) => r.contexts)),
     kept: runs.reduce((k, r) => addKept(k, r.kept), emptyKept()),
     p95CompactionInput: runs.some((r) => r.compactionInput.length) ? percentile(runs.flatMap((r) => r.compactionInput), 95) : 0,
@@ -98,6 +103,19 @@ export function comparisonTable(results: PolicyResult[]): string {
   for (const r of results) {
     lines.push(
       `| ${r.window / 1000}k | ${r.policy === SKEIN_NAME ? '**skein**' : r.policy} | ${r.overflows} | ${r.compactions} (${r.failedCompactions}) | $${r.costUsd.toFixed(2)} | ${fmt(r.medianContext)} | ${share(r.kept.userMessagesKept, r.kept.userMessagesTotal)} | ${share(r.kept.inViewKept, r.kept.inViewTotal)} | ${fmt(r.p95CompactionInput)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Where each policy's dollars go: the model's requests by token kind, then the summariser's requests. */
+export function costTable(results: PolicyResult[]): string {
+  const lines = ['| window | policy | requests | cache writes | cache reads | uncached input | output | summariser | total |', '|---|---|---|---|---|---|---|---|---|'];
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  for (const r of results) {
+    const p = r.costParts;
+    lines.push(
+      `| ${r.window / 1000}k | ${r.policy === SKEIN_NAME ? '**skein**' : r.policy} | ${p.requests} | ${usd(p.cacheWrite)} | ${usd(p.cacheRead)} | ${usd(p.input)} | ${usd(p.output)} | ${usd(p.summariser)} | ${usd(r.costUsd)} |`,
     );
   }
   return lines.join('\n');
@@ -163,8 +181,9 @@ export const section: BenchSection = {
     }
     for (const window of WINDOWS) rows.push(...goals(window, results.filter((r) => r.window === window)));
     const table = comparisonTable(results);
-    process.stderr.write(`${table}\n`);
-    writeTable(`${table}\n\n${files.length} sessions per cell, ${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time), ${new Date().toISOString().slice(0, 10)}.`);
+    const costs = costTable(results);
+    process.stderr.write(`${table}\n\n${costs}\n`);
+    writeTable(`${table}\n\nWhere the dollars go (the model's requests by token kind; the summariser's requests apart):\n\n${costs}\n\n${files.length} sessions per cell, ${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time), ${new Date().toISOString().slice(0, 10)}.`);
     return { rows, details: { results, runs } };
   },
 };

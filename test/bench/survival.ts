@@ -40,7 +40,22 @@ export interface RunStats {
   compactionInput: number[];
   kept: Kept;
   costUsd: number;
+  /** Where the dollars went: the model's requests by token kind, and the summariser's requests. */
+  costParts: CostParts;
   ms: number;
+}
+
+export interface CostParts {
+  cacheWrite: number;
+  cacheRead: number;
+  input: number;
+  output: number;
+  summariser: number;
+  requests: number;
+}
+
+export function emptyCostParts(): CostParts {
+  return { cacheWrite: 0, cacheRead: 0, input: 0, output: 0, summariser: 0, requests: 0 };
 }
 
 export { TRAJECTORIES, trajectoryFiles };
@@ -86,10 +101,20 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
   const reference = MODELS[REFERENCE_MODEL]!;
   let cost = 0;
   const add = (u: Usage | undefined) => (cost += u ? costUsd(reference, u) : 0);
+  const parts = emptyCostParts();
+  const split = (u: Usage) => {
+    const price = (k: 'input' | 'cacheRead' | 'cacheWrite' | 'output') => costUsd(reference, { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, [k]: u[k] });
+    parts.cacheWrite += price('cacheWrite');
+    parts.cacheRead += price('cacheRead');
+    parts.input += price('input');
+    parts.output += price('output');
+    parts.requests++;
+  };
   const kept = emptyKept();
   const stats = { overflows: 0, compactions: 0, failedCompactions: 0, before: [] as number[], after: [] as number[], summariserInput: [] as number[], contexts: [] as number[], compactionInput: [] as number[] };
   for (const e of events) {
     if (e.kind === 'agent') add(e.usage);
+    if (e.kind === 'agent' && e.usage) split(e.usage);
     if (e.kind === 'agent' && e.usage) stats.contexts.push(e.usage.input + e.usage.cacheRead + e.usage.cacheWrite);
     if (e.kind === 'error' && e.code === 'context_overflow') stats.overflows++;
     if (e.kind !== 'compaction') continue;
@@ -97,6 +122,7 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     if (e.phase === 'failed') stats.failedCompactions++;
     if (e.phase !== 'finished') continue;
     add(e.summariserUsage);
+    if (e.summariserUsage) parts.summariser += costUsd(reference, e.summariserUsage);
     if (e.strategy === 'none') continue;
     stats.compactions++;
     stats.before.push(e.tokensBefore!);
@@ -107,7 +133,7 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     measureKept(kept, upTo, e as CompactionEvent, plain(deriveView(upTo)).map((m) => m.content).join('\n'));
   }
   void policy;
-  return { ...stats, kept, costUsd: cost };
+  return { ...stats, kept, costUsd: cost, costParts: parts };
 }
 
 function share(kept: number, total: number): string {

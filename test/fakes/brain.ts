@@ -2,6 +2,7 @@
 // (echo:, bash:, big:, error: ...), plus `parallel: A ;; B ;; C` for parallel
 // bash calls, and the deterministic summary when asked to compact. The fakes
 // only translate it to and from each provider's wire format.
+import { IN_PLACE_OPEN } from '../../server/compaction/summarizer.js';
 import { deterministicSummary } from '../../server/llm/deterministic-summary.js';
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import { ContextOverflowError, ProviderError } from '../../server/llm/types.js';
@@ -30,8 +31,10 @@ export class Brain {
   }
 
   async answer(c: Conversation): Promise<Answer> {
-    // A compaction's summary request: no tools, and the folded history as a <transcript>.
-    if (!c.hasTools && c.messages.some((m) => m.role === 'user' && m.content.includes('<transcript>'))) {
+    // A compaction's summary request: no tools and the folded history as a <transcript>, or the
+    // conversation itself ending in a summary request (server/compaction/summarizer.ts, inPlaceRequest).
+    const inPlace = c.messages.at(-1)?.role === 'user' && c.messages.at(-1)!.content.includes(IN_PLACE_OPEN);
+    if (inPlace || (!c.hasTools && c.messages.some((m) => m.role === 'user' && m.content.includes('<transcript>')))) {
       const text = deterministicSummary({ system: c.system, messages: c.messages, tools: [], maxOutputTokens: 2048, purpose: 'summary' });
       return { kind: 'answer', text, calls: [], summary: true };
     }

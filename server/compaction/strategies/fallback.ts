@@ -7,7 +7,7 @@ import { tokensOf } from '../../llm/tokens.js';
 import { chooseSpan, foldable, foldedDraft } from './fold.js';
 
 /** The fallback keeps fewer recent groups than the summariser: it must land under the target. */
-const KEEP_SHARE = 0.4;
+const KEEP_SHARE = 0.1;
 
 export function deterministicFallback(): CompactionStrategy {
   return {
@@ -16,7 +16,7 @@ export function deterministicFallback(): CompactionStrategy {
       foldable(draft, ctx) && (overTarget(draft, ctx) || (!draft.fold && (draft.summariserError !== undefined || (ctx.skipSummariser && ctx.force)))),
     async run(draft, ctx) {
       // Overflow recovery folds harder: a smaller kept tail at level 1, none at level 2.
-      const shares = ctx.level === undefined ? [KEEP_SHARE, 0.2, 0] : ctx.level >= 2 ? [0] : [0.2, 0];
+      const shares = ctx.level === undefined ? [KEEP_SHARE, 0.05, 0] : ctx.level >= 2 ? [0] : [0.05, 0];
       for (const share of shares) {
         const span = chooseSpan(draft, ctx, share);
         if (!span) continue;

@@ -7,7 +7,7 @@
 import { clearToolResults } from '../../../server/compaction/strategies/index.js';
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
-import { collectUserMessages, MAX_OUTPUT, outputCap, ratioEnv, replaceSpan, userBlock, summariseSpan, whenAtLeast, type PolicyFor } from './common.js';
+import { collectUserMessages, MAX_OUTPUT, outputCap, ratioEnv, replaceSpan, userBlock, summariseInPlace, whenAtLeast, type PolicyFor } from './common.js';
 
 const SUMMARY_RESERVE = 20_000;
 const AUTOCOMPACT_BUFFER = 13_000;
@@ -27,7 +27,7 @@ function fullCompact(): CompactionStrategy {
     async run(draft, ctx) {
       const from = firstFoldable(draft.messages);
       const folded = draft.messages.slice(from);
-      const { text, usage } = await summariseSpan(folded, ctx, SUMMARY_RESERVE);
+      const { text, usage } = await summariseInPlace(draft, ctx, draft.messages.length, SUMMARY_RESERVE);
       // Claude Code's summary prompt asks for every user message that is not a tool result: they are listed whole.
       const users = collectUserMessages(folded);
       const summary = users.length ? `${text}\n\nAll user messages:\n${users.map(userBlock).join('\n')}` : text;

@@ -6,7 +6,7 @@
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
 import { tokensOf } from '../../../server/llm/tokens.js';
-import { collectUserMessages, MAX_OUTPUT, outputCap, userBlock, ratioEnv, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
+import { collectUserMessages, MAX_OUTPUT, outputCap, userBlock, ratioEnv, replaceSpan, summariseInPlace, type PolicyFor } from './common.js';
 
 const AUTO_COMPACT_SHARE = 0.9;
 const USER_MESSAGE_BUDGET = 20_000;
@@ -38,7 +38,7 @@ function codexCompact(): CompactionStrategy {
     async run(draft, ctx) {
       const from = firstFoldable(draft.messages);
       const folded = draft.messages.slice(from);
-      const { text, usage } = await summariseSpan(folded, ctx, MAX_OUTPUT, true);
+      const { text, usage } = await summariseInPlace(draft, ctx, draft.messages.length, MAX_OUTPUT, true);
       const users = selectRecentUserMessages(collectUserMessages(folded), USER_MESSAGE_BUDGET);
       const summary = [...users.map(userBlock), text].join('\n\n');
       return replaceSpan(draft, ctx, from, draft.messages.length, summary, usage);

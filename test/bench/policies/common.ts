@@ -3,10 +3,11 @@
 // and the draft in which a summary message replaces that span.
 import { STATUS_NOTE_OPEN, type Usage } from '../../../shared/protocol.js';
 import { measure, type CompactionContext, type CompactionStrategy, type Draft } from '../../../server/compaction/pipeline.js';
-import { SUMMARY_PROMPT } from '../../../server/compaction/summarizer.js';
+import { fitsSummariser, inPlaceRequest, SUMMARY_PROMPT } from '../../../server/compaction/summarizer.js';
 import { renderTranscript } from '../../../server/compaction/transcript.js';
-import { coveredRange, isSummaryMessage, summaryMessage, type SourcedMessage } from '../../../server/compaction/view.js';
+import { coveredRange, isSummaryMessage, plain, summaryMessage, type SourcedMessage } from '../../../server/compaction/view.js';
 import { emptyLedger } from '../../../server/compaction/ledger.js';
+import { firstFoldable } from '../../../server/compaction/plan.js';
 import { requestTokens } from '../../../server/llm/tokens.js';
 import type { LlmRequest } from '../../../server/llm/types.js';
 import type { Policy } from '../policies.js';
@@ -35,6 +36,26 @@ export async function summariseSpan(folded: readonly SourcedMessage[], ctx: Comp
   }
   const response = await ctx.summariser.complete(request, ctx.signal);
   return { text: response.text, usage: response.usage };
+}
+
+/**
+ * The summary asked for at the end of the conversation itself (the messages
+ * up to `end` as the model last read them, then the request), so the prompt
+ * cache serves them: Codex sends its compaction prompt after the history
+ * (codex-rs/core/src/codex/compact.rs), Claude Code forks the conversation
+ * with its cache-safe parameters. When that does not fit the summariser,
+ * `summariseSpan` over a transcript of the same span.
+ */
+export async function summariseInPlace(draft: Draft, ctx: CompactionContext, end: number, maxOutputTokens: number, dropOldest = false): Promise<{ text: string; usage: Usage }> {
+  const maxOut = Math.min(maxOutputTokens, ctx.summariser.limits.maxOutputTokens);
+  if (ctx.inPlace && ctx.inPlace.view.length === draft.messages.length) {
+    const request = inPlaceRequest(ctx.base, plain(ctx.inPlace.view.slice(0, end)), undefined, maxOut);
+    if (fitsSummariser(request, ctx.summariser, ctx.inPlace.ratio)) {
+      const response = await ctx.summariser.complete(request, ctx.signal);
+      return { text: response.text, usage: response.usage };
+    }
+  }
+  return summariseSpan(draft.messages.slice(firstFoldable(draft.messages), end), ctx, maxOutputTokens, dropOldest);
 }
 
 /** The draft in which one summary message stands for messages[from, end). */
