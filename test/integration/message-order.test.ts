@@ -59,8 +59,8 @@ describe('a message typed while the model works', () => {
     const provider = scriptedProvider((request, n) => (n === 0 ? new ProviderError('overloaded', 529, true) : `answer to ${lastUser(request.messages)}`));
     const models: ModelServices = { create: () => { throw new Error('no switch here'); }, summariser: () => undefined, retry: { max: 2, baseMs: 20 } };
     const run = startAgent(provider, { models });
-    // B is typed as soon as the retry is announced, that is while the agent waits to retry.
-    run.session.subscribe(0, (e) => {
+    // B is typed as soon as the retry is announced (observed as appended, not once durable), while the agent waits to retry.
+    run.session.observe((e) => {
       if (e.kind === 'error' && e.code === 'retrying') queueMicrotask(() => run.session.userMessage('B'));
     });
     run.session.userMessage('A');
