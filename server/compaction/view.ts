@@ -111,6 +111,12 @@ export class IncrementalView {
         else out.push(message);
         break;
       }
+      case 'instructions':
+        // Instructions read at session start are in the system prompt; a change is a message, as a status note is.
+        if (e.phase !== 'changed') break;
+        if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
+        else out.push({ role: 'user', content: e.text, seq: e.seq });
+        break;
       case 'status': {
         // A status note to the agent reaches it as a user-role message (adapters merge it with what precedes).
         const note: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
