@@ -10,6 +10,7 @@ import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, type Ledger } from '../../sha
 import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
 import { folderOf, renderLedger } from './ledger-render.js';
+import { describeSearchCall } from './tool-descriptions.js';
 import type { SourcedMessage } from './view.js';
 
 export { pathsInCommand, renderLedger };
@@ -158,7 +159,8 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
         }
       }
       if (!PATH_ONLY_TOOLS.has(call.name) || !result || isErrorStatus(status)) {
-        b.command({ seq, command: clip(command ?? `${call.name} ${JSON.stringify(call.input)}`, COMMAND_CHARS), status });
+        const described = command ?? describeSearchCall(call.name, call.input) ?? `${call.name} ${JSON.stringify(call.input)}`;
+        b.command({ seq, command: clip(described, COMMAND_CHARS), status });
       }
       if (result && isErrorStatus(status)) for (const text of errorLines(result.content)) b.error({ text, firstSeq: seq, lastSeq: seq, count: 1 });
     }
