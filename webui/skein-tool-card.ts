@@ -72,7 +72,10 @@ export class SkeinToolCard extends LitElement {
   private summary(): string {
     const input = this.call.input;
     if (typeof input.command === 'string') return input.command;
+    // Search tools: what was searched for, and where.
+    if (typeof input.pattern === 'string') return `${input.pattern}${typeof input.path === 'string' && input.path ? ` in ${input.path}` : ''}`;
     if (typeof input.path === 'string') return input.path;
+    if (this.call.name === 'update_plan' && Array.isArray(input.steps)) return `${input.steps.length} step${input.steps.length === 1 ? '' : 's'}`;
     return JSON.stringify(input);
   }
 
