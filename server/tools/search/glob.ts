@@ -13,13 +13,13 @@ export const globTool: Tool = {
   spec: {
     name: 'glob',
     description:
-      'Find files by name pattern in the working folder, newest first. `*` and `?` stay within a folder, `**` spans folders, `{a,b}` alternatives; a pattern without a slash matches the file name in any folder (`*.ts`), one with a slash matches the path from `path` (`src/**/*.test.ts`). Files ignored by .gitignore and the .git folder are left out. Optional `path` (a folder to search in) and `limit` (default 200).',
+      'Find files by glob pattern, newest first, .gitignore honoured. `**` spans folders; a pattern without a slash matches file names anywhere (`*.ts`).',
     inputSchema: {
       type: 'object',
       properties: {
-        pattern: { type: 'string', description: 'Glob pattern, e.g. **/*.ts or *.md' },
-        path: { type: 'string', description: 'Folder to search in, relative to the working folder (default: the whole folder)' },
-        limit: { type: 'integer', description: `Most files to return (default ${GLOB_DEFAULT_LIMIT}, at most ${GLOB_MAX_LIMIT})` },
+        pattern: { type: 'string' },
+        path: { type: 'string', description: 'Folder to search (default: all)' },
+        limit: { type: 'integer', description: `Default ${GLOB_DEFAULT_LIMIT}` },
       },
       required: ['pattern'],
     },

@@ -22,17 +22,17 @@ export function grepTool(engine: GrepEngine = 'auto'): Tool {
     spec: {
       name: 'grep',
       description:
-        'Search file contents in the working folder with a regular expression. output_mode "lines" (default: path:line:text, with `context` lines around each match), "files" (names of files that match) or "counts" (matching lines per file). Optional `path` (a folder or file), `glob` (only files matching it, e.g. *.ts), `ignore_case`, `limit` (default 250 lines or files). Honours .gitignore; skips binary files and files over 20 MB.',
+        'Search file contents with a regular expression (.gitignore honoured, binary files skipped). output_mode: lines (path:line:text, default), files or counts.',
       inputSchema: {
         type: 'object',
         properties: {
-          pattern: { type: 'string', description: 'Regular expression' },
-          path: { type: 'string', description: 'Folder or file to search, relative to the working folder (default: all of it)' },
-          glob: { type: 'string', description: 'Only files matching this glob, e.g. *.py or src/**/*.ts' },
-          output_mode: { type: 'string', enum: [...MODES], description: 'lines (default), files or counts' },
-          context: { type: 'integer', description: `Lines of context before and after each match (lines mode, at most ${GREP_MAX_CONTEXT})` },
+          pattern: { type: 'string' },
+          path: { type: 'string', description: 'Folder or file (default: all)' },
+          glob: { type: 'string', description: 'Only these files, e.g. *.py' },
+          output_mode: { type: 'string', enum: [...MODES] },
+          context: { type: 'integer', description: 'Lines around each match' },
           ignore_case: { type: 'boolean' },
-          limit: { type: 'integer', description: `Most lines or files to show (default ${GREP_DEFAULT_LIMIT})` },
+          limit: { type: 'integer', description: `Default ${GREP_DEFAULT_LIMIT}` },
         },
         required: ['pattern'],
       },

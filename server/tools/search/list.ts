@@ -18,14 +18,14 @@ export const listTool: Tool = {
   spec: {
     name: 'list',
     description:
-      'List a folder of the working folder as a tree with file sizes. Optional `path` (default: the working folder), `depth` (folders below it to open, default 2), `limit` (entries, default 500), `all` (also list node_modules; .git is never listed).',
+      'List a folder as a tree with file sizes (.git and node_modules left out unless `all`).',
     inputSchema: {
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'Folder to list, relative to the working folder' },
-        depth: { type: 'integer', description: `Levels of subfolders to open (default ${LIST_DEFAULT_DEPTH}, at most ${LIST_MAX_DEPTH})` },
-        limit: { type: 'integer', description: `Most entries to show (default ${LIST_DEFAULT_LIMIT})` },
-        all: { type: 'boolean', description: 'Also list node_modules' },
+        path: { type: 'string' },
+        depth: { type: 'integer', description: `Default ${LIST_DEFAULT_DEPTH}` },
+        limit: { type: 'integer', description: `Default ${LIST_DEFAULT_LIMIT}` },
+        all: { type: 'boolean' },
       },
     },
   },
