@@ -167,5 +167,5 @@ describe.each(PROVIDERS)('$name', (provider) => {
     const again = await startSession(settings, servers, dirs);
     const { body } = await api<{ messages: ViewMessage[] }>(again.server.url, `/api/sessions/${run.id}/view`);
     expect(body.messages[0]!.content).toBe(system);
-  });
+  }, 180_000);
 });
