@@ -188,6 +188,14 @@ export interface Ledger {
   errorLines?: { text: string; firstSeq: number; lastSeq: number; count: number }[];
   /** The token budget the ledger was held to. */
   budgetTokens?: number;
+  /**
+   * The agent's plan as of the fold: its latest update_plan call in the folded
+   * span (or carried from an earlier ledger), so the plan is there after every
+   * fold. `seq` is that tool_call's event.
+   */
+  plan?: { seq: number; steps: { step: string; status: 'pending' | 'in_progress' | 'done' }[]; explanation?: string };
+  /** Project instructions that changed during the session (the latest note in the folded span), re-shown in full. */
+  instructions?: { seq: number; text: string };
 }
 
 /**
@@ -211,6 +219,28 @@ export interface StatusEvent extends EventBase {
 export const STATUS_NOTE_OPEN = '<skein-status>';
 export const STATUS_NOTE_CLOSE = '</skein-status>';
 
+/**
+ * Project instructions: AGENTS.md (CLAUDE.md where a folder has none) in the
+ * working folder and its parents up to the repository root. `start`: read
+ * when the session was created and part of the system prompt from then on (a
+ * restart rebuilds the same prompt from this event, byte for byte). `changed`:
+ * a file changed, appeared or went away; `text` reaches the model as a new
+ * message at the end of the next request (the system prompt never changes).
+ */
+export interface InstructionsEvent extends EventBase {
+  kind: 'instructions';
+  phase: 'start' | 'changed';
+  /** Each file, outermost folder first: path relative to the working folder, its size and a hash of its text. */
+  files: { path: string; chars: number; sha256: string }[];
+  /** start: the system prompt's section; changed: the note as the model reads it (wrapped in <skein-instructions>). */
+  text: string;
+  /** Set when the files were longer than the cap: what was left out, as the model is told. */
+  notice?: string;
+}
+/** Changed instructions are wrapped in this tag, so models and tools can tell them from what the user typed. */
+export const INSTRUCTIONS_NOTE_OPEN = '<skein-instructions>';
+export const INSTRUCTIONS_NOTE_CLOSE = '</skein-instructions>';
+
 export interface ErrorEvent extends EventBase {
   kind: 'error';
   message: string;
@@ -228,7 +258,8 @@ export type SkeinEvent =
   | ErrorEvent
   | ModelEvent
   | StatusEvent
-  | LimitsEvent;
+  | LimitsEvent
+  | InstructionsEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -236,6 +267,8 @@ export type NewEvent = SkeinEvent extends infer E ? (E extends SkeinEvent ? Omit
 
 export interface SessionSnapshot extends SessionManagement {
   id: string;
+  /** The agent's latest plan (update_plan), for a client that fetched only the tail of the log. */
+  plan?: import('./plan.js').Plan;
   state: AgentState;
   model: string;
   gauge: Gauge;

@@ -20,6 +20,7 @@ import { appStyles } from './app-styles.js';
 import './skein-chat-input.js';
 import './skein-model-picker.js';
 import './skein-model-view.js';
+import './skein-plan.js';
 import './skein-session-list.js';
 import './skein-sparkline.js';
 import './skein-timeline.js';
@@ -303,6 +304,7 @@ export class SkeinApp extends LitElement {
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
+            <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input ?busy=${busy} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>

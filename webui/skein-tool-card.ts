@@ -6,6 +6,8 @@ import type { ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
 import { copyText } from './copy.js';
 import { formatDuration, toolStatus } from './format.js';
 import { messageStyles } from './message-styles.js';
+import { splitDiff } from './skein-diff.js';
+import './skein-diff.js';
 
 const PREVIEW_LINES = 8;
 
@@ -70,7 +72,10 @@ export class SkeinToolCard extends LitElement {
   private summary(): string {
     const input = this.call.input;
     if (typeof input.command === 'string') return input.command;
+    // Search tools: what was searched for, and where.
+    if (typeof input.pattern === 'string') return `${input.pattern}${typeof input.path === 'string' && input.path ? ` in ${input.path}` : ''}`;
     if (typeof input.path === 'string') return input.path;
+    if (this.call.name === 'update_plan' && Array.isArray(input.steps)) return `${input.steps.length} step${input.steps.length === 1 ? '' : 's'}`;
     return JSON.stringify(input);
   }
 
@@ -78,7 +83,8 @@ export class SkeinToolCard extends LitElement {
     const { call, result } = this;
     const status = result ? toolStatus(result.output) : undefined;
     // The status line moves to the header; the body is the output itself.
-    const output = result ? (status ? result.output.slice(status.line.length + 1) : result.output) : '';
+    const diff = result && !result.isError ? splitDiff(call.name, result.output) : undefined;
+    const output = result ? (status ? result.output.slice(status.line.length + 1) : diff ? diff.summary : result.output) : '';
     const lines = output === '' ? [] : output.split('\n');
     const long = lines.length > PREVIEW_LINES;
     const shown = long && !this.expanded ? lines.slice(0, PREVIEW_LINES).join('\n') : output;
@@ -92,6 +98,7 @@ export class SkeinToolCard extends LitElement {
       <div class="body">
         <header><span class="name">${call.name}</span><span class="cmd">${this.summary()}</span>${badge}</header>
         ${result && output ? html`<pre aria-label="Output of ${call.name}">${shown}</pre>` : ''}
+        ${diff ? html`<skein-diff .diff=${diff.diff}></skein-diff>` : ''}
         ${result
           ? html`<footer>
               ${long

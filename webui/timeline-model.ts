@@ -16,6 +16,7 @@ import {
   type ToolResultEvent,
   type UserEvent,
 } from '../shared/protocol.js';
+import { parsePlan, PLAN_TOOL, type Plan } from '../shared/plan.js';
 
 interface RowBase {
   /** Stable across updates: the seq of the event that created the row. */
@@ -82,6 +83,8 @@ export class TimelineModel {
   streaming = '';
   /** The readable thinking of the answer being written (shown collapsed above it). */
   streamingThinking = '';
+  /** The agent's latest plan (its last successful update_plan call), pinned above the chat box. */
+  plan: Plan | undefined;
   /** The streamed answer is a retry of a failed attempt. */
   retrying = false;
   private stream: { afterSeq: number; attempt: number; next: number; nextThinking: number } | undefined;
@@ -129,6 +132,14 @@ export class TimelineModel {
       case 'tool_result': {
         const seq = this.toolRows.get(e.callId);
         if (seq !== undefined) this.update<ToolRow>(seq, (r) => ({ ...r, result: e }));
+        if (e.name === PLAN_TOOL && !e.isError && seq !== undefined) this.takePlan(seq);
+        break;
+      }
+      case 'instructions': {
+        // Read at session start (in the system prompt) or changed since (sent as a note): a muted line either way.
+        const names = e.files.map((f) => f.path).join(', ') || 'none any more';
+        const text = e.phase === 'start' ? `Project instructions in the system prompt: ${names}` : `Project instructions changed (${names}): sent to the agent`;
+        this.rows.push({ kind: 'notice', seq: e.seq, text: e.notice ? `${text}. ${e.notice}` : text, tone: 'info' });
         break;
       }
       case 'state':
@@ -202,6 +213,13 @@ export class TimelineModel {
     Object.assign(this, { streaming, streamingThinking, retrying, stream });
     this.version++;
     return true;
+  }
+
+  private takePlan(callSeq: number): void {
+    const row = this.rows[this.indexOf(callSeq)];
+    if (row?.kind !== 'tool') return;
+    const parsed = parsePlan(row.call.input);
+    if (parsed.ok) this.plan = parsed.plan;
   }
 
   /** Drops a half-streamed answer (the socket was reconnected: its deltas are gone). */

@@ -22,6 +22,7 @@ import { SessionWindow, withLimits } from './window.js';
 import { WriteBackoff, type BackoffTiming } from './write-backoff.js';
 import { StatusNotes } from './status-notes.js';
 import { ToolRunner } from './tool-runner.js';
+import { ProjectInstructions } from './project-instructions.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
@@ -74,6 +75,7 @@ export class Agent implements AgentHandle {
   private readonly stopped = new AbortController();
   private readonly statusNotes: StatusNotes;
   private readonly tools: ToolRunner;
+  private readonly instructions: ProjectInstructions;
 
   constructor(
     private readonly session: Session,
@@ -82,7 +84,10 @@ export class Agent implements AgentHandle {
     private readonly settings: AgentSettings,
     initial: AgentState,
   ) {
-    this.system = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
+    // Project instructions are read (and logged) when the session is created: the system prompt never changes after.
+    this.instructions = new ProjectInstructions(session, settings.workDir);
+    const template = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
+    this.system = this.instructions.systemSection ? `${template}\n\n${this.instructions.systemSection}` : template;
     this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
     this.seenSeq = session.log.lastSeq;
     this.summariser = settings.models?.summariser();
@@ -263,6 +268,7 @@ export class Agent implements AgentHandle {
           await this.compaction.run(due, signal);
         }
       }
+      this.instructions.beforeRequest();
       this.statusNotes.beforeRequest(this.gauge());
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');

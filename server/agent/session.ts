@@ -9,6 +9,7 @@ import type {
   SkeinEvent,
 } from '../../shared/protocol.js';
 import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
+import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { EventLog } from '../store/event-log.js';
 import type { SessionMeta } from '../manage/meta.js';
@@ -54,6 +55,8 @@ export class Session {
   /** Subscribers have been given every event up to this seq (only durable events are shown). */
   private delivered: number;
   private readonly durableWaiters: { seq: number; resolve: () => void }[] = [];
+  /** The agent's latest plan, kept as it changes (snapshots carry it: a client may load only the log's tail). */
+  private plan: Plan | undefined;
 
   constructor(
     readonly id: string,
@@ -64,6 +67,7 @@ export class Session {
   ) {
     this.compactions = new PendingCompactions(log.all());
     this.delivered = log.durableSeq;
+    this.plan = latestPlan(log.all());
     log.onDurable((upTo) => this.deliver(upTo));
   }
 
@@ -89,6 +93,7 @@ export class Session {
       throw new LogWriteError(reason);
     }
     this.writeFailing = false;
+    if (full.kind === 'tool_result' && full.name === PLAN_TOOL && !full.isError) this.plan = latestPlan(this.log.all()) ?? this.plan;
     for (const observer of this.observers) observer(full);
     return full;
   }
@@ -213,6 +218,7 @@ export class Session {
       ...(this.meta.archived && { archived: true }),
       ...(this.log.header.workspace && { workspace: this.log.header.workspace }),
       ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
+      ...(this.plan && { plan: this.plan }),
     };
   }
 }

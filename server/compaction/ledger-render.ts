@@ -1,6 +1,7 @@
 // The ledger as the model reads it: user messages verbatim, the paths as a
 // trie (one line per folder), commands and distinct errors. And the reverse
 // for paths, so a test can check that a path really is in the text.
+import { renderPlan } from '../../shared/plan.js';
 import type { Ledger } from '../../shared/protocol.js';
 
 const NO_FOLDER = '(no folder)';
@@ -29,6 +30,15 @@ export function renderLedger(l: Ledger): string {
       const status = c.status === 'ok' || c.status === 'exit code: 0' ? '' : ` -> ${c.status}`;
       lines.push(`- \`${c.command.replace(/\n/g, ' ⏎ ')}\`${status}${(c.count ?? 1) > 1 ? ` ×${c.count}` : ''}`);
     }
+  }
+  if (l.plan) {
+    // Re-injected after every fold, like Claude Code's todo list: the plan the agent was following.
+    lines.push(`### Current plan (update_plan, event ${l.plan.seq}; a later update_plan call replaces it)`);
+    lines.push(renderPlan(l.plan));
+  }
+  if (l.instructions) {
+    lines.push(`### Project instructions as changed during the session (event ${l.instructions.seq}; they replace the ones in the system prompt)`);
+    lines.push(l.instructions.text);
   }
   const errors = l.errorLines ?? l.errors.map((text) => ({ text, firstSeq: 0, lastSeq: 0, count: 1 }));
   if (errors.length || l.omitted.errors) {

@@ -5,10 +5,12 @@
 // Carried forward: the ledger of an earlier summary that gets folded again is
 // merged in, deduplicated. It is held to a token budget, spent by recency and
 // by kind; what does not fit is counted and stays reachable with search_history.
-import { STATUS_NOTE_OPEN, type Ledger } from '../../shared/protocol.js';
+import { parsePlan, PLAN_TOOL } from '../../shared/plan.js';
+import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, type Ledger } from '../../shared/protocol.js';
 import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
 import { folderOf, renderLedger } from './ledger-render.js';
+import { describeSearchCall } from './tool-descriptions.js';
 import type { SourcedMessage } from './view.js';
 
 export { pathsInCommand, renderLedger };
@@ -27,7 +29,7 @@ const HOW_BY_TOOL: Record<string, string> = { read_file: 'r', write_file: 'w', e
 /** File tools are recorded by their paths; listing them as commands too would say it twice. */
 const PATH_ONLY_TOOLS = new Set(['read_file', 'write_file', 'edit_file']);
 /** Reading the log is not work on the project. */
-const SKIPPED_TOOLS = new Set(['search_history']);
+const SKIPPED_TOOLS = new Set(['search_history', PLAN_TOOL]);
 
 export function ledgerBudget(targetTokens: number): number {
   return Math.max(200, Math.floor(LEDGER_BUDGET_SHARE * targetTokens));
@@ -48,6 +50,9 @@ class Builder {
   readonly commands = new Map<string, CommandEntry>();
   readonly errors = new Map<string, ErrorEntry>();
   readonly omitted = { commands: 0, errors: 0, files: 0 };
+  /** The latest plan and changed instructions seen so far (folded messages come in order). */
+  plan: Ledger['plan'];
+  instructions: Ledger['instructions'];
 
   touch(path: string, how: string, seq: number, count = 1): void {
     const p = this.paths.get(path);
@@ -94,6 +99,8 @@ class Builder {
     this.omitted.commands += earlier.omitted.commands;
     this.omitted.errors += earlier.omitted.errors;
     this.omitted.files += earlier.omitted.files;
+    if (earlier.plan) this.plan = earlier.plan;
+    if (earlier.instructions) this.instructions = earlier.instructions;
   }
 
   ledger(): Ledger {
@@ -107,6 +114,8 @@ class Builder {
       omitted: { ...this.omitted },
       paths: bySeq([...this.paths.values()]),
       errorLines: bySeq([...this.errors.values()]),
+      ...(this.plan && { plan: this.plan }),
+      ...(this.instructions && { instructions: this.instructions }),
     });
   }
 }
@@ -121,12 +130,22 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
       if (m.summaryOf.ledger) b.merge(m.summaryOf.ledger);
       continue;
     }
+    if (m.role === 'user' && m.content.startsWith(INSTRUCTIONS_NOTE_OPEN)) {
+      // Changed project instructions are kept whole (the latest), not as a user message.
+      b.instructions = { seq: m.seq, text: m.content };
+      continue;
+    }
     if (m.role === 'user' && !m.content.startsWith(STATUS_NOTE_OPEN)) {
       b.users.push(
         m.content.length > USER_MESSAGE_VERBATIM_CHARS ? { seq: m.seq, text: m.content.slice(0, 500), truncated: true } : { seq: m.seq, text: m.content },
       );
     }
     for (const call of m.toolCalls ?? []) {
+      if (call.name === PLAN_TOOL) {
+        // A valid plan is exactly one the tool accepted: the latest replaces the one before.
+        const parsed = parsePlan(call.input);
+        if (parsed.ok) b.plan = { seq: m.seq, ...parsed.plan };
+      }
       if (SKIPPED_TOOLS.has(call.name)) continue;
       const result = results.get(call.id);
       const seq = result?.seq ?? m.seq;
@@ -140,7 +159,8 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
         }
       }
       if (!PATH_ONLY_TOOLS.has(call.name) || !result || isErrorStatus(status)) {
-        b.command({ seq, command: clip(command ?? `${call.name} ${JSON.stringify(call.input)}`, COMMAND_CHARS), status });
+        const described = command ?? describeSearchCall(call.name, call.input) ?? `${call.name} ${JSON.stringify(call.input)}`;
+        b.command({ seq, command: clip(described, COMMAND_CHARS), status });
       }
       if (result && isErrorStatus(status)) for (const text of errorLines(result.content)) b.error({ text, firstSeq: seq, lastSeq: seq, count: 1 });
     }

@@ -3,6 +3,7 @@
 // messages it covers by its summary; nothing in the log itself ever changes.
 import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
 import { renderLedger } from './ledger.js';
+import { describeSearchCall } from './tool-descriptions.js';
 
 /** A view message with the seq of the event it came from (a summary: the first seq it covers). */
 export interface SourcedMessage extends ViewMessage {
@@ -52,7 +53,7 @@ export function isSummaryMessage(message: ViewMessage): boolean {
 
 /** What a cleared tool result (event `seq` of the log) says instead of its output. */
 export function clearedPlaceholder(call: { name: string; input: Record<string, unknown> } | undefined, chars: number, seq: number): string {
-  const what = call ? `${call.name} ${clip(JSON.stringify(call.input), 200)}` : 'this tool call';
+  const what = call ? (describeSearchCall(call.name, call.input) ?? `${call.name} ${clip(JSON.stringify(call.input), 200)}`) : 'this tool call';
   return (
     `[tool result cleared to save context (event ${seq}): ${what} returned ${thousands(chars)} characters. ` +
     `search_history {"fromSeq": ${seq}, "toSeq": ${seq}} shows its start and end; add a "query" to find any line of it.]`
@@ -111,6 +112,12 @@ export class IncrementalView {
         else out.push(message);
         break;
       }
+      case 'instructions':
+        // Instructions read at session start are in the system prompt; a change is a message, as a status note is.
+        if (e.phase !== 'changed') break;
+        if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
+        else out.push({ role: 'user', content: e.text, seq: e.seq });
+        break;
       case 'status': {
         // A status note to the agent reaches it as a user-role message (adapters merge it with what precedes).
         const note: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };

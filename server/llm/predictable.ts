@@ -2,7 +2,7 @@
 // last user text, usage from real token counts of the request (with a
 // simulated prompt cache), its own small window enforced with the same kind of
 // error a provider gives, and a deterministic summary when asked to compact.
-import { STATUS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
+import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
 import { deterministicSummary } from './deterministic-summary.js';
 import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
 import { tokensOf } from './tokens.js';
@@ -22,6 +22,10 @@ export const PREDICTABLE_HELP = [
   '- `echo: TEXT` replies with TEXT',
   '- `bash: COMMAND` runs COMMAND with the bash tool',
   '- `read: PATH` reads a file with the read_file tool',
+  '- `glob: PATTERN` finds files with the glob tool, e.g. `glob: **/*.ts`',
+  '- `grep: PATTERN` searches file contents with the grep tool (add ` in PATH` to search one folder or file)',
+  '- `list: [PATH]` lists a folder as a tree with the list tool',
+  '- `plan: [x] STEP; [>] STEP; [ ] STEP` sets the plan with update_plan ([x] done, [>] in progress, [ ] or nothing pending)',
   '- `big: N` makes a tool result of about N tokens (fills the context)',
   '- `error: overflow|overloaded|500` fails once the way a provider would (overflow compacts; the others end the turn)',
   '- `error: retry` fails once with a 529 that skein retries',
@@ -86,6 +90,17 @@ export class PredictableProvider implements Provider {
         return this.call('bash', { command: arg });
       case 'read':
         return this.call('read_file', { path: arg });
+      case 'glob':
+        return this.call('glob', { pattern: arg });
+      case 'grep': {
+        // `grep: PATTERN in PATH` searches one folder or file.
+        const [, pattern = arg, where] = /^(.*?)(?:\s+in\s+(\S+))?$/.exec(arg) ?? [];
+        return this.call('grep', { pattern, ...(where && { path: where }) });
+      }
+      case 'list':
+        return this.call('list', arg ? { path: arg } : {});
+      case 'plan':
+        return this.call('update_plan', { steps: planSteps(arg) });
       case 'tool': {
         // `tool: NAME {json}` calls any tool, e.g. compact_history.
         const [, name = '', json = '{}'] = /^(\S+)\s*([\s\S]*)$/.exec(arg) ?? [];
@@ -120,8 +135,9 @@ export class PredictableProvider implements Provider {
   }
 }
 
+/** Notes from skein (status, changed instructions) are not the user speaking. */
 function isStatusNote(m: ViewMessage): boolean {
-  return m.role === 'user' && m.content.startsWith(STATUS_NOTE_OPEN);
+  return m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN));
 }
 
 function lastUserText(messages: ViewMessage[]): string {
@@ -133,8 +149,21 @@ function lastUserText(messages: ViewMessage[]): string {
 }
 
 function splitCommand(text: string): [string, string?] {
-  const match = /^(echo|bash|read|big|delay|error|tool):\s*([\s\S]*)$/i.exec(text);
+  const match = /^(echo|bash|read|glob|grep|list|plan|big|delay|error|tool):\s*([\s\S]*)$/i.exec(text);
   return match ? [match[1]!.toLowerCase(), match[2]!.trim()] : [''];
+}
+
+/** `[x] a; [>] b; c` -> steps done, in_progress, pending. */
+function planSteps(text: string): { step: string; status: string }[] {
+  const status: Record<string, string> = { x: 'done', '>': 'in_progress', ' ': 'pending', '': 'pending' };
+  return text
+    .split(';')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [, mark = '', step = part] = /^(?:\[([x> ]?)\]\s*)?([\s\S]*)$/i.exec(part) ?? [];
+      return { step: step.trim(), status: status[mark.toLowerCase()] ?? 'pending' };
+    });
 }
 
 function simulatedError(kind: string, window: number): Error {

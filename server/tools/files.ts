@@ -5,6 +5,7 @@ import { constants, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { DIFF_MAX_INPUT_CHARS, tooLargeToDiff, unifiedDiff } from './diff.js';
 import { resolveInside } from './paths.js';
 import { stringField, ToolInputError, type Tool, type ToolContext } from './tool.js';
 
@@ -146,10 +147,30 @@ export const writeFileTool: Tool = {
     const content = stringField(input, 'content');
     const file = resolveInside(ctx.workDir, requested);
     await fs.mkdir(path.dirname(file), { recursive: true });
+    const before = await previousText(file);
     await writeRegular(file, requested, content);
-    return { output: `wrote ${Buffer.byteLength(content)} bytes to ${requested}`, isError: false };
+    const diff = before === null ? tooLargeToDiff() : unifiedDiff(requested, before, content);
+    return { output: `wrote ${Buffer.byteLength(content)} bytes to ${requested}\n${diff}`, isError: false };
   },
 };
+
+/** The file's text before a write, for the diff (undefined: new, or not a regular file, which the write then refuses; null: too large to diff). */
+async function previousText(file: string): Promise<string | undefined | null> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(file, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return undefined;
+    if (stat.size > DIFF_MAX_INPUT_CHARS) return null;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Truncates only after checking it is a regular file. */
 async function writeRegular(file: string, requested: string, content: string): Promise<void> {
@@ -192,7 +213,8 @@ export const editFileTool: Tool = {
     if (count > 1 && input.replace_all !== true) {
       return { output: `"old" occurs ${count} times in ${requested}; make it unique or set replace_all`, isError: true };
     }
-    await writeRegular(file, requested, text.split(oldText).join(newText));
-    return { output: `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${requested}`, isError: false };
+    const after = text.split(oldText).join(newText);
+    await writeRegular(file, requested, after);
+    return { output: `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${requested}\n${unifiedDiff(requested, text, after)}`, isError: false };
   },
 };

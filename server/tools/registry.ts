@@ -4,10 +4,25 @@ import { compactHistoryTool } from './compact-history.js';
 import { maskSecrets, secretValues } from './env.js';
 import { editFileTool, readFileTool, writeFileTool } from './files.js';
 import { searchHistoryTool } from './search-history.js';
+import { globTool } from './search/glob.js';
+import { grepTool } from './search/grep.js';
+import { listTool } from './search/list.js';
+import { updatePlanTool } from './update-plan.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { ToolInputError } from './tool.js';
 
-export const TOOLS: readonly Tool[] = [bashTool, readFileTool, writeFileTool, editFileTool, compactHistoryTool, searchHistoryTool];
+export const TOOLS: readonly Tool[] = [
+  bashTool,
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  globTool,
+  grepTool(),
+  listTool,
+  updatePlanTool,
+  compactHistoryTool,
+  searchHistoryTool,
+];
 
 /**
  * Runs a tool call; a wrong name, bad input or a failing tool becomes an error

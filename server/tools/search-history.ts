@@ -8,7 +8,7 @@ import type { SkeinEvent } from '../../shared/protocol.js';
 import type { Tool, ToolResult } from './tool.js';
 
 /** Kinds searched when `kinds` is not given (state and usage are bookkeeping). */
-const DEFAULT_KINDS = ['user', 'agent', 'tool_call', 'tool_result', 'compaction', 'error', 'status', 'model'];
+const DEFAULT_KINDS = ['user', 'agent', 'tool_call', 'tool_result', 'compaction', 'error', 'status', 'model', 'instructions'];
 const ALL_KINDS = [...DEFAULT_KINDS, 'state', 'usage'];
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -218,6 +218,7 @@ function textOf(e: SkeinEvent): string | undefined {
     case 'user':
     case 'agent':
     case 'status':
+    case 'instructions':
       return e.text;
     case 'tool_call':
       return [e.name, ...Object.entries(e.input).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)].join('\n');

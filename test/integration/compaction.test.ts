@@ -67,7 +67,8 @@ describe('threshold compaction', () => {
 
 describe('pre-flight and cadence', () => {
   it('pre-flight compacts before a request would cross the threshold, so none does', async () => {
-    const window = 4000;
+    // Room for the fixed part of every request (system prompt and ten tool specs, about 1,600 tokens) below the target.
+    const window = 5000;
     const { client } = await start({ SKEIN_CONTEXT_WINDOW: String(window), SKEIN_COMPACT_THRESHOLD_RATIO: '0.5' });
     for (let i = 0; i < 5; i++) {
       client.send({ type: 'user_message', text: 'big: 600' });

@@ -72,7 +72,10 @@ describe('file tools', () => {
     expect((await runTool('write_file', { path: 'src/a.txt', content: 'hello world\nline 2\n' }, c)).isError).toBe(false);
     expect((await runTool('read_file', { path: 'src/a.txt' }, c)).output).toBe('hello world\nline 2\n');
     expect((await runTool('read_file', { path: 'src/a.txt', offset: 2, limit: 1 }, c)).output).toBe('line 2');
-    expect(await runTool('edit_file', { path: 'src/a.txt', old: 'world', new: 'there' }, c)).toEqual({ output: 'replaced 1 occurrence in src/a.txt', isError: false });
+    expect(await runTool('edit_file', { path: 'src/a.txt', old: 'world', new: 'there' }, c)).toEqual({
+      output: 'replaced 1 occurrence in src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n-hello world\n+hello there\n line 2',
+      isError: false,
+    });
     expect(fs.readFileSync(path.join(c.workDir, 'src/a.txt'), 'utf8')).toBe('hello there\nline 2\n');
   });
 
