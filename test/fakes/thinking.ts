@@ -37,8 +37,12 @@ interface Signed {
   mac: string;
 }
 
+type Caps = { mode: string; efforts?: string[]; preserved?: boolean };
+
 export class ThinkingRules {
   private secret = randomBytes(16);
+  /** What the fake's Models API advertises for a model (wins over skein's table, as the real API knows its own models). */
+  readonly advertised = new Map<string, Caps>();
   /** tool_use ids of answers that thought, with the prefix they were produced on. */
   private readonly thoughtBefore = new Map<string, string>();
   private answers = 0;
@@ -51,8 +55,13 @@ export class ThinkingRules {
   }
 
   /** Whether this model thinks on the request (no thinking for models without capabilities, or when disabled). */
+  capsOf(model: string): Caps | undefined {
+    return this.advertised.get(model) ?? modelInfo(model)?.thinking;
+  }
+
   thinks(body: any): boolean {
-    const caps = modelInfo(body.model)?.thinking;
+    if (body.compaction !== undefined) return false;
+    const caps = this.capsOf(body.model);
     return Boolean(caps) && body.thinking?.type !== 'disabled';
   }
 
@@ -65,7 +74,7 @@ export class ThinkingRules {
   }
 
   private rule(body: any): string | undefined {
-    const caps = modelInfo(body.model)?.thinking;
+    const caps = this.capsOf(body.model);
     if (caps?.mode === 'always' && body.thinking?.type === 'disabled') return DISABLED;
     if (caps && body.thinking?.type === 'enabled') return ENABLED;
     if (caps?.mode === 'always' && (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool')) return FORCED;
