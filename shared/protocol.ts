@@ -401,10 +401,11 @@ export interface LimitsEvent extends EventBase {
 /**
  * A reasoning model's thinking options: `adaptive` thinks when it wants and
  * can be turned off; `always` thinks on every request and refuses
- * `thinking: {type: "disabled"}` and a forced tool choice.
+ * `thinking: {type: "disabled"}` and a forced tool choice; `off`: no
+ * adaptive thinking (requests carry no thinking option).
  */
 export interface ThinkingCapabilities {
-  mode: 'adaptive' | 'always';
+  mode: 'adaptive' | 'always' | 'off';
   efforts: ReasoningEffort[];
 }
 

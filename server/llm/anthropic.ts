@@ -35,8 +35,8 @@ export class AnthropicProvider implements Provider, ProviderCompactor, Capabilit
   private readonly client: Anthropic;
   /** Thinking the API refused although its prefix looked unchanged (by prefix fingerprint): never sent again. */
   private readonly refused = new Set<string>();
-  /** What the Models API said about thinking: wins over the model table's entry. */
-  private discovered: ThinkingCaps | undefined;
+  /** What the Models API said about thinking (`off`: no adaptive thinking): wins over the model table's entry. */
+  private discovered: ThinkingCaps | 'off' | undefined;
 
   constructor(
     /** The name the session shows (may carry a `provider:` prefix). */
@@ -103,7 +103,8 @@ export class AnthropicProvider implements Provider, ProviderCompactor, Capabilit
 
   adoptCapabilities(thinking: ThinkingCapabilities | undefined): void {
     // The Models API does not say whether thinking is preserved: that stays the table's.
-    this.discovered = thinking && { ...thinking, ...(modelInfo(this.apiModel)?.thinking?.preserved && { preserved: true }) };
+    const preserved = modelInfo(this.apiModel)?.thinking?.preserved === true;
+    this.discovered = thinking && (thinking.mode === 'off' ? 'off' : { mode: thinking.mode, efforts: thinking.efforts, ...(preserved && { preserved }) });
   }
 
   /** The span's summary by the API itself (on-demand compaction), sent back later as its signed block. */
@@ -117,6 +118,7 @@ export class AnthropicProvider implements Provider, ProviderCompactor, Capabilit
   }
 
   private caps(): ThinkingCaps | undefined {
+    if (this.discovered === 'off') return undefined;
     return this.discovered ?? modelInfo(this.apiModel)?.thinking;
   }
 }

@@ -35,8 +35,10 @@ export interface AnthropicFake {
   thinking: ThinkingRules;
   /** On-demand compaction: answers `compaction` requests with a signed block and checks the block when it comes back (test/fakes/compaction.ts). */
   compaction: CompactionRules;
-  /** Models API `capabilities` per model (absent: `capabilities: null`); a model listed here is served by what it says. */
+  /** Models API `capabilities` per model (absent: `capabilities: null`); set with `advertise`. */
   capabilities: Map<string, Record<string, unknown>>;
+  /** Serves `capabilities` for a model from GET /v1/models/{id}, and from then on answers and refuses that model by them. */
+  advertise(model: string, capabilities: Record<string, any>): void;
   /** Requests refused as too long. */
   refused: number;
   /** GET /v1/models/{id} (the Models API): answers with the window, fails (500), or is missing (404, the default). */
@@ -63,6 +65,13 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     thinking: new ThinkingRules(),
     compaction: new CompactionRules(),
     capabilities: new Map(),
+    advertise(model, capabilities) {
+      fake.capabilities.set(model, capabilities);
+      const thinking = capabilities.thinking;
+      if (thinking?.supported && thinking.types?.adaptive?.supported) {
+        fake.thinking.advertised.set(model, { mode: thinking.types.disabled?.supported === false ? 'always' : 'adaptive', preserved: modelInfo(model)?.thinking?.preserved === true });
+      } else fake.thinking.advertised.set(model, { mode: 'none' });
+    },
     refused: 0,
     modelInfo: options.modelInfo ?? 'missing',
     checkMaxTokens: options.checkMaxTokens ?? true,
