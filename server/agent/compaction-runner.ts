@@ -149,7 +149,9 @@ export class CompactionRunner {
       }
       if (result.strategy !== 'none' || summariserUsage) {
         this.estimator.invalidate();
-        const cost = summariserUsage ? costUsd(this.deps.summariserInfo(), summariserUsage) : 0;
+        // The provider's own compaction is billed at the session model's prices, a summary at the summariser's.
+        const priced = result.provider && !result.strategies.includes('summarize') ? this.deps.info() : this.deps.summariserInfo();
+        const cost = summariserUsage ? costUsd(priced, summariserUsage) : 0;
         const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
         this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }) } });
       }
