@@ -6,9 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompactionEvent, SkeinEvent } from '../../shared/protocol.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
-import { startResponsesFake, type ResponsesFake } from '../fakes/openai-responses-fake.js';
+import { startResponsesFake, type ResponsesFake, type ResponsesUsageWire } from '../fakes/openai-responses-fake.js';
+import { MODELS } from '../../server/llm/models.js';
 import { refusals } from '../fakes/rules/rejection.js';
-import { checkToolCalls, finished, longSession, startSession } from '../fakes/scenario.js';
+import { checkGauge, checkToolCalls, finished, longSession, startSession } from '../fakes/scenario.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 
@@ -110,6 +111,9 @@ describe('provider_compact', () => {
     expect(done[0]!.provider!.output.at(-1)).toMatchObject({ type: 'compaction', encrypted_content: expect.any(String) });
     expect(done[0]!.summary).toContain('The user\'s messages in it were');
     expect(f.compactions).toBe(done.length);
+    // The compactions' usage is in the session's cost, at the model's prices; the gauge is still the turns' usage.
+    const normalise = (u: ResponsesUsageWire) => ({ input: u.input_tokens - u.input_tokens_details.cached_tokens, cacheRead: u.input_tokens_details.cached_tokens, cacheWrite: 0, output: u.output_tokens });
+    checkGauge(run.client.events, f.reported, normalise, MODELS['gpt-5.6-terra']!);
     const last = f.requests.at(-1);
     expect(last.input.filter((i: any) => i.type === 'compaction').length).toBe(1);
     expect(last.input.some((i: any) => i.type === 'reasoning')).toBe(true);
