@@ -29,6 +29,8 @@ export interface Config {
   compactPreflight: boolean;
   compactEveryNCalls: number;
   compactKeepToolResults: number;
+  /** provider_compact: the provider's own compaction API before skein's summary (off by default). */
+  compactProvider: boolean;
   summarizerModel: string | undefined;
   summarizerTimeoutMs: number;
   retryMax: number;
@@ -193,6 +195,11 @@ export const SETTINGS = [
     key: 'compactKeepToolResults', env: 'SKEIN_COMPACT_KEEP_TOOL_RESULTS', flag: '--compact-keep-tool-results', defaultText: '3',
     description: 'Tool results of the last N tool groups stay verbatim when old results are cleared (0 to 1000)',
     parse: integer(0, 1000), fallback: () => 3,
+  }),
+  setting({
+    key: 'compactProvider', env: 'SKEIN_COMPACT_PROVIDER', flag: '--compact-provider', defaultText: 'off',
+    description: "Let the provider's own compaction API fold old turns before skein's summary (Anthropic on-demand compaction, OpenAI /responses/compact; on or off)",
+    parse: onOff, fallback: () => false,
   }),
   setting({
     key: 'summarizerModel', env: 'SKEIN_SUMMARIZER_MODEL', flag: '--summarizer-model', defaultText: "the session's model",

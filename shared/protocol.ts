@@ -162,6 +162,8 @@ export interface CompactionEvent extends EventBase {
   ledger?: Ledger;
   /** compact_history: how many recent groups the agent asked to keep. */
   preserveRecentGroups?: number;
+  /** provider_compact: the provider's own compaction of the span, as returned (the summary and ledger stay for other models). */
+  provider?: ProviderCompaction;
   /** What the summariser's requests used (all chunks together), when it was called. */
   summariserUsage?: Usage;
   // failed:
@@ -288,6 +290,20 @@ export interface ViewMessage {
   toolCallId?: string;
   /** On an assistant message: the provider's own answer, to send back as returned (see `Reasoning`). */
   reasoning?: Reasoning;
+  /** On a summary message: the provider's own compaction, sent instead of the text to the model that wrote it. */
+  compacted?: ProviderCompaction;
+}
+
+/**
+ * A provider-side compaction, exactly as returned: Anthropic's signed
+ * `compaction` block (with its readable summary), or the items OpenAI's
+ * `/responses/compact` returned (the span's user messages and an encrypted
+ * `compaction` item). Tied to the model that wrote it, like `Reasoning`.
+ */
+export interface ProviderCompaction {
+  provider: 'anthropic' | 'openai';
+  model: string;
+  output: Record<string, unknown>[];
 }
 
 // ---- WebSocket frames ----
@@ -411,8 +427,21 @@ export interface LimitsEvent extends EventBase {
   truncated?: boolean;
   /** The server drops the start of a prompt that does not fit instead of refusing it (Ollama). */
   truncates?: boolean;
+  /** How the model thinks, as the provider's Models API says (wins over skein's model table). */
+  thinking?: ThinkingCapabilities;
   /** A sentence for the timeline, when the change is news to the user. */
   message?: string;
+}
+
+/**
+ * A reasoning model's thinking options: `adaptive` thinks when it wants and
+ * can be turned off; `always` thinks on every request and refuses
+ * `thinking: {type: "disabled"}` and a forced tool choice; `off`: no
+ * adaptive thinking (requests carry no thinking option).
+ */
+export interface ThinkingCapabilities {
+  mode: 'adaptive' | 'always' | 'off';
+  efforts: ReasoningEffort[];
 }
 
 /**

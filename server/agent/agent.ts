@@ -117,6 +117,7 @@ export class Agent implements AgentHandle {
       base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
       // The session's own model summarises within the window learned so far.
       summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
+      provider: () => this.provider,
       windowSource: () => this.window.source,
       summariserInfo: () => this.summariser?.info ?? this.info,
       summariserIsSessionModel: () => !this.summariser,

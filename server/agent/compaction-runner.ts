@@ -9,7 +9,7 @@ import { requestTokens } from '../llm/tokens.js';
 import { runPipeline, type CompactionStrategy } from '../compaction/pipeline.js';
 import { BREAKER_LIMIT, CircuitBreaker, dueAfterResponse, dueBeforeRequest, type DueCompaction, type TriggerPolicy } from '../compaction/triggers.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
-import type { LlmRequest, Provider } from '../llm/types.js';
+import { hasProviderCompaction, type LlmRequest, type Provider } from '../llm/types.js';
 import { estimatedGauge } from './gauge.js';
 import { isAskedFor } from './pending-compactions.js';
 import type { Session } from './session.js';
@@ -37,6 +37,8 @@ export class CompactionRunner {
     private readonly deps: {
       base: () => Pick<LlmRequest, 'system' | 'tools'>;
       summariser: () => Provider;
+      /** The session's model: provider_compact asks its API to compact (when it can). */
+      provider?: () => Provider;
       info: () => ModelInfo;
       /** The summariser's prices (SKEIN_SUMMARIZER_MODEL's, or the session model's). */
       summariserInfo: () => ModelInfo;
@@ -103,6 +105,7 @@ export class CompactionRunner {
     const ratio = this.estimator.ratio;
     // Overflow recovery folds harder at each level: deterministic, a smaller target, nothing old kept.
     const level = due.level ?? 0;
+    const own = this.deps.provider?.();
     try {
       const view = this.session.view();
       const result = await runPipeline(this.settings.strategies, view, {
@@ -112,6 +115,7 @@ export class CompactionRunner {
         summariser: this.deps.summariser(),
         ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio } }),
         summariserTimeoutMs: this.settings.summariserTimeoutMs,
+        ...(own && hasProviderCompaction(own) && { compactor: own }),
         trigger: due.trigger,
         ...extra,
         force: asked || level > 0,
@@ -121,7 +125,7 @@ export class CompactionRunner {
         ...(level > 0 && { level }),
         signal,
       });
-      const { tokensBefore, tokensAfter, ...fields } = result;
+      const { tokensBefore, tokensAfter, providerError, ...fields } = result;
       const summariserUsage = result.summariserUsage;
       const event: Omit<CompactionEvent, 'seq' | 'ts'> = {
         kind: 'compaction',
@@ -133,6 +137,8 @@ export class CompactionRunner {
         tokensAfter: Math.round(tokensAfter * ratio),
         durationMs: Date.now() - started,
       };
+      // The provider's compaction failed and skein's own strategies folded instead: worth knowing, not an error of the turn.
+      if (providerError !== undefined) this.session.append({ kind: 'error', code: 'provider_compact_failed', message: `The provider could not compact (${providerError}); skein's own strategies compacted instead.` });
       this.session.append(event);
       this.callsSinceCompaction = 0;
       this.nothingToDoAt = result.strategy === 'none' && !asked ? event.tokensBefore : undefined;
@@ -147,7 +153,9 @@ export class CompactionRunner {
       }
       if (result.strategy !== 'none' || summariserUsage) {
         this.estimator.invalidate();
-        const cost = summariserUsage ? costUsd(this.deps.summariserInfo(), summariserUsage) : 0;
+        // The provider's own compaction is billed at the session model's prices, a summary at the summariser's.
+        const priced = result.provider && !result.strategies.includes('summarize') ? this.deps.info() : this.deps.summariserInfo();
+        const cost = summariserUsage ? costUsd(priced, summariserUsage) : 0;
         const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
         this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }) } });
       }

@@ -287,7 +287,7 @@ export class Sessions {
           preflight: this.config.compactPreflight,
           everyNCalls: this.config.compactEveryNCalls,
         },
-        strategies: this.options.strategies ?? defaultStrategies(this.config.compactKeepToolResults),
+        strategies: this.options.strategies ?? defaultStrategies(this.config.compactKeepToolResults, { provider: this.config.compactProvider }),
         resultCap: this.options.resultCap ?? true,
         summariserTimeoutMs: this.config.summarizerTimeoutMs,
         models: this.models,

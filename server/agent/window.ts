@@ -6,11 +6,11 @@
 // gauge, the threshold and the compaction target follow at once and a restart
 // knows it. The recovery from a refusal (how hard to compact) is in
 // overflow-recovery.ts.
-import type { LimitsEvent, Usage, WindowSource } from '../../shared/protocol.js';
+import type { LimitsEvent, ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
 import type { KnownLimits, LimitsCache } from '../llm/limits/cache.js';
 import { requestLimits } from '../llm/providers.js';
 import type { ModelInfo } from '../llm/models.js';
-import { ContextOverflowError, hasLimitsDiscovery, type ModelLimits, type Provider } from '../llm/types.js';
+import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type ModelLimits, type Provider } from '../llm/types.js';
 import type { Session } from './session.js';
 
 /** No request asks for less output than this: an answer needs room. */
@@ -52,6 +52,8 @@ export class SessionWindow {
   private providerSaid: number | undefined;
   /** Set by an output-budget refusal: the next request asks for at most this much output. */
   private outputCap: number | undefined;
+  /** The thinking capabilities the provider said for this model (carried into later limits events). */
+  private thinking: ThinkingCapabilities | undefined;
 
   constructor(private readonly host: WindowHost) {
     this.limits = { contextWindow: host.tableInfo().contextWindow, maxOutputTokens: host.tableInfo().maxOutputTokens };
@@ -75,6 +77,7 @@ export class SessionWindow {
     this.largestRead = 0;
     this.providerSaid = undefined;
     this.outputCap = undefined;
+    this.thinking = undefined;
     this.source = this.host.setting !== undefined ? 'setting' : 'table';
     this.set(requestLimits(this.host.tableInfo(), this.host.setting ?? this.host.tableInfo().contextWindow));
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
@@ -108,7 +111,7 @@ export class SessionWindow {
     const source: WindowSource = this.host.setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
     console.info(`[skein] ${provider.model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`);
-    this.record({ model: provider.model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }) }, undefined);
+    this.record({ model: provider.model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, undefined);
   }
 
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
@@ -168,7 +171,7 @@ export class SessionWindow {
       ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
       : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
-    this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }) }, message);
+    this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
     return true;
   }
 
@@ -188,6 +191,12 @@ export class SessionWindow {
     }
     if (known.truncates || known.truncated) this.truncates = true;
     if (known.reported?.contextWindow) this.providerSaid = known.reported.contextWindow;
+    // The Models API's capabilities win over the model table's thinking settings (also after a restart: the log says them).
+    if (known.thinking) {
+      this.thinking = known.thinking;
+      const provider = this.host.provider();
+      if (isCapabilityAware(provider)) provider.adoptCapabilities(known.thinking);
+    }
   }
 
   private record(known: KnownLimits, message: string | undefined): void {

@@ -1,9 +1,9 @@
 // The compaction pipeline: small strategies run in order, cheapest first. Each
 // looks at the draft view and either leaves it or returns a smaller one; the
 // pipeline stops as soon as the view is at or below the target.
-import type { CompactionTrigger, Ledger, Usage } from '../../shared/protocol.js';
+import type { CompactionTrigger, Ledger, ProviderCompaction, Usage } from '../../shared/protocol.js';
 import { requestTokens } from '../llm/tokens.js';
-import type { LlmRequest, Provider } from '../llm/types.js';
+import type { LlmRequest, Provider, ProviderCompactor } from '../llm/types.js';
 import { plain, type SourcedMessage } from './view.js';
 
 export interface CompactionContext {
@@ -14,6 +14,8 @@ export interface CompactionContext {
   targetTokens: number;
   summariser: Provider;
   summariserTimeoutMs: number;
+  /** The session's own model, when its API compacts a conversation itself (provider_compact). */
+  compactor?: ProviderCompactor;
   trigger: CompactionTrigger;
   /**
    * Set when the summariser is the session's own model: the view as the model
@@ -47,9 +49,11 @@ export interface Draft {
   clearedThroughSeq?: number;
   clearedResults?: number;
   clearedChars?: number;
-  fold?: { coversSeq: [number, number]; summary: string; ledger: Ledger };
+  fold?: { coversSeq: [number, number]; summary: string; ledger: Ledger; provider?: ProviderCompaction };
   /** Why the LLM summary was not used. */
   summariserError?: string;
+  /** Why the provider's own compaction was not used (skein's strategies went on). */
+  providerError?: string;
   summariserUsage?: Usage;
 }
 
@@ -79,6 +83,10 @@ export interface CompactionResult {
   /** Set when the summariser failed and the deterministic fallback was used. */
   error?: string;
   summariserUsage?: Usage;
+  /** provider_compact: the provider's own compaction of the span. */
+  provider?: ProviderCompaction;
+  /** provider_compact was tried and failed: why (skein's own strategies compacted instead). */
+  providerError?: string;
 }
 
 export function measure(messages: SourcedMessage[], ctx: Pick<CompactionContext, 'base'>): number {
@@ -104,6 +112,8 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
     strategies: draft.strategies,
     summary: describe(draft),
     ...(draft.fold && { ledger: draft.fold.ledger, coversSeq: draft.fold.coversSeq }),
+    ...(draft.fold?.provider && { provider: draft.fold.provider }),
+    ...(draft.providerError !== undefined && { providerError: draft.providerError }),
     ...(draft.clearedThroughSeq !== undefined && { clearedThroughSeq: draft.clearedThroughSeq }),
     tokensBefore,
     tokensAfter: draft.tokens,
@@ -118,6 +128,7 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
 function pick(next: Draft, draft: Draft): Partial<Draft> {
   return {
     ...(next.summariserError !== undefined && { summariserError: next.summariserError }),
+    ...(next.providerError !== undefined && { providerError: next.providerError }),
     ...(next.summariserUsage && next.summariserUsage !== draft.summariserUsage && { summariserUsage: next.summariserUsage }),
   };
 }

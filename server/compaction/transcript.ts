@@ -15,6 +15,8 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
       continue; // skein's own status notes are not part of the story
     } else if (m.role === 'user') {
       parts.push(`[user] ${m.content}`);
+    } else if (m.role === 'system') {
+      parts.push(`[instruction update] ${m.content}`);
     } else if (m.role === 'assistant') {
       const lines: string[] = [];
       if (m.content.trim()) lines.push(`[assistant] ${m.content}`);

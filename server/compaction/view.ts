@@ -180,7 +180,7 @@ function lastAssistant(messages: SourcedMessage[]): SourcedMessage | undefined {
 /** Applies one finished compaction to the view built so far (also used to preview a draft). */
 export function applyCompaction(
   messages: SourcedMessage[],
-  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'coversSeq' | 'summary' | 'ledger'>,
+  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'coversSeq' | 'summary' | 'ledger' | 'provider'>,
   calls: ReadonlyMap<string, { name: string; input: Record<string, unknown> }>,
 ): void {
   /** The first message the compaction changed: every turn after it had another prefix. */
@@ -200,7 +200,9 @@ export function applyCompaction(
     if (start >= 0) {
       let end = start;
       while (end < messages.length && messages[end]!.seq <= last) end++;
-      messages.splice(start, end - start, summaryMessage(e.summary, e.ledger, [first, last]));
+      const summary = summaryMessage(e.summary, e.ledger, [first, last]);
+      // The provider's own compaction goes with it: its model reads that instead of the text.
+      messages.splice(start, end - start, e.provider ? { ...summary, compacted: e.provider } : summary);
       changed = Math.min(changed, start);
     }
   }

@@ -6,23 +6,37 @@
 // so the tools + system prefix stays cached across it.
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
-import type { ViewMessage } from '../../shared/protocol.js';
+import type { ThinkingCapabilities, ViewMessage } from '../../shared/protocol.js';
+import { betaHeaders, ownCompaction, requestCompaction } from './anthropic-compaction.js';
 import { assistantBlocks, prefixOf, prefixRefusal, readReasoning, type PrefixBase } from './anthropic-thinking.js';
 import type { Endpoint } from './credentials.js';
-import { modelInfo } from './models.js';
+import { modelInfo, type ThinkingCaps } from './models.js';
 import { anthropicLimits, type Discovery } from './limits/discover.js';
 import { fromAnthropicError } from './provider-errors.js';
 import { anthropicThinking, ownReasoning } from './reasoning.js';
-import { ProviderError, type LlmRequest, type LlmResponse, type ModelLimits, type Provider, type StreamHandlers, type ToolCall } from './types.js';
+import {
+  ProviderError,
+  type CapabilityAware,
+  type LlmRequest,
+  type LlmResponse,
+  type ModelLimits,
+  type Provider,
+  type ProviderCompactionResult,
+  type ProviderCompactor,
+  type StreamHandlers,
+  type ToolCall,
+} from './types.js';
 import { fromAnthropic } from './usage.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const CACHE = { type: 'ephemeral' } as const;
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider implements Provider, ProviderCompactor, CapabilityAware {
   private readonly client: Anthropic;
   /** Thinking the API refused although its prefix looked unchanged (by prefix fingerprint): never sent again. */
   private readonly refused = new Set<string>();
+  /** What the Models API said about thinking (`off`: no adaptive thinking): wins over the model table's entry. */
+  private discovered: ThinkingCaps | 'off' | undefined;
 
   constructor(
     /** The name the session shows (may carry a `provider:` prefix). */
@@ -50,7 +64,7 @@ export class AnthropicProvider implements Provider {
       // A refused thinking prefix is a defect in skein (requests are append-only): drop that thinking and retry once.
       const refusal = err instanceof ProviderError && err.status === 400 ? prefixRefusal(err.message) : undefined;
       if (!refusal) throw err;
-      const { sentThinking } = buildParams(this.apiModel, request, this.refused);
+      const { sentThinking } = buildParams(this.apiModel, request, this.refused, this.caps());
       const dropped = sentThinking.filter((t) => t.index >= refusal.message);
       if (!dropped.length) throw err;
       for (const t of dropped) this.refused.add(t.prefix);
@@ -61,18 +75,19 @@ export class AnthropicProvider implements Provider {
   }
 
   private async attempt(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse> {
-    const { params } = buildParams(this.apiModel, request, this.refused);
+    const { params, usesCompaction } = buildParams(this.apiModel, request, this.refused, this.caps());
     const prefix = prefixOf(prefixBase(params), params.messages);
+    const options = { signal, ...betaHeaders(usesCompaction) };
     try {
       let message: Message;
       if (stream?.onText || stream?.onThinking) {
-        const live = this.client.messages.stream(params, { signal });
+        const live = this.client.messages.stream(params, options);
         const { onText, onThinking } = stream;
         if (onText) live.on('text', (delta) => onText(delta));
         if (onThinking) live.on('thinking', (delta) => onThinking(delta));
         message = await live.finalMessage();
       } else {
-        message = await this.client.messages.create(params, { signal });
+        message = await this.client.messages.create(params, options);
       }
       const response = toResponse(message);
       const reasoning = readReasoning(message, this.apiModel, prefix);
@@ -85,16 +100,45 @@ export class AnthropicProvider implements Provider {
   discoverLimits(signal: AbortSignal): Promise<Discovery> {
     return anthropicLimits(this.client, this.apiModel, signal);
   }
+
+  adoptCapabilities(thinking: ThinkingCapabilities | undefined): void {
+    // The Models API does not say whether thinking is preserved: that stays the table's.
+    const preserved = modelInfo(this.apiModel)?.thinking?.preserved === true;
+    this.discovered = thinking && (thinking.mode === 'off' ? 'off' : { mode: thinking.mode, efforts: thinking.efforts, ...(preserved && { preserved }) });
+  }
+
+  /** The span's summary by the API itself (on-demand compaction), sent back later as its signed block. */
+  async compactHistory(request: Pick<LlmRequest, 'system' | 'tools' | 'messages'> & { instructions?: string }, signal: AbortSignal): Promise<ProviderCompactionResult> {
+    const { params } = buildParams(this.apiModel, { ...request, maxOutputTokens: this.limits.maxOutputTokens, purpose: 'summary' }, this.refused, this.caps());
+    try {
+      return await requestCompaction(this.client, params, request.instructions, signal);
+    } catch (err) {
+      throw err instanceof ProviderError ? err : fromAnthropicError(err, signal);
+    }
+  }
+
+  private caps(): ThinkingCaps | undefined {
+    if (this.discovered === 'off') return undefined;
+    return this.discovered ?? modelInfo(this.apiModel)?.thinking;
+  }
 }
 
 const prefixBase = (params: MessageCreateParamsNonStreaming): PrefixBase => ({ model: params.model, system: params.system, tools: params.tools });
 
-export function anthropicParams(model: string, request: LlmRequest): MessageCreateParamsNonStreaming {
-  return buildParams(model, request, new Set()).params;
+export function anthropicParams(model: string, request: LlmRequest, caps = modelInfo(model)?.thinking): MessageCreateParamsNonStreaming {
+  return buildParams(model, request, new Set(), caps).params;
 }
 
-/** The request, and which wire messages carry thinking (their index and the prefix fingerprint recorded with them). */
-function buildParams(model: string, request: LlmRequest, refused: ReadonlySet<string>): { params: MessageCreateParamsNonStreaming; sentThinking: { index: number; prefix: string }[] } {
+interface BuiltParams {
+  params: MessageCreateParamsNonStreaming;
+  /** Which wire messages carry thinking (their index and the prefix fingerprint recorded with them). */
+  sentThinking: { index: number; prefix: string }[];
+  /** The first message is this model's own compaction block (the request needs the beta header). */
+  usesCompaction: boolean;
+}
+
+/** The request, with the thinking options of `caps` (the Models API's, else the table's). */
+function buildParams(model: string, request: LlmRequest, refused: ReadonlySet<string>, caps: ThinkingCaps | undefined): BuiltParams {
   const tools: Tool[] = request.tools.map((t) => ({
     name: t.name,
     description: t.description,
@@ -103,14 +147,17 @@ function buildParams(model: string, request: LlmRequest, refused: ReadonlySet<st
   const system: MessageCreateParamsNonStreaming['system'] = [{ type: 'text', text: request.system, cache_control: CACHE }];
   const sentThinking: { index: number; prefix: string }[] = [];
   const base: PrefixBase = { model, system, tools: tools.length ? tools : undefined };
-  const messages = toMessages(request.messages, { base, refused, sent: (index, prefix) => sentThinking.push({ index, prefix }) });
+  const systemMessages = modelInfo(model)?.systemMessages === true;
+  const messages = toMessages(request.messages, { base, refused, systemMessages, sent: (index, prefix) => sentThinking.push({ index, prefix }) });
+  const first = messages[0]?.content;
+  const usesCompaction = Array.isArray(first) && first[0]?.type === ('compaction' as string);
   // Breakpoint on the latest turn: the next request reads everything up to here.
   const last = messages.at(-1);
   if (last && Array.isArray(last.content) && last.content.length) {
     const block = last.content[last.content.length - 1]!;
     if (block.type !== 'thinking' && block.type !== 'redacted_thinking') last.content[last.content.length - 1] = { ...block, cache_control: CACHE } as ContentBlockParam;
   }
-  const options = anthropicThinking(modelInfo(model)?.thinking, request.effort);
+  const options = anthropicThinking(caps, request.effort);
   const params = {
     model,
     max_tokens: request.maxOutputTokens,
@@ -119,11 +166,13 @@ function buildParams(model: string, request: LlmRequest, refused: ReadonlySet<st
     ...(tools.length && { tools }),
     ...options,
   } as MessageCreateParamsNonStreaming;
-  return { params, sentThinking };
+  return { params, sentThinking, usesCompaction };
 }
 
 interface ThinkingContext {
   base: PrefixBase;
+  /** The model takes mid-conversation `role: "system"` messages. */
+  systemMessages?: boolean;
   /** Prefix fingerprints whose thinking the API refused before. */
   refused: ReadonlySet<string>;
   sent(index: number, prefix: string): void;
@@ -134,16 +183,36 @@ function toolId(id: string | undefined): string {
   return (id ?? 'missing').replace(/[^a-zA-Z0-9_-]/g, '_');
 }
 
-/** Consecutive messages of one role become one message (tool results and a queued user text share a user turn). */
+/**
+ * Consecutive messages of one role become one message (tool results and a
+ * queued user text share a user turn). A mid-conversation `system` message
+ * (an instruction that changed during the session) goes as its own
+ * `role: "system"` message where it stands: the top-level `system` never
+ * changes, so every earlier turn's thinking keeps its prefix.
+ */
 export function toMessages(view: ViewMessage[], thinking?: ThinkingContext): MessageParam[] {
-  const out: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
+  const out: { role: 'user' | 'assistant' | 'system'; content: ContentBlockParam[] }[] = [];
   const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
     const previous = out.at(-1);
     if (previous?.role === role) previous.content.push(...blocks);
     else out.push({ role, content: blocks });
   };
-  for (const m of view) {
-    if (m.role === 'user' || m.role === 'system') {
+  for (const [i, m] of view.entries()) {
+    // This model's own compaction block opens the conversation in place of the turns it summarises.
+    const block = thinking && out.length === 0 ? ownCompaction(m.compacted, thinking.base.model) : undefined;
+    if (block) {
+      out.push({ role: 'assistant', content: block as unknown as ContentBlockParam[] });
+      continue;
+    }
+    if (m.role === 'system') {
+      const text = m.content.trim() ? m.content : '(empty message)';
+      // The API's placement rule: right after a user turn, and last or followed by the model's answer.
+      // Elsewhere (or on a model without them) the update is a user-turn text block; either way nothing earlier changes.
+      const next = view[i + 1]?.role;
+      const fits = thinking?.systemMessages === true && out.at(-1)?.role === 'user' && (next === undefined || next === 'assistant');
+      if (fits) out.push({ role: 'system', content: [{ type: 'text', text }] });
+      else push('user', [{ type: 'text', text: `<system-update>\n${text}\n</system-update>` }]);
+    } else if (m.role === 'user') {
       push('user', [{ type: 'text', text: m.content.trim() ? m.content : '(empty message)' }]);
     } else if (m.role === 'assistant') {
       const own = thinking && ownReasoning(m, 'anthropic', thinking.base.model);
@@ -162,7 +231,7 @@ export function toMessages(view: ViewMessage[], thinking?: ThinkingContext): Mes
       push('user', [{ type: 'tool_result', tool_use_id: toolId(m.toolCallId), content: m.content || '(no output)' }]);
     }
   }
-  return out;
+  return out as MessageParam[];
 }
 
 function toResponse(message: Message): LlmResponse {

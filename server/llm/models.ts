@@ -26,6 +26,8 @@ export interface ModelInfo extends ModelLimits {
   unknown?: boolean;
   /** How the model reasons, and what it refuses; absent: skein sends no reasoning option. */
   thinking?: ThinkingCaps;
+  /** Anthropic: takes mid-conversation `role: "system"` messages (Opus 4.8 and later); others get them as user text. */
+  systemMessages?: boolean;
 }
 
 /**
@@ -51,6 +53,8 @@ const OPENAI_XHIGH: ThinkingCaps = { mode: 'responses', efforts: ['none', 'low',
 const OPENAI_GPT5: ThinkingCaps = { mode: 'responses', efforts: ['none', 'low', 'medium', 'high'] };
 const OPENAI_O: ThinkingCaps = { mode: 'responses', efforts: ['low', 'medium', 'high'] };
 const think = (info: ModelInfo, thinking: ThinkingCaps): ModelInfo => ({ ...info, thinking });
+/** An Anthropic model that takes mid-conversation system messages. */
+const updatable = (info: ModelInfo): ModelInfo => ({ ...info, systemMessages: true });
 
 const FREE: Prices = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
 
@@ -81,12 +85,12 @@ export const MODELS: Record<string, ModelInfo> = {
   // Plays a recorded session (SKEIN_REPLAY_FILE); for tests and benchmarks.
   replay: { provider: 'replay', contextWindow: 200_000, maxOutputTokens: 8192, prices: FREE },
 
-  'claude-fable-5-1': think(claude(M, 128_000, 10, 50, 0.25), ANTHROPIC_ALWAYS),
-  'claude-opus-5-5': think(claude(M, 128_000, 4, 20, 0.2), ANTHROPIC_PRESERVED),
-  'claude-sonnet-5-5': think(claude(M, 128_000, 2, 10, 0.1), ANTHROPIC_PRESERVED),
-  'claude-haiku-5-5': { ...claude(M, 128_000, 0.1, 0.5, 0.01), thinking: ANTHROPIC_PRESERVED, longContext: { above: 100_000, prices: { input: 0.5, output: 2.5, cacheWrite: 0.625, cacheRead: 0.05 } } },
-  'claude-opus-5': think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE),
-  'claude-opus-4-8': think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE),
+  'claude-fable-5-1': updatable(think(claude(M, 128_000, 10, 50, 0.25), ANTHROPIC_ALWAYS)),
+  'claude-opus-5-5': updatable(think(claude(M, 128_000, 4, 20, 0.2), ANTHROPIC_PRESERVED)),
+  'claude-sonnet-5-5': updatable(think(claude(M, 128_000, 2, 10, 0.1), ANTHROPIC_PRESERVED)),
+  'claude-haiku-5-5': { ...claude(M, 128_000, 0.1, 0.5, 0.01), thinking: ANTHROPIC_PRESERVED, systemMessages: true, longContext: { above: 100_000, prices: { input: 0.5, output: 2.5, cacheWrite: 0.625, cacheRead: 0.05 } } },
+  'claude-opus-5': updatable(think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE)),
+  'claude-opus-4-8': updatable(think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE)),
   'claude-opus-4-7': think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE),
   'claude-opus-4-6': think(claude(M, 128_000, 5, 25), ANTHROPIC_ADAPTIVE),
   'claude-sonnet-4-6': think(claude(M, 64_000, 3, 15), ANTHROPIC_ADAPTIVE),

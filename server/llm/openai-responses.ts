@@ -14,11 +14,11 @@ import { modelInfo } from './models.js';
 import { openaiClient } from './openai.js';
 import { fromOpenAIError } from './provider-errors.js';
 import { openaiEffort, ownReasoning } from './reasoning.js';
-import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
+import { ProviderError, type LlmRequest, type LlmResponse, type ModelLimits, type Provider, type ProviderCompactionResult, type ProviderCompactor, type StreamHandlers, type ToolCall } from './types.js';
 
 type Item = Record<string, unknown>;
 
-export class OpenAIResponsesProvider implements Provider {
+export class OpenAIResponsesProvider implements Provider, ProviderCompactor {
   private readonly client: OpenAI;
 
   constructor(
@@ -49,6 +49,34 @@ export class OpenAIResponsesProvider implements Provider {
       throw fromOpenAIError(err, signal);
     }
   }
+
+  /**
+   * POST /responses/compact: the span as input items; the answer is the
+   * span's user messages and one encrypted `compaction` item, sent back later
+   * in place of the span. (It takes no focus text: /compact's focus reaches
+   * only skein's own summariser.)
+   */
+  async compactHistory(request: Pick<LlmRequest, 'system' | 'tools' | 'messages'>, signal: AbortSignal): Promise<ProviderCompactionResult> {
+    try {
+      const compacted = await this.client.responses.compact({ model: this.apiModel, instructions: request.system, input: toInput(request, this.apiModel) }, { signal });
+      const output = compacted.output as unknown as Item[];
+      if (!output.some((i) => i.type === 'compaction' && typeof i.encrypted_content === 'string')) {
+        throw new ProviderError('/responses/compact answered without a compaction item', undefined, false);
+      }
+      const said = output.filter((i) => i.type === 'message' && i.role === 'user').map((i) => messageText(i.content));
+      const text = [
+        `OpenAI compacted this span (${this.apiModel}); its compaction item is encrypted. The user's messages in it were:`,
+        ...said.map((t) => `- ${t.length > 500 ? `${t.slice(0, 499)}…` : t}`),
+      ].join('\n');
+      return { compaction: { provider: 'openai', model: this.apiModel, output: output.map((i) => ({ ...i })) }, text, usage: fromResponsesUsage(compacted.usage) };
+    } catch (err) {
+      throw err instanceof ProviderError ? err : fromOpenAIError(err, signal);
+    }
+  }
+}
+
+function messageText(content: unknown): string {
+  return typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: Item) => String(p.text ?? '')).join('') : '';
 }
 
 export function responsesParams(model: string, request: LlmRequest): ResponseCreateParamsNonStreaming {
@@ -67,11 +95,19 @@ export function responsesParams(model: string, request: LlmRequest): ResponseCre
   };
 }
 
-/** The conversation as input items: this model's own answers go back as returned, reasoning items first. */
-function toInput(request: LlmRequest, model: string): ResponseInputItem[] {
+/**
+ * The conversation as input items: this model's own answers go back as
+ * returned, reasoning items first; its own compaction (the items
+ * /responses/compact returned) in place of the span it covers; a
+ * mid-conversation system message as a `developer` message where it stands
+ * (`instructions` never changes).
+ */
+function toInput(request: Pick<LlmRequest, 'messages'>, model: string): ResponseInputItem[] {
   const input: Item[] = [];
   for (const m of request.messages) {
-    if (m.role === 'user' || m.role === 'system') input.push({ role: 'user', content: m.content || '(empty message)' });
+    if (m.compacted?.provider === 'openai' && m.compacted.model === model) input.push(...m.compacted.output.map((item) => ({ ...item })));
+    else if (m.role === 'system') input.push({ role: 'developer', content: m.content || '(empty message)' });
+    else if (m.role === 'user') input.push({ role: 'user', content: m.content || '(empty message)' });
     else if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.toolCallId ?? 'missing', output: m.content || '(no output)' });
     else {
       const own = ownReasoning(m, 'openai', model);

@@ -1,6 +1,6 @@
 // The provider-neutral LLM interface. A provider only translates this shape to
 // and from its SDK; everything else in skein speaks only these types.
-import type { Reasoning, ReasoningEffort, Usage, ViewMessage } from '../../shared/protocol.js';
+import type { ProviderCompaction, Reasoning, ReasoningEffort, ThinkingCapabilities, Usage, ViewMessage } from '../../shared/protocol.js';
 import { parseRefusal, type RefusalLimits } from './limits/refusal.js';
 
 export interface ToolSpec {
@@ -83,6 +83,39 @@ export interface DiscoveredLimits {
   via: string;
   /** The server drops the start of a prompt that does not fit instead of refusing it (Ollama). */
   truncates?: boolean;
+  /** How the model thinks, when the endpoint says (Anthropic's Models API `capabilities`). */
+  thinking?: ThinkingCapabilities;
+}
+
+/** Optional: a provider that takes capabilities learned from its Models API (they win over the model table). */
+export interface CapabilityAware {
+  adoptCapabilities(thinking: ThinkingCapabilities | undefined): void;
+}
+
+export function isCapabilityAware(provider: Provider): provider is Provider & CapabilityAware {
+  return typeof (provider as Partial<CapabilityAware>).adoptCapabilities === 'function';
+}
+
+/** What a provider-side compaction returned: its own state to send back, a readable text for everyone else, its cost. */
+export interface ProviderCompactionResult {
+  compaction: ProviderCompaction;
+  /** The readable summary (Anthropic's block content; for OpenAI's opaque item, the span's user messages). */
+  text: string;
+  usage: Usage;
+}
+
+/**
+ * Optional: a provider whose API compacts a conversation itself (Anthropic's
+ * on-demand compaction, OpenAI's /responses/compact). `messages` is the span
+ * to fold, from the start of the conversation; the kept turns follow it.
+ * Throws ProviderError when the provider cannot (the pipeline goes on with skein's own strategies).
+ */
+export interface ProviderCompactor {
+  compactHistory(request: Pick<LlmRequest, 'system' | 'tools' | 'messages'> & { instructions?: string }, signal: AbortSignal): Promise<ProviderCompactionResult>;
+}
+
+export function hasProviderCompaction(provider: Provider): provider is Provider & ProviderCompactor {
+  return typeof (provider as Partial<ProviderCompactor>).compactHistory === 'function';
 }
 
 /** Optional: a provider that can ask its server for the model's limits. Never throws: undefined when it cannot tell. */

@@ -10,8 +10,10 @@ import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Answer, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, transportFailure, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens, type Block } from './prompt-cache.js';
+import { CompactionRules } from './compaction.js';
 import { ThinkingRules } from './thinking.js';
-import { checkAnthropicRequest } from './rules/anthropic.js';
+import { modelInfo } from '../../server/llm/models.js';
+import { anthropicRejection, checkAnthropicRequest } from './rules/anthropic.js';
 import { refusals } from './rules/rejection.js';
 
 export interface AnthropicUsageWire {
@@ -31,6 +33,12 @@ export interface AnthropicFake {
   requests: any[];
   /** Preserved thinking: signs the thinking it returns, refuses what breaks the rules (test/fakes/thinking.ts). */
   thinking: ThinkingRules;
+  /** On-demand compaction: answers `compaction` requests with a signed block and checks the block when it comes back (test/fakes/compaction.ts). */
+  compaction: CompactionRules;
+  /** Models API `capabilities` per model (absent: `capabilities: null`); set with `advertise`. */
+  capabilities: Map<string, Record<string, unknown>>;
+  /** Serves `capabilities` for a model from GET /v1/models/{id}, and from then on answers and refuses that model by them. */
+  advertise(model: string, capabilities: Record<string, any>): void;
   /** Requests refused as too long. */
   refused: number;
   /** GET /v1/models/{id} (the Models API): answers with the window, fails (500), or is missing (404, the default). */
@@ -55,6 +63,15 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     reported: [],
     requests: [],
     thinking: new ThinkingRules(),
+    compaction: new CompactionRules(),
+    capabilities: new Map(),
+    advertise(model, capabilities) {
+      fake.capabilities.set(model, capabilities);
+      const thinking = capabilities.thinking;
+      if (thinking?.supported && thinking.types?.adaptive?.supported) {
+        fake.thinking.advertised.set(model, { mode: thinking.types.disabled?.supported === false ? 'always' : 'adaptive', preserved: modelInfo(model)?.thinking?.preserved === true });
+      } else fake.thinking.advertised.set(model, { mode: 'none' });
+    },
     refused: 0,
     modelInfo: options.modelInfo ?? 'missing',
     checkMaxTokens: options.checkMaxTokens ?? true,
@@ -68,16 +85,26 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     const info = /^\/v1\/models\/([^/?]+)/.exec(req.url);
     if (req.method === 'GET' && info && fake.modelInfo !== 'missing') {
       if (fake.modelInfo === 'broken') return error(res, 500, 'api_error', 'Internal server error');
-      return json(res, 200, { type: 'model', id: decodeURIComponent(info[1]!), display_name: 'Fake', created_at: '2025-01-01T00:00:00Z', max_input_tokens: fake.window, max_tokens: 8192 });
+      const id = decodeURIComponent(info[1]!);
+      return json(res, 200, { type: 'model', id, display_name: 'Fake', created_at: '2025-01-01T00:00:00Z', max_input_tokens: fake.window, max_tokens: 8192, capabilities: fake.capabilities.get(id) ?? null });
     }
-    if (req.method !== 'POST' || req.url !== '/v1/messages') return error(res, 404, 'not_found_error', `Not found: ${req.url}`);
+    // The SDK's beta resource posts to /v1/messages?beta=true.
+    if (req.method !== 'POST' || (req.url !== '/v1/messages' && req.url !== '/v1/messages?beta=true')) return error(res, 404, 'not_found_error', `Not found: ${req.url}`);
     // The key comes as x-api-key or, from newer SDKs, as a bearer token.
     if (req.headers['x-api-key'] !== fake.key && req.headers.authorization !== `Bearer ${fake.key}`) return error(res, 401, 'authentication_error', 'invalid x-api-key');
     if (!req.headers['anthropic-version']) return error(res, 400, 'invalid_request_error', 'anthropic-version header is required');
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkAnthropicRequest(body);
+    const beta = req.headers['anthropic-beta'];
+    const compacting = fake.compaction.check(body, Array.isArray(beta) ? beta.join(',') : beta);
+    const systemAt = (body.messages ?? []).findIndex((m: any) => m.role === 'system');
+    const updatable = fake.capabilities.has(body.model) || modelInfo(body.model)?.systemMessages === true;
+    const refused = compacting
+      ? { ...anthropicRejection(compacting.message), body: { type: 'error', error: { type: 'invalid_request_error', message: compacting.message, ...(compacting.code && { details: { error_code: compacting.code } }) } } }
+      : systemAt >= 0 && !updatable
+        ? anthropicRejection(`messages.${systemAt}.role: role 'system' is not supported on this model`)
+        : checkAnthropicRequest(body);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Anthropic fake: ${refused.message}`);
@@ -95,6 +122,13 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
 
     const refusal = fake.thinking.check(body);
     if (refusal) return error(res, refusal.status, 'invalid_request_error', refusal.message);
+    if (body.compaction !== undefined) {
+      const content = fake.compaction.answer(body);
+      const split = cache.split(requestBlocks(body), 7);
+      const usage: AnthropicUsageWire = { input_tokens: split.uncached, cache_creation_input_tokens: split.write, cache_read_input_tokens: split.read, output_tokens: tokens(String(content[0]!.content)) };
+      fake.reported.push({ usage, summary: true, streamed: false });
+      return json(res, 200, { id: `msg_fake_${++n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'compaction', stop_sequence: null, usage });
+    }
     const blocks = requestBlocks(body);
     const split = cache.split(blocks, 7);
     if (split.total > fake.window) {
@@ -184,8 +218,9 @@ function requestBlocks(body: any): Block[] {
   for (const b of system) out.push(block(strip(b), Boolean(b.cache_control)));
   for (const m of body.messages) {
     const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    // A thinking block's signature is not billed as input: only its thinking counts.
-    for (const b of content) out.push(block(b.type === 'thinking' ? { role: m.role, type: 'thinking', thinking: b.thinking } : { role: m.role, ...strip(b) }, Boolean(b.cache_control)));
+    // A thinking block's signature is not billed as input: only its thinking counts (a compaction block's: its summary).
+    const billed = (b: Wire) => (b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking } : b.type === 'compaction' ? { type: 'compaction', content: b.content } : strip(b));
+    for (const b of content) out.push(block({ role: m.role, ...billed(b) }, Boolean(b.cache_control)));
   }
   return out;
 }
@@ -196,6 +231,8 @@ function conversation(body: any): { system: string; messages: ViewMessage[]; has
   const messages: ViewMessage[] = [];
   for (const m of body.messages) {
     const content: Wire[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    // An instruction update and a compaction summary are context, not a turn the brain answers.
+    if (m.role === 'system') continue;
     if (m.role === 'assistant') {
       const text = content.filter((b) => b.type === 'text').map((b) => b.text).join('');
       const toolCalls = content.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, input: b.input }));

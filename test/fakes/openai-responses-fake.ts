@@ -12,6 +12,11 @@
 //   ("Item 'fc_…' of type 'function_call' was provided without its required 'reasoning' item: 'rs_…'.");
 // - a reasoning item without its encrypted content when store is false (404 "Item with id 'rs_…' not found. …");
 // - encrypted content that is not the fake's or belongs to another model ("The encrypted content for item rs_… could not be verified.").
+// POST /v1/responses/compact answers the input's user messages and one
+// `compaction` item (encrypted content sealed like reasoning's) as a
+// `response.compaction` object; a compaction item sent back must be this
+// model's and unedited (same refusal as reasoning), and /compact refuses an
+// empty input ("input: the input to compact is empty").
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
@@ -36,6 +41,8 @@ export interface ResponsesFake {
   requests: any[];
   /** Every 4xx the fake answered (the tests expect none from skein). */
   refusals: string[];
+  /** POST /v1/responses/compact requests answered. */
+  compactions: number;
   close(): Promise<void>;
 }
 
@@ -48,7 +55,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
   /** call_id -> the function_call item's id and the reasoning item it needs. */
   const issued = new Map<string, { fc: string; rs: string }>();
   let n = 0;
-  const fake: Omit<ResponsesFake, 'url' | 'close'> = { key: 'sk-test', window: options.window ?? 1_000_000, failures: new FailurePlan(), reported: [], requests: [], refusals: [] };
+  const fake: Omit<ResponsesFake, 'url' | 'close'> = { key: 'sk-test', window: options.window ?? 1_000_000, failures: new FailurePlan(), reported: [], requests: [], refusals: [], compactions: 0 };
   const error = (res: http.ServerResponse, status: number, message: string, code: string | null, param: string | null = null) => {
     if (status < 500 && status !== 429) fake.refusals.push(message);
     json(res, status, { error: { message, type: 'invalid_request_error', param, code } });
@@ -57,17 +64,18 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
 
   const server = await listen(async (req: FakeRequest, res) => {
     if (req.headers.authorization !== `Bearer ${fake.key}`) return error(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
-    if (req.method !== 'POST' || req.url !== '/v1/responses') return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'unknown_url');
+    const compact = req.url === '/v1/responses/compact';
+    if (req.method !== 'POST' || (req.url !== '/v1/responses' && !compact)) return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'unknown_url');
     const body = req.body;
     fake.requests.push(body);
     const failure = fake.failures.take();
     if (typeof failure === 'number') return error(res, failure, 'The server had an error while processing your request. Sorry about that!', null);
     const input: Item[] = Array.isArray(body.input) ? body.input : [{ role: 'user', content: String(body.input ?? '') }];
 
-    // Reasoning items: self-contained only with their encrypted content, which must be this model's.
-    for (const item of input.filter((i) => i.type === 'reasoning')) {
+    // Reasoning and compaction items: self-contained only with their encrypted content, which must be this model's.
+    for (const item of input.filter((i) => i.type === 'reasoning' || i.type === 'compaction')) {
       if (typeof item.encrypted_content !== 'string') {
-        if (body.store === false) return error(res, 404, `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, null, 'input');
+        if (body.store === false || item.type === 'compaction') return error(res, 404, `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, null, 'input');
         continue;
       }
       if (item.encrypted_content !== seal(body.model, String(item.id))) return error(res, 400, `The encrypted content for item ${item.id} could not be verified.`, 'invalid_encrypted_content');
@@ -85,8 +93,20 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
       }
     }
 
+    if (compact) {
+      if (!input.length) return error(res, 400, 'input: the input to compact is empty', null, 'input');
+      const k = ++n;
+      const id = `cmp_fake_${k}`;
+      const users = input.filter((i) => i.role === 'user').map((i) => ({ type: 'message', role: 'user', content: typeof i.content === 'string' ? [{ type: 'input_text', text: i.content }] : i.content }));
+      const output = [...users, { id, type: 'compaction', encrypted_content: seal(body.model, id) }];
+      const split = cache.split([block(body.instructions ?? ''), ...input.map((m) => block(m.type === 'reasoning' ? { summary: m.summary } : m))], 3);
+      const usage: ResponsesUsageWire = { input_tokens: split.total, input_tokens_details: { cached_tokens: split.read }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: split.total + 40 };
+      fake.compactions++;
+      fake.reported.push({ usage, summary: true, streamed: false });
+      return json(res, 200, { id: `resp_cmp_${k}`, object: 'response.compaction', created_at: Math.floor(Date.now() / 1000), output, usage });
+    }
     // A reasoning item counts as its summary (the encrypted blob and item ids are not billed as text).
-    const billed = (m: Item) => (m.type === 'reasoning' ? { type: 'reasoning', summary: m.summary } : m);
+    const billed = (m: Item) => (m.type === 'reasoning' ? { type: 'reasoning', summary: m.summary } : m.type === 'compaction' ? { type: 'compaction', size: 40 } : m);
     const split = cache.split([block(body.instructions ?? ''), ...(body.tools ?? []).map((t: unknown) => block(t)), ...input.map((m) => block(billed(m)))], 3);
     const maxOut = body.max_output_tokens ?? 0;
     const tooLong = () => error(res, 400, 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'context_length_exceeded', 'input');

@@ -10,7 +10,10 @@
 // - a block came from another model, or its signature is not one the fake made;
 // - the thinking of the tool-use cycle in progress was dropped although its prefix did not change;
 // and a model that always thinks refuses `thinking: {type: "disabled"}` and a forced tool choice;
-// an adaptive-only model refuses `thinking: {type: "enabled"}`.
+// an adaptive-only model refuses `thinking: {type: "enabled"}`. A model's
+// capabilities are the table's unless the fake's Models API advertises
+// others (`advertised`): then those rule, and a model advertised without
+// adaptive thinking refuses any thinking but `disabled`.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { modelInfo } from '../../server/llm/models.js';
 
@@ -23,6 +26,7 @@ export interface ThinkingRefusal {
 
 const DISABLED = '"thinking.type.disabled" is not supported for this model. Thinking defaults to adaptive mode when not specified; use "thinking.type.enabled" with "budget_tokens" for extended thinking.';
 const ENABLED = '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+const UNSUPPORTED = (type: string) => `"thinking.type.${type}" is not supported for this model.`;
 const FORCED = 'tool_choice: forced tool use (`any` or `tool`) is not supported for this model; use `auto` or `none`.';
 const BOUND = 'Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header.';
 const INVALID = 'Invalid `signature` in `thinking` block';
@@ -37,8 +41,12 @@ interface Signed {
   mac: string;
 }
 
+type Caps = { mode: string; efforts?: string[]; preserved?: boolean };
+
 export class ThinkingRules {
   private secret = randomBytes(16);
+  /** What the fake's Models API advertises for a model (wins over skein's table, as the real API knows its own models). */
+  readonly advertised = new Map<string, Caps>();
   /** tool_use ids of answers that thought, with the prefix they were produced on. */
   private readonly thoughtBefore = new Map<string, string>();
   private answers = 0;
@@ -51,8 +59,15 @@ export class ThinkingRules {
   }
 
   /** Whether this model thinks on the request (no thinking for models without capabilities, or when disabled). */
+  capsOf(model: string): Caps | undefined {
+    const advertised = this.advertised.get(model);
+    if (advertised) return advertised.mode === 'none' ? undefined : advertised;
+    return modelInfo(model)?.thinking;
+  }
+
   thinks(body: any): boolean {
-    const caps = modelInfo(body.model)?.thinking;
+    if (body.compaction !== undefined) return false;
+    const caps = this.capsOf(body.model);
     return Boolean(caps) && body.thinking?.type !== 'disabled';
   }
 
@@ -65,7 +80,8 @@ export class ThinkingRules {
   }
 
   private rule(body: any): string | undefined {
-    const caps = modelInfo(body.model)?.thinking;
+    const caps = this.capsOf(body.model);
+    if (this.advertised.get(body.model)?.mode === 'none' && body.thinking && body.thinking.type !== 'disabled') return UNSUPPORTED(body.thinking.type);
     if (caps?.mode === 'always' && body.thinking?.type === 'disabled') return DISABLED;
     if (caps && body.thinking?.type === 'enabled') return ENABLED;
     if (caps?.mode === 'always' && (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool')) return FORCED;

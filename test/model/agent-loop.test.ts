@@ -3,7 +3,10 @@
 // compact_history, model switches, provider faults, slow and failing
 // summaries, a full disk, restarts) against the real loop, starting from the
 // predictable model and from each provider fake (through its real SDK), with
-// the invariants checked after every step (test/model/checks.ts).
+// the invariants checked after every step (test/model/checks.ts). The
+// reasoning models run against the thinking fakes (claude-sonnet-5-5: the
+// Anthropic preserved-thinking prefix check; gpt-5.6-terra: the Responses
+// API with encrypted reasoning items): any refusal breaks the sequence.
 //
 // npm test runs a few hundred sequences from a fixed seed; `npm run soak`
 // runs thousands from a random one. A failure prints the seed and the path
@@ -35,7 +38,12 @@ const WITHOUT = (process.env.SKEIN_MODEL_WITHOUT ?? '').split(',').filter(Boolea
 let fakes: Fakes;
 /** What the sequences did, printed with SKEIN_MODEL_STATS=1: proof the moves reach every state. */
 const stats = new Map<string, number>();
-const count = (key: string) => stats.set(key, (stats.get(key) ?? 0) + 1);
+const count = (key: string, n = 1) => stats.set(key, (stats.get(key) ?? 0) + n);
+/** Requests that sent a reasoning model's own reasoning back (the thinking fakes' checks ran on them). */
+const sentBack = (sys: System) => ({
+  anthropic: sys.fakes.anthropic.requests.filter((r) => r.messages?.some((m: any) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b: any) => b.type === 'thinking'))).length,
+  responses: sys.fakes.responses.requests.filter((r) => Array.isArray(r.input) && r.input.some((i: any) => i.type === 'reasoning')).length,
+});
 const observed: Observed = { console: [], unhandled: [] };
 const onUnhandled = (reason: unknown) => observed.unhandled.push(reason);
 const realWrite = fs.writeSync;
@@ -95,6 +103,9 @@ async function sequence(model: (typeof MODELS)[number], limits: Limits, commands
       else count(line.replace(/ \(in .*| m\d+|"[^"]*"/g, ''));
     }
     for (const e of sys.events) if (e.kind === 'compaction' || e.kind === 'error') count(`event ${e.kind} ${e.kind === 'compaction' ? `${e.phase} ${e.trigger}` : e.code}`);
+    const back = sentBack(sys);
+    count('requests sending Anthropic thinking back', back.anthropic);
+    count('requests sending Responses reasoning items back', back.responses);
     t = Date.now();
     const leftovers = await sys.close();
     time('close', t);

@@ -6,7 +6,7 @@ import { canTransition } from '../../server/agent/state-machine.js';
 import { refusals } from '../fakes/rules/rejection.js';
 import { takeRequestViolations } from '../helpers/request-rules.js';
 import { checkInvariants } from '../helpers/invariants.js';
-import type { System } from './system.js';
+import { takeViolations, type System } from './system.js';
 
 const ILLEGAL = 'illegal agent transition';
 
@@ -28,9 +28,7 @@ export function stepProblems(sys: System, observed: Observed, options: { afterCl
   for (const [text, n] of unhandled) problems.push(`unhandled rejection${n > 1 ? ` (${n} times)` : ''}: ${text}`);
   observed.unhandled.length = 0;
   for (const v of takeRequestViolations()) problems.push(`predictable got a request a provider refuses: ${v}`);
-  for (const name of ['anthropic', 'openai', 'gemini'] as const) {
-    for (const v of sys.fakes[name].violations.splice(0)) problems.push(`the ${name} fake refused a request: ${v}`);
-  }
+  for (const v of takeViolations(sys.fakes)) problems.push(`the ${v.fake} fake refused a request: ${v.message}`);
   refusals.length = 0; // reported above, fake by fake
   if (options.afterClose) return problems;
   sys.collect();

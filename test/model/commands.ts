@@ -151,6 +151,7 @@ const FAULTS: Record<FakeName, Failure[]> = {
   anthropic: [429, 500, 529, 'mid-stream', 'malformed', 'reset', 'hang'],
   openai: [429, 500, 503, 'truncated', 'malformed', 'reset', 'hang'],
   gemini: [429, 500, 503, 'malformed', 'reset', 'hang'],
+  responses: [429, 500, 503],
 };
 
 class Fault extends Step {
@@ -214,7 +215,7 @@ export const MOVES = ['say', 'wait', 'cancel', 'compact', 'switch', 'fault', 'sl
 
 /** Every move, weighted: mostly messages and waits, now and then the rest (`without` leaves some out, to look past a known bug). */
 export function commandArbitrary(without: readonly string[] = []): fc.Arbitrary<fc.AsyncCommand<Model, Real>> {
-  const fault = fc.constantFrom<FakeName>('anthropic', 'openai', 'gemini').chain((fake) => fc.constantFrom(...FAULTS[fake]).map((f) => new Fault(fake, f)));
+  const fault = fc.constantFrom<FakeName>('anthropic', 'openai', 'gemini', 'responses').chain((fake) => fc.constantFrom(...FAULTS[fake]).map((f) => new Fault(fake, f)));
   const moves: Record<(typeof MOVES)[number], { weight: number; arbitrary: fc.Arbitrary<fc.AsyncCommand<Model, Real>> }> = {
     say: { weight: 10, arbitrary: fc.tuple(fc.constantFrom(...MESSAGE_KINDS), fc.nat(60)).map(([kind, n]) => new Say(kind, n)) },
     wait: { weight: 6, arbitrary: fc.constantFrom(...WAITABLE).map((s) => new WaitFor(s)) },

@@ -4,7 +4,7 @@
 import type { LlmRequest } from '../../server/llm/types.js';
 
 export interface SeenRequest {
-  provider: 'predictable' | 'anthropic' | 'openai' | 'gemini';
+  provider: 'predictable' | 'anthropic' | 'openai' | 'gemini' | 'responses';
   summary: boolean;
   /** The user's own texts, in order (not the compacted-history summaries). */
   userTexts: string[];
@@ -21,6 +21,10 @@ export function seenRequest(provider: SeenRequest['provider'], body: any): SeenR
     const request = body as LlmRequest;
     summary = request.purpose === 'summary';
     for (const m of request.messages) if (m.role === 'user') texts.push(m.content);
+  } else if (provider === 'responses') {
+    summary = !(body.tools ?? []).length;
+    const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: any) => p.text ?? '').join('') : '');
+    for (const item of Array.isArray(body.input) ? body.input : []) if (item.role === 'user') texts.push(text(item.content));
   } else if (provider === 'gemini') {
     summary = !(body.tools ?? []).length;
     for (const c of body.contents ?? []) if (c.role === 'user') for (const p of c.parts ?? []) if (typeof p.text === 'string') texts.push(p.text);

@@ -1,7 +1,9 @@
 // The system the model-based test drives: the real agent loop (Sessions,
 // Session, Agent and the real event log on disk) with the predictable model
-// and the three provider fakes through their real SDKs, switchable at any
-// moment. It records every request each provider saw, can make the session
+// and the provider fakes through their real SDKs, switchable at any moment:
+// reasoning models too (claude-sonnet-5-5 against the Anthropic fake's
+// preserved-thinking prefix check, gpt-5.6-terra against the Responses fake,
+// which shares the OpenAI base URL with the Chat Completions fake). It records every request each provider saw, can make the session
 // log refuse writes (a full disk), and restarts on the same data directory.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,13 +16,16 @@ import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.
 import { FailurePlan, type Failure } from '../fakes/brain.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { startResponsesFake, type ResponsesFake } from '../fakes/openai-responses-fake.js';
+import { startOpenAIRouter, type Router } from '../fakes/openai-router.js';
 import { observePredictableRequests } from '../helpers/request-rules.js';
 import { tempDir } from '../helpers/server.js';
 import { seenRequest, type SeenRequest } from './requests.js';
 
-export const MODELS = ['predictable', 'claude-sonnet-4-5', 'gpt-4.1', 'gemini-2.5-pro'] as const;
+export const MODELS = ['predictable', 'claude-sonnet-4-5', 'gpt-4.1', 'gemini-2.5-pro', 'claude-sonnet-5-5', 'gpt-5.6-terra'] as const;
 export type ModelName = (typeof MODELS)[number];
-export type FakeName = 'anthropic' | 'openai' | 'gemini';
+export type FakeName = 'anthropic' | 'openai' | 'gemini' | 'responses';
+const FAKE_NAMES = ['anthropic', 'openai', 'gemini', 'responses'] as const;
 
 /** Small enough that a few `big:` outputs compact, for every model. */
 const WINDOW = 8000;
@@ -29,6 +34,9 @@ export interface Fakes {
   anthropic: AnthropicFake;
   openai: OpenAIFake;
   gemini: GeminiFake;
+  responses: ResponsesFake;
+  /** OPENAI_BASE_URL: /v1/responses to `responses`, the rest to `openai`. */
+  router: Router;
 }
 
 /** Turn limits a sequence runs under (the defaults, or small enough to end turns early). */
@@ -38,12 +46,28 @@ export interface Limits {
 }
 
 export async function startFakes(): Promise<Fakes> {
-  const [anthropic, openai, gemini] = await Promise.all([startAnthropicFake({ window: WINDOW }), startOpenAIFake({ window: WINDOW }), startGeminiFake({ window: WINDOW })]);
-  return { anthropic, openai, gemini };
+  const [anthropic, openai, gemini, responses] = await Promise.all([
+    startAnthropicFake({ window: WINDOW }),
+    startOpenAIFake({ window: WINDOW }),
+    startGeminiFake({ window: WINDOW }),
+    startResponsesFake({ window: WINDOW }),
+  ]);
+  responses.key = openai.key!;
+  const router = await startOpenAIRouter(openai.url, responses.url);
+  return { anthropic, openai, gemini, responses, router };
 }
 
 export async function closeFakes(fakes: Fakes): Promise<void> {
-  await Promise.all([fakes.anthropic.close(), fakes.openai.close(), fakes.gemini.close()]);
+  await Promise.all([fakes.router.close(), fakes.anthropic.close(), fakes.openai.close(), fakes.gemini.close(), fakes.responses.close()]);
+}
+
+/** What a fake refused for breaking its rules since last asked (a too-long prompt is the window's business, not a rule). */
+export function takeViolations(fakes: Fakes): { fake: string; message: string }[] {
+  const out: { fake: string; message: string }[] = [];
+  for (const name of ['anthropic', 'openai', 'gemini'] as const) for (const v of fakes[name].violations.splice(0)) out.push({ fake: name, message: v });
+  for (const v of fakes.anthropic.thinking.refusals.splice(0)) out.push({ fake: 'anthropic (thinking)', message: v });
+  for (const v of fakes.responses.refusals.splice(0)) if (!/exceeds the context window/.test(v)) out.push({ fake: 'responses', message: v });
+  return out;
 }
 
 /** Which session log files refuse writes right now (the disk-full switch reads it). */
@@ -61,7 +85,7 @@ export class System {
   readonly fullAfter: number[] = [];
   /** Texts of the user messages the log refused (they must never reach a model). */
   readonly refused: string[] = [];
-  private readonly taken = { anthropic: 0, openai: 0, gemini: 0 };
+  private readonly taken = { anthropic: 0, openai: 0, gemini: 0, responses: 0 };
   private readonly stopObserving: () => void;
   private messages = 0;
 
@@ -72,12 +96,12 @@ export class System {
     model: ModelName,
     limits: Limits,
   ) {
-    for (const fake of Object.values(fakes) as (AnthropicFake | OpenAIFake | GeminiFake)[]) {
+    for (const fake of [fakes.anthropic, fakes.openai, fakes.gemini, fakes.responses]) {
       fake.requests.length = 0;
-      fake.violations.length = 0;
       fake.reported.length = 0;
       fake.failures = new FailurePlan();
     }
+    takeViolations(fakes);
     fakes.openai.summaryDelayMs = 0;
     this.config = loadConfig([], {
       SKEIN_DATA_DIR: dataDir,
@@ -94,7 +118,7 @@ export class System {
       ANTHROPIC_API_KEY: fakes.anthropic.key,
       ANTHROPIC_BASE_URL: fakes.anthropic.url,
       OPENAI_API_KEY: fakes.openai.key!,
-      OPENAI_BASE_URL: fakes.openai.url,
+      OPENAI_BASE_URL: fakes.router.url,
       GEMINI_API_KEY: fakes.gemini.key,
       GEMINI_BASE_URL: fakes.gemini.url,
     });
@@ -161,7 +185,7 @@ export class System {
 
   /** Drops the failures still planned, so the last message gets through. */
   clearFaults(): void {
-    for (const fake of Object.values(this.fakes) as { failures: FailurePlan }[]) fake.failures = new FailurePlan();
+    for (const name of FAKE_NAMES) this.fakes[name].failures = new FailurePlan();
   }
 
   setDiskFull(full: boolean): void {
@@ -220,7 +244,7 @@ export class System {
 
   /** The requests the fakes received since last time, added to `requests`. */
   collect(): void {
-    for (const name of ['anthropic', 'openai', 'gemini'] as const) {
+    for (const name of FAKE_NAMES) {
       const all = this.fakes[name].requests;
       for (; this.taken[name] < all.length; this.taken[name]++) this.requests.push(seenRequest(name, all[this.taken[name]]));
     }

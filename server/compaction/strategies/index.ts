@@ -3,12 +3,14 @@
 import type { CompactionStrategy } from '../pipeline.js';
 import { clearToolResults } from './clear-tool-results.js';
 import { deterministicFallback } from './fallback.js';
+import { providerCompact } from './provider-compact.js';
 import { summarize } from './summarize.js';
 
 export const DEFAULT_TOOL_RESULTS_KEPT = 3;
 
-export function defaultStrategies(keepToolResults = DEFAULT_TOOL_RESULTS_KEPT): CompactionStrategy[] {
-  return [clearToolResults(keepToolResults), summarize(), deterministicFallback()];
+/** `provider`: SKEIN_COMPACT_PROVIDER=on puts provider_compact before skein's own summary (it falls through when the provider cannot). */
+export function defaultStrategies(keepToolResults = DEFAULT_TOOL_RESULTS_KEPT, options: { provider?: boolean } = {}): CompactionStrategy[] {
+  return [clearToolResults(keepToolResults), ...(options.provider ? [providerCompact()] : []), summarize(), deterministicFallback()];
 }
 
-export { clearToolResults, deterministicFallback, summarize };
+export { clearToolResults, deterministicFallback, providerCompact, summarize };

@@ -27,7 +27,8 @@ const SUMMARY_FLOOR_TOKENS = 400;
 export function summarize(): CompactionStrategy {
   return {
     name: 'summarize',
-    shouldRun: (draft, ctx) => !ctx.skipSummariser && (overTarget(draft, ctx) || ctx.force) && foldable(draft, ctx),
+    // An asked-for compaction already folded (by the provider) needs no second summary unless still over target.
+    shouldRun: (draft, ctx) => !ctx.skipSummariser && (overTarget(draft, ctx) || (ctx.force && !draft.fold)) && foldable(draft, ctx),
     async run(draft, ctx) {
       const budget = ledgerBudget(ctx.targetTokens);
       // The ledger's room is set aside before recent groups take their share: the exact record comes first.

@@ -11,6 +11,7 @@
 // caller falls back to the model table.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GoogleGenAI } from '@google/genai';
+import type { ReasoningEffort, ThinkingCapabilities } from '../../../shared/protocol.js';
 import type { DiscoveredLimits } from '../types.js';
 
 export type Discovery = DiscoveredLimits | { failed: string };
@@ -33,10 +34,30 @@ function found(via: string, contextWindow: number | undefined, maxOutputTokens: 
 export async function anthropicLimits(client: Anthropic, model: string, signal: AbortSignal): Promise<Discovery> {
   try {
     const info = await client.models.retrieve(model, {}, { signal: withTimeout(signal), timeout: DISCOVERY_TIMEOUT_MS });
-    return found('Anthropic Models API (max_input_tokens, max_tokens)', positive(info.max_input_tokens), positive(info.max_tokens));
+    const limits = found('Anthropic Models API (max_input_tokens, max_tokens)', positive(info.max_input_tokens), positive(info.max_tokens));
+    const thinking = thinkingOf(info.capabilities);
+    if (!thinking) return limits;
+    return 'failed' in limits ? { via: 'Anthropic Models API (capabilities)', thinking } : { ...limits, via: `${limits.via.slice(0, -1)}, capabilities)`, thinking };
   } catch (err) {
     return { failed: `Anthropic Models API: ${reason(err)}` };
   }
+}
+
+/**
+ * The Models API's `capabilities.thinking` and `capabilities.effort` as
+ * skein's thinking options: adaptive thinking that refuses `disabled` is
+ * always-on; the efforts the model lists (and `none` where thinking can be
+ * turned off). Undefined when the answer has no capabilities.
+ */
+export function thinkingOf(capabilities: Anthropic.ModelCapabilities | null | undefined): ThinkingCapabilities | undefined {
+  const thinking = capabilities?.thinking;
+  if (!thinking) return undefined;
+  if (!thinking.supported || !thinking.types?.adaptive?.supported) return { mode: 'off', efforts: [] };
+  const mode = thinking.types.disabled?.supported === false ? 'always' : 'adaptive';
+  const effort = capabilities.effort;
+  const levels = (['low', 'medium', 'high', 'max'] as const).filter((e) => effort?.supported && effort[e]?.supported);
+  const efforts: ReasoningEffort[] = [...(mode === 'adaptive' ? (['none'] as const) : []), ...levels];
+  return { mode, efforts };
 }
 
 export async function geminiLimits(client: GoogleGenAI, model: string, signal: AbortSignal): Promise<Discovery> {

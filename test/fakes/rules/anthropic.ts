@@ -15,6 +15,28 @@ export function anthropicRejection(message: string): Rejection {
   return { status: 400, message, body: { type: 'error', error: { type: 'invalid_request_error', message } } };
 }
 
+/**
+ * Mid-conversation `role: "system"` messages: never first, right after a
+ * user turn, and last or followed by the model's answer. They are then left
+ * out of the alternation rules below (they are not a user or assistant turn).
+ */
+function checkSystemMessages(messages: any[]): Rejection | undefined {
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'system') continue;
+    const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+    if (!blocks.length) return anthropicRejection(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+    for (const b of blocks) {
+      const problem = b.type === 'compaction' ? undefined : emptyText(b);
+      if (problem) return anthropicRejection(`messages.${i}: ${problem}`);
+    }
+    if (i === 0) return anthropicRejection(`messages.${i}: the first message cannot be a \`system\` message; use the top-level \`system\` parameter`);
+    if (messages[i - 1].role !== 'user') return anthropicRejection(`messages.${i}: a \`system\` message must immediately follow a \`user\` message`);
+    const next = messages[i + 1];
+    if (next && next.role !== 'assistant') return anthropicRejection(`messages.${i}: a \`system\` message must be the last message or be followed by an \`assistant\` message`);
+  }
+  return undefined;
+}
+
 /** The 400 the API gives this request body, or undefined when it is valid. */
 export function checkAnthropicRequest(body: any): Rejection | undefined {
   const fail = anthropicRejection;
@@ -28,14 +50,18 @@ export function checkAnthropicRequest(body: any): Rejection | undefined {
     const empty = m.content === '' || (Array.isArray(m.content) && m.content.length === 0);
     if (empty && i < body.messages.length - 1) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
   }
-  const turns = combine(body.messages);
+  const placed = checkSystemMessages(body.messages);
+  if (placed) return placed;
+  const turns = combine(body.messages.filter((m: any) => m.role !== 'system'));
   for (const turn of turns) {
     for (const b of turn.blocks) {
       const problem = emptyText(b);
       if (problem) return fail(`messages: ${problem}`);
     }
   }
-  if (turns[0]!.role !== 'user') return fail('messages: first message must use the "user" role');
+  // On-demand compaction: the conversation may open with the model's own compaction block.
+  const opensWithCompaction = turns[0]!.role === 'assistant' && turns[0]!.blocks[0]?.type === 'compaction';
+  if (turns[0]!.role !== 'user' && !opensWithCompaction) return fail('messages: first message must use the "user" role');
 
   const seen = new Set<string>();
   for (const [i, turn] of turns.entries()) {
@@ -46,7 +72,10 @@ export function checkAnthropicRequest(body: any): Rejection | undefined {
     }
   }
 
+  // A compaction request may end on the model's finished answer; an open tool call there is its own refusal (test/fakes/compaction.ts).
+  const compacting = body.compaction !== undefined;
   for (const [i, turn] of turns.entries()) {
+    if (compacting && i === turns.length - 1 && turn.role === 'assistant') continue;
     if (turn.role === 'assistant') {
       const uses = turn.blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id));
       if (!uses.length) continue;
@@ -75,7 +104,7 @@ export function checkAnthropicRequest(body: any): Rejection | undefined {
   // A last assistant message is a prefill the model continues. skein never
   // prefills: a request ending with the model's own answer is a bug (the
   // newest models refuse it with this very message).
-  if (turns.at(-1)!.role !== 'user') return fail('This model does not support assistant message prefill. The conversation must end with a user message.');
+  if (turns.at(-1)!.role !== 'user' && !compacting) return fail('This model does not support assistant message prefill. The conversation must end with a user message.');
   return undefined;
 }
 
