@@ -304,6 +304,8 @@ export class Agent implements AgentHandle {
       this.seenSeq = this.session.log.lastSeq;
       const estimate = Math.ceil(this.compaction.estimator.ratio * requestTokens(request));
       try {
+        // A request that cannot fit the known window is compacted harder before it goes out.
+        this.recovery.check(estimate, request.maxOutputTokens);
         const response = await this.callModel(request, signal);
         const trusted = this.window.checkReported(estimate, response.usage, this.compaction.estimator.calibrated);
         this.recovery.answered();

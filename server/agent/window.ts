@@ -15,6 +15,18 @@ import type { Session } from './session.js';
 
 /** No request asks for less output than this: an answer needs room. */
 export const OUTPUT_FLOOR = 1024;
+/** In a tiny window (a local server's 4k) the floor is an eighth of it, at least this: a tool call or a short answer. */
+export const MIN_OUTPUT_FLOOR = 256;
+
+/** The output floor in a window: 1,024 from 8,192 tokens up, an eighth of the window below (at least 256), so a small window keeps room for the conversation. */
+export function outputFloor(contextWindow: number): number {
+  return Math.min(OUTPUT_FLOOR, Math.max(MIN_OUTPUT_FLOOR, Math.floor(contextWindow / 8)));
+}
+
+/** Room kept free beside the input estimate and the answer: the estimate's error. */
+export function windowMargin(contextWindow: number): number {
+  return Math.ceil(0.01 * contextWindow) + 16;
+}
 /**
  * Reported prompt tokens under this share of skein's estimate: the server
  * dropped part of the prompt. Before any real number has calibrated the
@@ -113,10 +125,15 @@ export class SessionWindow {
 
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
   outputBudget(inputEstimate: number): number {
-    const margin = Math.ceil(0.01 * this.limits.contextWindow) + 16;
-    const room = this.limits.contextWindow - inputEstimate - margin;
+    const room = this.limits.contextWindow - inputEstimate - windowMargin(this.limits.contextWindow);
     const wanted = Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity);
-    return Math.max(OUTPUT_FLOOR, Math.min(wanted, room));
+    return Math.max(outputFloor(this.limits.contextWindow), Math.min(wanted, room));
+  }
+
+  /** The request of `inputEstimate` tokens leaves the answer less than the floor in the window known so far. */
+  tooLong(inputEstimate: number): boolean {
+    const w = this.limits.contextWindow;
+    return inputEstimate + outputFloor(w) + windowMargin(w) > w;
   }
 
   /** A response arrived: a later request may ask for the full budget again. */
@@ -174,7 +191,7 @@ export class SessionWindow {
 
   /** An output-budget refusal (the prompt fits, the answer's room did not): the next request asks for at most `cap`. */
   capOutput(cap: number): void {
-    this.outputCap = Math.max(OUTPUT_FLOOR, Math.floor(cap));
+    this.outputCap = Math.max(outputFloor(this.limits.contextWindow), Math.floor(cap));
   }
 
   private adoptKnown(known: KnownLimits): void {

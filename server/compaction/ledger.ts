@@ -47,7 +47,7 @@ class Builder {
   readonly paths = new Map<string, PathEntry>();
   readonly commands = new Map<string, CommandEntry>();
   readonly errors = new Map<string, ErrorEntry>();
-  readonly omitted = { commands: 0, errors: 0, files: 0 };
+  readonly omitted: Ledger['omitted'] = { commands: 0, errors: 0, files: 0 };
 
   touch(path: string, how: string, seq: number, count = 1): void {
     const p = this.paths.get(path);
@@ -94,6 +94,7 @@ class Builder {
     this.omitted.commands += earlier.omitted.commands;
     this.omitted.errors += earlier.omitted.errors;
     this.omitted.files += earlier.omitted.files;
+    if (earlier.omitted.userMessages) this.omitted.userMessages = (this.omitted.userMessages ?? 0) + earlier.omitted.userMessages;
   }
 
   ledger(): Ledger {
@@ -148,10 +149,27 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
   return withinBudget(b.ledger(), budgetTokens);
 }
 
-/** A ledger made for a tight spot: long user messages become pointers, and a smaller budget (default: half). */
+/** Characters of a long user message a lean ledger keeps (its start; the seq points to the rest). */
+const LEAN_USER_CHARS = 300;
+
+/**
+ * A ledger made for a tight spot: long user messages become pointers, and a
+ * smaller budget (default: half). In a very tight spot (a small window, a
+ * session of many later messages) the user messages too are held to half the
+ * budget: the newest stay, the older ones are counted and left to
+ * search_history, so the ledger cannot outgrow the window it serves.
+ */
 export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2)): Ledger {
-  const userMessages = l.userMessages.map((u) => (u.text.length > 300 ? { seq: u.seq, text: u.text.slice(0, 300), truncated: true } : u));
-  return withinBudget({ ...l, userMessages }, budget);
+  const lean = l.userMessages.map((u) => (u.text.length > LEAN_USER_CHARS ? { seq: u.seq, text: u.text.slice(0, LEAN_USER_CHARS), truncated: true } : u));
+  const cost = (u: Ledger['userMessages'][number]) => tokensOf(u.text) + 8;
+  const userBudget = Math.floor(budget / 2);
+  let used = 0;
+  let first = lean.length;
+  while (first > 0 && used + cost(lean[first - 1]!) <= userBudget) used += cost(lean[--first]!);
+  const dropped = first;
+  const userMessages = lean.slice(first);
+  const omitted = dropped ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + dropped } : l.omitted;
+  return withinBudget({ ...l, userMessages, omitted }, budget);
 }
 
 interface Item {
