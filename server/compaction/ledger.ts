@@ -234,6 +234,7 @@ export function withinBudget(l: Ledger, budget: number): Ledger {
       commands: l.omitted.commands + l.commands.length - keptCommands.size,
       errors: l.omitted.errors + errorLines.length - keptErrors.size,
       files: l.omitted.files + paths.length - keptPaths.size,
+      ...(l.omitted.userMessages && { userMessages: l.omitted.userMessages }),
     },
     budgetTokens: budget,
   });
