@@ -5,6 +5,7 @@
 // validation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidSettingError, loadConfig } from '../../server/config.js';
+import { ollamaRequestedLimits } from '../../server/llm/limits/discover.js';
 import { ollamaChat, ollamaChatBody, ollamaVersion, type OllamaEndpoint } from '../../server/llm/ollama-native.js';
 import { ContextOverflowError, ProviderError, type LlmRequest } from '../../server/llm/types.js';
 import { checkOllamaChat } from '../fakes/ollama-native-fake.js';
@@ -107,6 +108,19 @@ describe('Ollama native chat', () => {
     expect(await ollamaVersion(ollama.root, undefined, signal)).toBe('0.12.6');
     expect(await ollamaVersion(other.root, undefined, signal)).toBe(false);
     expect(await ollamaVersion('http://127.0.0.1:9', undefined, signal)).toBeUndefined();
+  });
+
+  it("the requested context is the window, capped by the model's trained context_length; an /api/show that fails leaves the requested one, quietly", async () => {
+    let status = 200;
+    const s = await serve((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status === 200 ? { model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 }, parameters: '' } : { error: "model 'qwen3' not found" }));
+    });
+    const signal = new AbortController().signal;
+    expect(await ollamaRequestedLimits(s.root, undefined, 'qwen3', 16384, signal)).toMatchObject({ contextWindow: 16384, truncates: true, via: expect.stringContaining('SKEIN_LOCAL_CONTEXT') });
+    expect(await ollamaRequestedLimits(s.root, undefined, 'qwen3', 65536, signal)).toMatchObject({ contextWindow: 40960, via: expect.stringContaining('context_length (40960)') });
+    status = 404;
+    expect(await ollamaRequestedLimits(s.root, undefined, 'qwen3', 65536, signal)).toMatchObject({ contextWindow: 65536 });
   });
 
   it('SKEIN_LOCAL_CONTEXT out of range is refused at start, naming the variable and the range', () => {
