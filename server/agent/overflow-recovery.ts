@@ -125,7 +125,7 @@ export class OverflowRecovery {
     const message =
       `The conversation cannot fit ${this.host.model()}'s context window: it accepts ${fmt(window.contextWindow)} tokens (${WINDOW_SOURCE_WORDS[window.source]}), ` +
       `the refused request had about ${fmt(sent)}, and ${why}. Start a new session with a shorter first message, give the server a larger context ` +
-      `(llama.cpp: -c; Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.`;
+      `(llama.cpp: -c; Ollama: SKEIN_LOCAL_CONTEXT, num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.`;
     // Recorded as an error event with code context_overflow; the session waits for the user.
     return new ContextOverflowError(message, {});
   }

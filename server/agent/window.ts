@@ -182,7 +182,7 @@ export class SessionWindow {
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const tokens = learned.toLocaleString('en-US');
     const message = err.truncated
-      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
+      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
       : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
     this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }) }, message);
