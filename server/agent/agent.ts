@@ -105,6 +105,7 @@ export class Agent implements AgentHandle {
       compact: (level) => this.compaction.run({ trigger: 'overflow', level }, this.abort!.signal),
       estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base()),
       headEstimate: () => this.compaction.headEstimate(),
+      preflight: () => this.settings.policy.preflight,
     });
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);

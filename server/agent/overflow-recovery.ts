@@ -33,6 +33,8 @@ export interface RecoveryHost {
   estimate(): number;
   /** The same for what can never be folded: system prompt, tools, first user message. */
   headEstimate(): number;
+  /** SKEIN_COMPACT_PREFLIGHT: the check before sending is a pre-flight compaction too (off: requests go out as they are). */
+  preflight?: () => boolean;
 }
 
 export interface SentRequest {
@@ -64,7 +66,7 @@ export class OverflowRecovery {
    */
   check(estimate: number, maxTokens: number): void {
     const { window } = this.host;
-    if (this.sendAsIs || !window.tooLong(estimate)) return;
+    if (this.sendAsIs || this.host.preflight?.() === false || !window.tooLong(estimate)) return;
     throw new WouldOverflowError(
       `the next request (about ${fmt(estimate)} tokens) leaves less than ${fmt(outputFloor(window.contextWindow))} for the answer in a ${fmt(window.contextWindow)}-token window`,
       { window: window.contextWindow, prompt: estimate, maxTokens },

@@ -57,6 +57,13 @@ describe('the check before sending', () => {
     expect(levels).toEqual([]);
   });
 
+  it('with SKEIN_COMPACT_PREFLIGHT off the request goes out as it is', () => {
+    const { h, levels } = host(3900, 2000);
+    expect(() => new OverflowRecovery({ ...h, preflight: () => false }).check(3900, 512)).not.toThrow();
+    expect(() => new OverflowRecovery({ ...h, preflight: () => true }).check(3900, 512)).toThrow(WouldOverflowError);
+    expect(levels).toEqual([]);
+  });
+
   it('a request too long for the known window is compacted, harder each time, until it fits', async () => {
     const { h, levels, size } = host(3900, 2000, 150);
     const recovery = new OverflowRecovery(h);
