@@ -154,13 +154,14 @@ const LEAN_USER_CHARS = 300;
 
 /**
  * A ledger made for a tight spot: long user messages become pointers, and a
- * smaller budget (default: half). In a very tight spot (a small window, a
- * session of many later messages) the user messages too are held to half the
- * budget: the newest stay, the older ones are counted and left to
- * search_history, so the ledger cannot outgrow the window it serves.
+ * smaller budget (default: half). With `boundUsers` (overflow recovery: a
+ * small window, a session of many later messages) the user messages too are
+ * held to half the budget: the newest stay, the older ones are counted and
+ * left to search_history, so the ledger cannot outgrow the window it serves.
  */
-export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2)): Ledger {
+export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2), boundUsers = false): Ledger {
   const lean = l.userMessages.map((u) => (u.text.length > LEAN_USER_CHARS ? { seq: u.seq, text: u.text.slice(0, LEAN_USER_CHARS), truncated: true } : u));
+  if (!boundUsers) return withinBudget({ ...l, userMessages: lean }, budget);
   const cost = (u: Ledger['userMessages'][number]) => tokensOf(u.text) + 8;
   const userBudget = Math.floor(budget / 2);
   let used = 0;

@@ -130,13 +130,14 @@ describe('the ledger', () => {
     expect(small.paths!.length).toBeGreaterThan(small.commands.length);
   });
 
-  it('a lean ledger (a tight spot, a small window) holds the user messages to half its budget: the newest stay, the older are counted, and a second fold keeps counting', () => {
+  it('a lean ledger in overflow recovery (a small window) holds the user messages to half its budget: the newest stay, the older are counted, and a second fold keeps counting', () => {
     const log = new LogBuilder();
     log.user('the task');
     for (let i = 0; i < 40; i++) log.user(`Please always provide EXACTLY ONE action in triple backticks, found ${i} actions. ${'Format it as shown in the example. '.repeat(12)}`);
     const full = buildLedger(deriveView(log.events).slice(1), 100_000);
     expect(full.userMessages).toHaveLength(40);
-    const lean = leanerLedger(full, 300);
+    expect(leanerLedger(full, 300).userMessages).toHaveLength(40);
+    const lean = leanerLedger(full, 300, true);
     const text = renderLedger(lean);
     expect(tokensOf(lean.userMessages.map((u) => u.text).join('\n')) + 8 * lean.userMessages.length).toBeLessThanOrEqual(150);
     expect(lean.userMessages.length).toBeGreaterThan(0);
@@ -145,7 +146,7 @@ describe('the ledger', () => {
     expect(text).toContain(`- (${lean.omitted.userMessages} older user messages not shown; search_history finds them)`);
     expect(tokensOf(text)).toBeLessThan(tokensOf(renderLedger(full)) / 5);
     // Folded again (a summary inside the next fold), the count carries over.
-    const again = leanerLedger(buildLedger([{ role: 'user', content: 'x', seq: 1, summaryOf: { summary: 's', ledger: lean, covers: [1, 2] } } as never], 100_000), 300);
+    const again = leanerLedger(buildLedger([{ role: 'user', content: 'x', seq: 1, summaryOf: { summary: 's', ledger: lean, covers: [1, 2] } } as never], 100_000), 300, true);
     expect(again.userMessages.length + again.omitted.userMessages!).toBe(40);
   });
 
