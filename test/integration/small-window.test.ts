@@ -1,10 +1,13 @@
 // A tiny window (a local server's 4,096-token default) with a long first
 // message: skein's system prompt and tools (about 1,040 tokens) and a
-// 2,100-token task leave less than the usual 1,024 tokens of answer room. The
-// output floor scales down (an eighth of the window), every request that
-// would not fit is compacted harder before it goes out, so the server, which
-// silently cuts the start of a prompt that does not fit, never has to: the
-// first user message is in every prompt it reads, and the session goes on.
+// 2,100-token task leave less than the usual 1,024 tokens of answer room (with
+// that floor the session ended in an overflow error at once). The output floor
+// scales down (an eighth of the window) and compaction keeps every request
+// within the window, so the server, which silently cuts the start of a prompt
+// that does not fit, never has to: the first user message is in every prompt
+// it reads, and the session goes on. (The check before sending that compacts
+// harder is tested in test/unit/overflow-recovery.test.ts and measured by the
+// mismatch bench's 4k row.)
 import { afterEach, describe, expect, it } from 'vitest';
 import { outputFloor } from '../../server/agent/window.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
@@ -23,7 +26,7 @@ afterEach(async () => {
 });
 
 describe('a 4,096-token window with a long first message', () => {
-  it('scales the output floor, compacts before sending instead of letting the server cut, and keeps the first message in every prompt', async () => {
+  it('scales the output floor, never lets the server cut a prompt, and keeps the first message in every prompt', async () => {
     expect(tokensOf(TASK)).toBeGreaterThan(2000);
     const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'ollama', window: WINDOW, advertise: true } });
     closers.push(f.close);
