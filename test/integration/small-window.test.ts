@@ -1,7 +1,7 @@
 // A tiny window (a local server's 4,096-token default) with a long first
 // message: skein's system prompt and tools (about 1,040 tokens) and a
-// 2,100-token task leave less than the usual 1,024 tokens of answer room (with
-// that floor the session ended in an overflow error at once). The output floor
+// 2,100-token task leave less than the usual 1,024 tokens of answer room (a
+// request asking for 1,024 would overrun num_ctx while answering). The output floor
 // scales down (an eighth of the window) and compaction keeps every request
 // within the window, so the server, which silently cuts the start of a prompt
 // that does not fit, never has to: the first user message is in every prompt
