@@ -18,6 +18,8 @@ export interface Config {
   workDirs: string[];
   model: string;
   contextWindow: number | undefined;
+  /** The context asked of a local server per request (Ollama's num_ctx); undefined: the server's own. */
+  localContext: number | undefined;
   compactThresholdRatio: number;
   compactTargetRatio: number;
   bashTimeoutMs: number;
@@ -145,6 +147,11 @@ export const SETTINGS = [
     key: 'contextWindow', env: 'SKEIN_CONTEXT_WINDOW', flag: '--context-window', defaultText: "the model's",
     description: "Overrides the model's context window, in tokens",
     parse: integer(1000, 10_000_000), fallback: () => undefined,
+  }),
+  setting({
+    key: 'localContext', env: 'SKEIN_LOCAL_CONTEXT', flag: '--local-context', defaultText: "the server's",
+    description: "Context asked of an Ollama server per request (options.num_ctx, through its native /api/chat), in tokens; other servers fix it at launch",
+    parse: integer(2048, 10_000_000), fallback: () => undefined,
   }),
   setting({
     key: 'compactThresholdRatio', env: 'SKEIN_COMPACT_THRESHOLD_RATIO', flag: '--compact-threshold-ratio',

@@ -180,7 +180,7 @@ export interface Ledger {
   commands: { seq: number; command: string; status: string; count?: number; firstSeq?: number }[];
   errors: string[];
   /** Entries left out to keep the ledger within its budget (all still reachable with search_history). */
-  omitted: { commands: number; errors: number; files: number };
+  omitted: { commands: number; errors: number; files: number; userMessages?: number };
   /**
    * Every path touched: how (letters: r read or named, w written, e edited,
    * l listed, g grepped), how many times, and the latest event; most recent last.

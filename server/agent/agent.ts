@@ -110,6 +110,7 @@ export class Agent implements AgentHandle {
       compact: (level) => this.compaction.run({ trigger: 'overflow', level }, this.abort!.signal),
       estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base()),
       headEstimate: () => this.compaction.headEstimate(),
+      preflight: () => this.settings.policy.preflight,
     });
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);
@@ -312,6 +313,8 @@ export class Agent implements AgentHandle {
       this.seenSeq = this.session.log.lastSeq;
       const estimate = Math.ceil(this.compaction.estimator.ratio * requestTokens(request));
       try {
+        // A request that cannot fit the known window is compacted harder before it goes out.
+        this.recovery.check(estimate, request.maxOutputTokens);
         const response = await this.callModel(request, signal);
         const trusted = this.window.checkReported(estimate, response.usage, this.compaction.estimator.calibrated);
         this.recovery.answered();

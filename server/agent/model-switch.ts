@@ -19,7 +19,7 @@ export interface ModelServices {
 }
 
 export function providerSettings(config: Config): ProviderSettings {
-  return { contextWindow: config.contextWindow, credentials: config.credentials, requestTimeoutMs: config.requestTimeoutMs, replayFile: config.replayFile };
+  return { contextWindow: config.contextWindow, credentials: config.credentials, requestTimeoutMs: config.requestTimeoutMs, replayFile: config.replayFile, localContext: config.localContext };
 }
 
 export function modelServices(config: Config): ModelServices {

@@ -15,6 +15,18 @@ import type { Session } from './session.js';
 
 /** No request asks for less output than this: an answer needs room. */
 export const OUTPUT_FLOOR = 1024;
+/** In a tiny window (a local server's 4k) the floor is an eighth of it, at least this: a tool call or a short answer. */
+export const MIN_OUTPUT_FLOOR = 256;
+
+/** The output floor in a window: 1,024 from 8,192 tokens up, an eighth of the window below (at least 256), so a small window keeps room for the conversation. */
+export function outputFloor(contextWindow: number): number {
+  return Math.min(OUTPUT_FLOOR, Math.max(MIN_OUTPUT_FLOOR, Math.floor(contextWindow / 8)));
+}
+
+/** Room kept free beside the input estimate and the answer: the estimate's error. */
+export function windowMargin(contextWindow: number): number {
+  return Math.ceil(0.01 * contextWindow) + 16;
+}
 /**
  * Reported prompt tokens under this share of skein's estimate: the server
  * dropped part of the prompt. Before any real number has calibrated the
@@ -116,10 +128,15 @@ export class SessionWindow {
 
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
   outputBudget(inputEstimate: number): number {
-    const margin = Math.ceil(0.01 * this.limits.contextWindow) + 16;
-    const room = this.limits.contextWindow - inputEstimate - margin;
+    const room = this.limits.contextWindow - inputEstimate - windowMargin(this.limits.contextWindow);
     const wanted = Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity);
-    return Math.max(OUTPUT_FLOOR, Math.min(wanted, room));
+    return Math.max(outputFloor(this.limits.contextWindow), Math.min(wanted, room));
+  }
+
+  /** The request of `inputEstimate` tokens leaves the answer less than the floor in the window known so far. */
+  tooLong(inputEstimate: number): boolean {
+    const w = this.limits.contextWindow;
+    return inputEstimate + outputFloor(w) + windowMargin(w) > w;
   }
 
   /** A response arrived: a later request may ask for the full budget again. */
@@ -168,7 +185,7 @@ export class SessionWindow {
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const tokens = learned.toLocaleString('en-US');
     const message = err.truncated
-      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
+      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
       : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
     this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
@@ -177,7 +194,7 @@ export class SessionWindow {
 
   /** An output-budget refusal (the prompt fits, the answer's room did not): the next request asks for at most `cap`. */
   capOutput(cap: number): void {
-    this.outputCap = Math.max(OUTPUT_FLOOR, Math.floor(cap));
+    this.outputCap = Math.max(outputFloor(this.limits.contextWindow), Math.floor(cap));
   }
 
   private adoptKnown(known: KnownLimits): void {

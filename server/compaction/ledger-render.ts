@@ -11,7 +11,8 @@ const FIND_REST = 'search_history finds them';
 export function renderLedger(l: Ledger): string {
   const lines = ['## Ledger (exact record of the folded history, built without an LLM)'];
   lines.push('### User messages, verbatim');
-  if (!l.userMessages.length) lines.push('- (none in the folded span)');
+  if (l.omitted.userMessages) lines.push(`- (${l.omitted.userMessages} older user messages not shown; ${FIND_REST})`);
+  else if (!l.userMessages.length) lines.push('- (none in the folded span)');
   for (const u of l.userMessages) {
     lines.push(u.truncated ? `- [event ${u.seq}, long message, start only] ${u.text} …` : `- ${u.text}`);
   }

@@ -49,7 +49,7 @@ class Builder {
   readonly paths = new Map<string, PathEntry>();
   readonly commands = new Map<string, CommandEntry>();
   readonly errors = new Map<string, ErrorEntry>();
-  readonly omitted = { commands: 0, errors: 0, files: 0 };
+  readonly omitted: Ledger['omitted'] = { commands: 0, errors: 0, files: 0 };
   /** The latest plan and changed instructions seen so far (folded messages come in order). */
   plan: Ledger['plan'];
   instructions: Ledger['instructions'];
@@ -101,6 +101,7 @@ class Builder {
     this.omitted.files += earlier.omitted.files;
     if (earlier.plan) this.plan = earlier.plan;
     if (earlier.instructions) this.instructions = earlier.instructions;
+    if (earlier.omitted.userMessages) this.omitted.userMessages = (this.omitted.userMessages ?? 0) + earlier.omitted.userMessages;
   }
 
   ledger(): Ledger {
@@ -168,10 +169,28 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
   return withinBudget(b.ledger(), budgetTokens);
 }
 
-/** A ledger made for a tight spot: long user messages become pointers, and a smaller budget (default: half). */
-export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2)): Ledger {
-  const userMessages = l.userMessages.map((u) => (u.text.length > 300 ? { seq: u.seq, text: u.text.slice(0, 300), truncated: true } : u));
-  return withinBudget({ ...l, userMessages }, budget);
+/** Characters of a long user message a lean ledger keeps (its start; the seq points to the rest). */
+const LEAN_USER_CHARS = 300;
+
+/**
+ * A ledger made for a tight spot: long user messages become pointers, and a
+ * smaller budget (default: half). With `boundUsers` (overflow recovery: a
+ * small window, a session of many later messages) the user messages too are
+ * held to half the budget: the newest stay, the older ones are counted and
+ * left to search_history, so the ledger cannot outgrow the window it serves.
+ */
+export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2), boundUsers = false): Ledger {
+  const lean = l.userMessages.map((u) => (u.text.length > LEAN_USER_CHARS ? { seq: u.seq, text: u.text.slice(0, LEAN_USER_CHARS), truncated: true } : u));
+  if (!boundUsers) return withinBudget({ ...l, userMessages: lean }, budget);
+  const cost = (u: Ledger['userMessages'][number]) => tokensOf(u.text) + 8;
+  const userBudget = Math.floor(budget / 2);
+  let used = 0;
+  let first = lean.length;
+  while (first > 0 && used + cost(lean[first - 1]!) <= userBudget) used += cost(lean[--first]!);
+  const dropped = first;
+  const userMessages = lean.slice(first);
+  const omitted = dropped ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + dropped } : l.omitted;
+  return withinBudget({ ...l, userMessages, omitted }, budget);
 }
 
 interface Item {
@@ -236,6 +255,7 @@ export function withinBudget(l: Ledger, budget: number): Ledger {
       commands: l.omitted.commands + l.commands.length - keptCommands.size,
       errors: l.omitted.errors + errorLines.length - keptErrors.size,
       files: l.omitted.files + paths.length - keptPaths.size,
+      ...(l.omitted.userMessages && { userMessages: l.omitted.userMessages }),
     },
     budgetTokens: budget,
   });

@@ -13,7 +13,9 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { isOpenAI, type Endpoint } from './credentials.js';
-import { compatibleLimits, type Discovery } from './limits/discover.js';
+import { compatibleLimits, ollamaRequestedLimits, type Discovery } from './limits/discover.js';
+import { LocalContext } from './local-context.js';
+import { ollamaChat } from './ollama-native.js';
 import { fromOpenAIError } from './provider-errors.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
@@ -29,6 +31,8 @@ export class OpenAIProvider implements Provider {
   private readonly client: OpenAI;
   /** OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens); other servers know max_tokens. */
   private readonly official: boolean;
+  /** SKEIN_LOCAL_CONTEXT on a local server: Ollama's native chat with num_ctx (other servers stay here). */
+  private readonly local: LocalContext | undefined;
 
   constructor(
     /** The name the session shows (may carry a `provider:` prefix). */
@@ -37,12 +41,16 @@ export class OpenAIProvider implements Provider {
     readonly limits: ModelLimits,
     private readonly endpoint: Endpoint,
     timeoutMs: number,
+    localContext?: number,
   ) {
     this.client = openaiClient(endpoint, timeoutMs);
     this.official = endpoint.baseURL === undefined || isOpenAI(endpoint.baseURL);
+    if (localContext !== undefined && !this.official) this.local = new LocalContext({ ...endpoint, baseURL: endpoint.baseURL! }, apiModel, localContext, timeoutMs);
   }
 
   async complete(request: LlmRequest, signal: AbortSignal, stream?: StreamHandlers): Promise<LlmResponse> {
+    const native = await this.local?.native(signal);
+    if (native) return ollamaChat(native, request, signal, stream);
     const params = openaiParams(this.apiModel, request, this.official);
     try {
       if (!stream?.onText) return fromCompletion(await this.client.chat.completions.create(params, { signal }));
@@ -61,6 +69,8 @@ export class OpenAIProvider implements Provider {
   /** OpenAI's own models API names no limits (the table has them); a local server's endpoints do. */
   async discoverLimits(signal: AbortSignal): Promise<Discovery> {
     if (this.official) return { failed: "OpenAI's models API does not give limits" };
+    const native = await this.local?.native(signal);
+    if (native) return ollamaRequestedLimits(native.root, native.apiKey, this.apiModel, native.numCtx, signal);
     return compatibleLimits(this.endpoint.baseURL!, this.endpoint.apiKey, this.apiModel, signal);
   }
 }

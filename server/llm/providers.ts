@@ -27,6 +27,8 @@ export interface ProviderSettings {
   requestTimeoutMs: number;
   /** SKEIN_REPLAY_FILE: the recorded session the `replay` model plays. */
   replayFile?: string | undefined;
+  /** SKEIN_LOCAL_CONTEXT: the context asked of a local server per request (Ollama's num_ctx). */
+  localContext?: number | undefined;
 }
 
 export interface ProviderChoice {
@@ -104,7 +106,7 @@ function instantiate(kind: ProviderName, name: string, model: string, limits: Mo
       // Reasoning models keep their reasoning between tool calls only through the Responses API;
       // `openai:…` names a model of an OpenAI-compatible server, which stays on Chat Completions.
       if (name === model && modelInfo(model)?.thinking?.mode === 'responses') return new OpenAIResponsesProvider(name, model, limits, credentials.openai, requestTimeoutMs);
-      return new OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs);
+      return new OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs, settings.localContext);
     case 'gemini':
       return new GeminiProvider(name, model, limits, credentials.gemini, requestTimeoutMs);
   }

@@ -15,12 +15,14 @@ import { WindowedProvider } from '../fakes/windowed-provider.js';
 import { rememberToken } from '../helpers/auth.js';
 import { api, tempDir } from '../helpers/server.js';
 import { TRAJECTORIES, trajectoryFiles } from '../helpers/trajectories.js';
-import { tokensOf } from '../../server/llm/tokens.js';
-import { OUTPUT_FLOOR } from '../../server/agent/window.js';
+import { requestTokens } from '../../server/llm/tokens.js';
+import { outputFloor, windowMargin } from '../../server/agent/window.js';
+import { TOOLS } from '../../server/tools/registry.js';
 import type { BenchRow, BenchSection } from './types.js';
 
-/** skein's system prompt and tools, about 500 tokens, with a margin. */
-const BASE = 600;
+/** skein's system prompt and tools as every request carries them (about 1,040 tokens). */
+const SYSTEM = fs.readFileSync(new URL('../../server/agent/system-prompt.md', import.meta.url), 'utf8');
+const BASE_REQUEST = { system: SYSTEM, tools: TOOLS.map((t) => t.spec) };
 
 const MAX_STALLS = 10;
 const TOLD = 200_000;
@@ -38,8 +40,10 @@ export interface MismatchRun {
   cuts: number;
   /** Answers kept from a prompt that had lost the first user message. */
   lostFirstUser: number;
-  /** The system prompt, the first user message and 1,024 tokens for the answer fit the real window: the session can run at all. */
+  /** The system prompt, the tools, the first user message and the answer's floor fit the real window: the session can run at all. */
   fits: boolean;
+  /** Tokens of the window left for the conversation beside that head and floor. */
+  room: number;
   ms: number;
 }
 
@@ -74,6 +78,8 @@ export async function replayMismatch(file: string, real: number, told: number, f
       }
     }
     const events: readonly SkeinEvent[] = live.session.log.all();
+    const head = requestTokens({ ...BASE_REQUEST, messages: [{ role: 'user', content: first }] });
+    const room = real - head - outputFloor(real) - windowMargin(real);
     const stats = windowed!.stats;
     // The answer to the request in which a cut was noticed is dropped; earlier cut answers were kept.
     const noticed = events.filter((e) => e.kind === 'limits' && e.truncated).length;
@@ -88,7 +94,8 @@ export async function replayMismatch(file: string, real: number, told: number, f
       refusals: stats.refusals,
       cuts: stats.cuts,
       lostFirstUser: Math.max(0, stats.cutFirstUser - noticed),
-      fits: BASE + tokensOf(first) + OUTPUT_FLOOR <= real,
+      fits: room >= 0,
+      room,
       ms: Date.now() - started,
     };
   } finally {

@@ -13,6 +13,7 @@ import { Brain, FailurePlan, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
+import { serveOllamaNative, type OllamaNativeState } from './ollama-native-fake.js';
 import { checkOpenAIRequest } from './rules/openai.js';
 import { refusals } from './rules/rejection.js';
 
@@ -43,6 +44,8 @@ export interface OpenAIFake {
   refused: number;
   /** Ollama flavour: requests whose start was cut, and whether the first user message went with it. */
   cut: { droppedFirstUser: boolean; kept: number; sent: number }[];
+  /** Ollama flavour: its native API (/api/chat with options.num_ctx), test/fakes/ollama-native-fake.ts. */
+  ollama: OllamaNativeState;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     ...(options.server && { server: options.server }),
     refused: 0,
     cut: [],
+    ollama: { requests: [], cut: [], reported: [] },
   };
   const error = (res: http.ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null) =>
     json(res, status, { error: { message, type, param, code } });
@@ -70,6 +74,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     if (fake.key !== undefined && req.headers.authorization !== `Bearer ${fake.key}`) {
       return error(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     }
+    if (await serveOllamaNative(fake.server, fake.models, brain, fake.ollama, req, res)) return;
     if (serveModelInfo(fake.server, fake.models, req, res)) return;
     if (req.method === 'GET' && req.url === '/v1/models') {
       return json(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) });

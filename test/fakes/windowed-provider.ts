@@ -44,7 +44,9 @@ export class WindowedProvider implements Provider, RecordedTools, ScriptedUser {
         this.stats.cuts++;
         if (droppedFirstUser) this.stats.cutFirstUser++;
       }
-      return this.inner.complete({ ...request, messages: kept }, signal, stream);
+      // Ollama never refuses for the output budget: it generates until num_ctx is full. The inner model must not refuse it either.
+      const room = Math.max(1, this.inner.limits.contextWindow - count(kept));
+      return this.inner.complete({ ...request, messages: kept, maxOutputTokens: Math.min(request.maxOutputTokens, room) }, signal, stream);
     }
     const input = simulatedInputTokens(request);
     const refused = refusal({ flavour: this.flavour, window: this.window, advertise: false }, input, request.maxOutputTokens);

@@ -144,7 +144,7 @@ describe('told 200,000 tokens, the server has 9,000', () => {
     expect(f.cut.length).toBeLessThanOrEqual(3);
     const notices = limitsEvents(run.client.events).filter((e) => e.truncated);
     expect(notices.length).toBe(1);
-    expect(notices[0]!.message).toMatch(/only keeps [\d,]+ tokens of context.*num_ctx/);
+    expect(notices[0]!.message).toMatch(/only keeps [\d,]+ tokens of context.*SKEIN_LOCAL_CONTEXT.*num_ctx/);
     // The answer to the prompt seen cut was dropped and asked again after compacting.
     const turnsAnswered = f.reported.filter((r) => !r.summary).length;
     expect(agents(run.client.events).length).toBe(turnsAnswered - notices.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildLedger, pathsInCommand, renderLedger, withinBudget } from '../../server/compaction/ledger.js';
+import { buildLedger, leanerLedger, pathsInCommand, renderLedger, withinBudget } from '../../server/compaction/ledger.js';
 import { pathsInLedgerText } from '../../server/compaction/ledger-render.js';
 import { tokensOf } from '../../server/llm/tokens.js';
 import { deriveView } from '../../server/compaction/view.js';
@@ -128,6 +128,26 @@ describe('the ledger', () => {
     // Every kind gets a share: recent errors and paths are not crowded out by commands.
     expect(small.errorLines!.length).toBeGreaterThan(0);
     expect(small.paths!.length).toBeGreaterThan(small.commands.length);
+  });
+
+  it('a lean ledger in overflow recovery (a small window) holds the user messages to half its budget: the newest stay, the older are counted, and a second fold keeps counting', () => {
+    const log = new LogBuilder();
+    log.user('the task');
+    for (let i = 0; i < 40; i++) log.user(`Please always provide EXACTLY ONE action in triple backticks, found ${i} actions. ${'Format it as shown in the example. '.repeat(12)}`);
+    const full = buildLedger(deriveView(log.events).slice(1), 100_000);
+    expect(full.userMessages).toHaveLength(40);
+    expect(leanerLedger(full, 300).userMessages).toHaveLength(40);
+    const lean = leanerLedger(full, 300, true);
+    const text = renderLedger(lean);
+    expect(tokensOf(lean.userMessages.map((u) => u.text).join('\n')) + 8 * lean.userMessages.length).toBeLessThanOrEqual(150);
+    expect(lean.userMessages.length).toBeGreaterThan(0);
+    expect(lean.userMessages.at(-1)!.text).toContain('found 39 actions');
+    expect(lean.userMessages.length + lean.omitted.userMessages!).toBe(40);
+    expect(text).toContain(`- (${lean.omitted.userMessages} older user messages not shown; search_history finds them)`);
+    expect(tokensOf(text)).toBeLessThan(tokensOf(renderLedger(full)) / 5);
+    // Folded again (a summary inside the next fold), the count carries over.
+    const again = leanerLedger(buildLedger([{ role: 'user', content: 'x', seq: 1, summaryOf: { summary: 's', ledger: lean, covers: [1, 2] } } as never], 100_000), 300, true);
+    expect(again.userMessages.length + again.omitted.userMessages!).toBe(40);
   });
 
   it('does not record status notes as user messages', () => {

@@ -24,8 +24,9 @@ export function deterministicFallback(): CompactionStrategy {
         let summary = fallbackSummary(span.folded.flatMap((m) => (m.summaryOf ? [m.summaryOf.summary] : [])), span.summaryBudget / 2);
         let next = foldedDraft(draft, ctx, span, summary, ledger);
         if (next.tokens > ctx.targetTokens) {
-          // Still too big: a leaner ledger (the full record stays in the log).
-          ledger = leaner(ledger);
+          // Still too big: a leaner ledger (the full record stays in the log); in overflow recovery
+          // its user messages too are bounded, so a small window is not outgrown by them.
+          ledger = leaner(ledger, undefined, ctx.level !== undefined);
           summary = fallbackSummary([], 0);
           next = foldedDraft(draft, ctx, span, summary, ledger);
         }

@@ -28,8 +28,9 @@ export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: numb
   const keep = recentGroupsWithin(draft.messages, from, Math.max(0, free - reserve) * keepShare, maxGroups);
   const end = foldEnd(draft.messages, from, keep);
   if (end <= from) return undefined;
-  // Only an earlier summary to fold again: no progress possible.
-  if (end - from === 1 && draft.messages[from]!.summaryOf) return undefined;
+  // Only an earlier summary to fold again: no progress possible, unless overflow recovery needs the
+  // summary itself smaller than the room the target leaves (a small window): then it is folded leaner.
+  if (end - from === 1 && draft.messages[from]!.summaryOf && !(ctx.level && tokensOfMessages(draft.messages.slice(from, end)) > free)) return undefined;
   const kept = tokensOfMessages(draft.messages.slice(end));
   return { from, end, folded: draft.messages.slice(from, end), summaryBudget: free - kept };
 }

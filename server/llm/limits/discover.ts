@@ -81,7 +81,7 @@ async function getJson(url: string, apiKey: string | undefined, signal: AbortSig
 }
 
 /** The server's root: OPENAI_BASE_URL without its /v1. */
-function rootOf(baseURL: string): string {
+export function rootOf(baseURL: string): string {
   return baseURL.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
@@ -148,4 +148,22 @@ async function ollamaShow(root: string, apiKey: string | undefined, model: strin
 async function lmStudio(root: string, apiKey: string | undefined, model: string, signal: AbortSignal): Promise<Discovery> {
   const m = await getJson(`${root}/api/v0/models/${encodeURIComponent(model)}`, apiKey, signal);
   return found('LM Studio /api/v0/models (loaded_context_length)', positive(m?.loaded_context_length) ?? positive(m?.max_context_length), undefined);
+}
+
+/**
+ * Ollama asked for `requested` tokens of context per request (SKEIN_LOCAL_CONTEXT,
+ * options.num_ctx): it gives that much, but never more than the model was
+ * trained for (its runner clamps num_ctx to the model's context length).
+ */
+export async function ollamaRequestedLimits(root: string, apiKey: string | undefined, model: string, requested: number, signal: AbortSignal): Promise<Discovery> {
+  const via = `Ollama /api/chat options.num_ctx ${requested} (SKEIN_LOCAL_CONTEXT)`;
+  try {
+    const show = await getJson(`${root}/api/show`, apiKey, signal, { model });
+    const info = show?.model_info ?? {};
+    const trained = positive(info[`${info['general.architecture']}.context_length`]);
+    if (trained !== undefined && trained < requested) return found(`${via}, capped by the model's context_length (${trained})`, trained, undefined, true);
+  } catch {
+    // The model's own limit is unknown: the requested context stands, and a cut prompt would still be noticed.
+  }
+  return found(via, requested, undefined, true);
 }
