@@ -8,6 +8,8 @@ import {
   parseCompactCommand,
   type AgentEvent,
   type AgentState,
+  type ApprovalDecisionEvent,
+  type ApprovalRequestEvent,
   type CompactionEvent,
   type ErrorEvent,
   type Gauge,
@@ -30,6 +32,9 @@ export interface ToolRow extends RowBase {
   folded: boolean;
   /** The model now sees a placeholder instead of this output. */
   cleared: boolean;
+  /** SKEIN_APPROVAL: the request shown before it ran, and the decision on it. */
+  approvalRequest?: ApprovalRequestEvent;
+  approvalDecision?: ApprovalDecisionEvent;
 }
 export interface CompactionRow extends RowBase {
   kind: 'compaction';
@@ -115,6 +120,12 @@ export class TimelineModel {
       case 'tool_result': {
         const seq = this.toolRows.get(e.callId);
         if (seq !== undefined) this.update<ToolRow>(seq, (r) => ({ ...r, result: e }));
+        break;
+      }
+      case 'approval_request':
+      case 'approval_decision': {
+        const seq = this.toolRows.get(e.callId);
+        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
         break;
       }
       case 'state':

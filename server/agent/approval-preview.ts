@@ -39,7 +39,9 @@ async function wouldBeDiff(name: string, input: Record<string, unknown>, workDir
     after = before.split(oldText).join(newText);
   }
   const label = input.path;
-  return createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${label}`, `b/${label}`, before ?? '', after, undefined, undefined, { context: 3 });
+  const patch = createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${label}`, `b/${label}`, before ?? '', after, undefined, undefined, { context: 3 });
+  // Without the `====` rule line the package puts first (git's format has none).
+  return patch.replace(/^=+\n/, '');
 }
 
 /** The file's text, or undefined when it does not exist yet. */
