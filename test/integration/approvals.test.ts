@@ -5,9 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionSnapshot, SkeinEvent, ViewMessage } from '../../shared/protocol.js';
+import type { ApprovalRequestEvent, SessionSnapshot, SkeinEvent, ViewMessage } from '../../shared/protocol.js';
 import { decisionOf, openRequests, resultOf, transitions, untilAsked } from '../helpers/approvals.js';
-import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { startChildServer } from '../helpers/child-server.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 const servers: TestServer[] = [];
@@ -93,7 +94,20 @@ describe('SKEIN_APPROVAL=on-write', () => {
     expect(third.input).toEqual({ command: 'echo same; echo other' });
     await decide(run, third.callId, { decision: 'deny' });
     await run.idle();
-  });
+    // The rule is in the log: after a restart the same command still runs without asking.
+    run.client.close();
+    await run.server.close();
+    servers.splice(servers.indexOf(run.server), 1);
+    const again = await startTestServer({ SKEIN_APPROVAL: 'on-write' }, { dataDir: run.server.dataDir, workDir: run.server.workDir });
+    servers.push(again);
+    const client = await TestClient.connect(again.url, run.id);
+    clients.push(client);
+    const before = (await api<SessionSnapshot>(again.url, `/api/sessions/${run.id}`)).body.lastSeq;
+    client.send({ type: 'user_message', text: 'bash: echo same' });
+    const after = await client.until(() => client.events.some((e) => e.seq > before && e.kind === 'state' && e.to === 'WaitingForUserInput') && client.events.filter((e) => e.seq > before), 'the turn after the restart');
+    expect(after.filter((e) => e.kind === 'approval_request')).toEqual([]);
+    expect(after.find((e) => e.kind === 'approval_decision')).toMatchObject({ by: 'rule', rule: { tool: 'bash', command: 'echo same' } });
+  }, 60_000);
 
   it('deny with a reason: nothing is written, the model receives the reason in the tool result, and the diff was shown', async () => {
     const run = await start('on-write');
@@ -183,6 +197,32 @@ describe('SKEIN_APPROVAL=on-write', () => {
     expect(events.filter((e) => e.kind === 'error')).toEqual([]);
     expect(transitions(events).filter((t) => t.startsWith('WaitingForApproval'))).toEqual(['WaitingForApproval>RunningTools']);
   });
+
+  it('a crash (SIGKILL) while waiting keeps the request pending too', async () => {
+    const dirs = { SKEIN_DATA_DIR: tempDir('approval-crash'), SKEIN_WORKDIR: tempDir('approval-crash-work'), SKEIN_TOKEN: 'approval-crash-test-token-0123456789', SKEIN_APPROVAL: 'on-write' };
+    const headers = { authorization: `Bearer ${dirs.SKEIN_TOKEN}` };
+    const first = await startChildServer(dirs);
+    let request: ApprovalRequestEvent | undefined;
+    let id = '';
+    try {
+      id = (await api<{ id: string }>(first.url, '/api/sessions', { body: {}, headers })).body.id;
+      await api(first.url, `/api/sessions/${id}/messages`, { body: { text: 'bash: echo survived > crash.txt' }, headers });
+      const client = await TestClient.connect(first.url, id);
+      request = await untilAsked(client);
+      client.close();
+    } finally {
+      await first.kill('SIGKILL');
+    }
+    const again = await startTestServer({ SKEIN_APPROVAL: 'on-write', SKEIN_TOKEN: dirs.SKEIN_TOKEN }, { dataDir: dirs.SKEIN_DATA_DIR, workDir: dirs.SKEIN_WORKDIR });
+    servers.push(again);
+    expect((await api<SessionSnapshot>(again.url, `/api/sessions/${id}`)).body.state).toBe('WaitingForApproval');
+    const client = await TestClient.connect(again.url, id);
+    clients.push(client);
+    expect((await untilAsked(client)).callId).toBe(request.callId);
+    expect((await api(again.url, `/api/sessions/${id}/approvals/${request.callId}`, { body: { decision: 'approve' } })).status).toBe(202);
+    await client.until(() => client.events.some((e) => e.kind === 'state' && e.to === 'WaitingForUserInput'), 'the turn to end', 30_000);
+    expect(fs.readFileSync(path.join(dirs.SKEIN_WORKDIR, 'crash.txt'), 'utf8')).toBe('survived\n');
+  }, 90_000);
 
   it('REST refuses bad decisions clearly and loses nothing', async () => {
     const run = await start('on-write');
