@@ -280,8 +280,9 @@ export class Agent implements AgentHandle {
     const signal = this.abort.signal;
     this.limits.startTurn(this.gauge().totalCostUsd);
     let overflowRetried = false;
-    await this.window.settle(signal);
+    // First, and without a pause: the pending call waits again from the moment the session loads.
     if (resume) await this.tools.run(resume, signal);
+    await this.window.settle(signal);
     for (;;) {
       // After an overflow compaction the retry goes out at once; anything queued waits for the next safe point.
       if (this.state !== 'Compacting') {

@@ -180,6 +180,8 @@ describe('SKEIN_APPROVAL=on-write', () => {
     expect(again.warnings).toEqual([]);
     const snap = (await api<SessionSnapshot>(again.url, `/api/sessions/${run.id}`)).body;
     expect(snap.state).toBe('WaitingForApproval');
+    // Waiting again from the moment the session loaded: a decision now would be taken (not a 409).
+    expect(again.sessions.get(run.id)?.agent.approvals.waitingFor).toBe(request.callId);
     const client = await TestClient.connect(again.url, run.id);
     clients.push(client);
     expect(openRequests(await client.until(() => client.events.length >= snap.lastSeq && client.events, 'the replay')).map((r) => r.callId)).toEqual([request.callId]);
