@@ -6,7 +6,8 @@ import path from 'node:path';
 import { isLoopback } from './http/access.js';
 import { defaultModel, readCredentials, type Credentials } from './llm/credentials.js';
 import { ENV_NAME } from './tools/env.js';
-import { REASONING_EFFORTS, type ReasoningEffort } from '../shared/protocol.js';
+import { APPROVAL_MODES, REASONING_EFFORTS, type ApprovalMode, type ReasoningEffort } from '../shared/protocol.js';
+import { SANDBOX_MODES, type SandboxMode } from './tools/sandbox.js';
 
 export interface Config {
   port: number;
@@ -45,6 +46,12 @@ export interface Config {
   /** How hard reasoning models think; `default`: the provider's default. */
   reasoningEffort: ReasoningEffort;
   statusUpdates: boolean;
+  /** Which tool calls wait for the user's approval. */
+  approval: ApprovalMode;
+  /** workspace: bash runs under bubblewrap. */
+  sandbox: SandboxMode;
+  /** The sandbox keeps the network. */
+  sandboxNetwork: boolean;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -259,6 +266,21 @@ export const SETTINGS = [
     description: 'Tell the agent how full its context is: a short note at the end of the request every 5 LLM calls and when usage first passes 50%, 70% and 85% of the window (on or off)',
     parse: onOff, fallback: () => false,
   }),
+  setting({
+    key: 'approval', env: 'SKEIN_APPROVAL', flag: '--approval', defaultText: 'never',
+    description: 'Which tool calls wait for your Approve / Approve for this session / Deny: never, on-write (bash, write_file, edit_file and MCP tools; reads, search and the plan never ask) or always',
+    parse: oneOf(APPROVAL_MODES), fallback: () => 'never' as ApprovalMode,
+  }),
+  setting({
+    key: 'sandbox', env: 'SKEIN_SANDBOX', flag: '--sandbox', defaultText: 'off',
+    description: 'workspace runs bash under bubblewrap: the filesystem read-only except the working folder and a private /tmp, no network, nothing left running after a command; skein refuses to start when bubblewrap cannot (off or workspace)',
+    parse: oneOf(SANDBOX_MODES), fallback: () => 'off' as SandboxMode,
+  }),
+  setting({
+    key: 'sandboxNetwork', env: 'SKEIN_SANDBOX_NETWORK', flag: '--sandbox-network', defaultText: 'off',
+    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash (on or off)',
+    parse: onOff, fallback: () => false,
+  }),
 ] as const;
 
 /** One or more existing folders, separated by commas or the path delimiter. */
@@ -268,6 +290,11 @@ function workRoots(raw: string): string[] | ConfigError {
   if (!roots.length) return new ConfigError(allowed);
   const missing = roots.find((r) => !fs.existsSync(r) || !fs.statSync(r).isDirectory());
   return missing ? new ConfigError(`${allowed} (${missing} is not a folder)`) : [...new Set(roots)];
+}
+
+/** One of a fixed list of words. */
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string): T | ConfigError => ((values as readonly string[]).includes(raw.trim()) ? (raw.trim() as T) : new ConfigError(values.join(' | ')));
 }
 
 /** A comma-separated list of variable names. */

@@ -7,6 +7,7 @@ import { SERVER_CHOICE } from './llm/credentials.js';
 import { TokenFileError } from './http/token-file.js';
 import { startServer } from './server.js';
 import { killAllToolProcesses } from './tools/processes.js';
+import { SandboxUnavailableError } from './tools/sandbox.js';
 
 function configOrExit(): Config {
   try {
@@ -35,7 +36,7 @@ function configOrExit(): Config {
 
 const config = configOrExit();
 const server = await startServer(config).catch((err: unknown) => {
-  if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError)) throw err;
+  if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError)) throw err;
   process.stderr.write(`skein: ${err.message}\n`);
   process.exit(2);
 });

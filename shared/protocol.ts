@@ -7,6 +7,7 @@ export const AGENT_STATES = [
   'SendingToLLM',
   'ProcessingLLMResponse',
   'RunningTools',
+  'WaitingForApproval',
   'Compacting',
   'EndOfTurn',
   'Cancelled',
@@ -261,7 +262,9 @@ export type SkeinEvent =
   | ModelEvent
   | StatusEvent
   | LimitsEvent
-  | InstructionsEvent;
+  | InstructionsEvent
+  | ApprovalRequestEvent
+  | ApprovalDecisionEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -311,7 +314,8 @@ export interface ProviderCompaction {
 export type ClientFrame =
   | { type: 'user_message'; text: string }
   | { type: 'compact'; instructions?: string }
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  | ApprovalFrame;
 
 export type ServerFrame =
   | { type: 'hello'; session: SessionSnapshot }
@@ -362,10 +366,17 @@ export function parseClientFrame(raw: string): Parsed<ClientFrame> {
     }
     case 'cancel':
       return { ok: true, value: { type: 'cancel' } };
+    case 'approval': {
+      const decision = parseApprovalDecision(frame);
+      if (!decision.ok) return decision;
+      const callId = checkText(frame.callId, 'callId');
+      if (typeof callId !== 'string') return callId;
+      return { ok: true, value: { type: 'approval', callId, ...decision.value } };
+    }
     default:
       return {
         ok: false,
-        error: `unknown frame type ${JSON.stringify(frame.type)}; expected user_message, compact or cancel`,
+        error: `unknown frame type ${JSON.stringify(frame.type)}; expected user_message, compact, cancel or approval`,
       };
   }
 }
@@ -549,3 +560,77 @@ export type SessionListFrame =
   | { type: 'sessions'; sessions: SessionSnapshot[] }
   | { type: 'session'; session: SessionSnapshot }
   | { type: 'session_removed'; id: string };
+
+// ---- Approvals (SKEIN_APPROVAL) ----
+
+/** SKEIN_APPROVAL: which tool calls wait for the user's decision. */
+export const APPROVAL_MODES = ['never', 'on-write', 'always'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** What the user may answer: run it once, run it and every call the session rule covers, or not at all. */
+export const APPROVAL_DECISIONS = ['approve', 'approve_session', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** What the user is shown before deciding: the command, the would-be diff, or the input. */
+export interface ApprovalPreview {
+  kind: 'command' | 'diff' | 'input';
+  text: string;
+}
+
+/**
+ * A session-scoped approval ("Approve for this session"): bash by its exact
+ * command, any other tool by its name.
+ */
+export interface ApprovalRule {
+  tool: string;
+  command?: string;
+}
+
+/** A tool call waits for the user's decision (the agent is in WaitingForApproval). */
+export interface ApprovalRequestEvent extends EventBase {
+  kind: 'approval_request';
+  callId: string;
+  name: string;
+  input: Record<string, unknown>;
+  preview: ApprovalPreview;
+  /** The rule "Approve for this session" would record. */
+  rule: ApprovalRule;
+}
+
+/**
+ * The decision on a tool call: by the user (button, REST, WebSocket), by a
+ * session rule (no request was made), by a cancel, or by a new message (its
+ * text is the reason).
+ */
+export interface ApprovalDecisionEvent extends EventBase {
+  kind: 'approval_decision';
+  callId: string;
+  name: string;
+  decision: ApprovalDecision;
+  by: 'user' | 'rule' | 'cancel' | 'message';
+  /** Given with a deny; the model receives it in the tool result. */
+  reason?: string;
+  /** approve_session: the rule recorded; by rule: the rule that matched. */
+  rule?: ApprovalRule;
+}
+
+/** WebSocket: the decision on a pending tool call (as POST /api/sessions/:id/approvals/:callId). */
+export interface ApprovalFrame {
+  type: 'approval';
+  callId: string;
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+/** Validates `decision` and the optional `reason` of a REST body or a frame. Never throws. */
+export function parseApprovalDecision(body: Record<string, unknown>): Parsed<{ decision: ApprovalDecision; reason?: string }> {
+  const decision = body.decision;
+  if (!(APPROVAL_DECISIONS as readonly unknown[]).includes(decision)) {
+    return { ok: false, error: `"decision" must be one of ${APPROVAL_DECISIONS.join(', ')}` };
+  }
+  if (body.reason === undefined) return { ok: true, value: { decision: decision as ApprovalDecision } };
+  const reason = checkText(body.reason, 'reason', true);
+  if (typeof reason !== 'string') return reason;
+  if (reason.trim() && decision !== 'deny') return { ok: false, error: '"reason" goes only with "deny"' };
+  return { ok: true, value: { decision: decision as ApprovalDecision, ...(reason.trim() && { reason: reason.trim() }) } };
+}

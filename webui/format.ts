@@ -37,6 +37,7 @@ export const STATE_WORDS: Record<AgentState, string> = {
   SendingToLLM: 'Thinking…',
   ProcessingLLMResponse: 'Reading the answer…',
   RunningTools: 'Running tools…',
+  WaitingForApproval: 'Waiting for your approval',
   Compacting: 'Compacting the context…',
   EndOfTurn: 'Finishing the turn…',
   Cancelled: 'Cancelled',

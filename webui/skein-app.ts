@@ -5,6 +5,7 @@
 // "what the model sees" toggle), the timeline and the chat box.
 import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
+import type { ApprovalDetail } from './skein-approval-card.js';
 import { SessionConnection } from './connection.js';
 import type { ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
@@ -300,18 +301,26 @@ export class SkeinApp extends LitElement {
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
-            @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}></skein-timeline>
+            @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
+            @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
-            <skein-chat-input ?busy=${busy} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+            <skein-chat-input ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
         </main>
       </div>
     `;
+  }
+
+  /** An answer from an approval card: sent as a WebSocket frame (offline: the card's buttons come back). */
+  private approve(e: CustomEvent<ApprovalDetail>) {
+    if (this.connection?.send({ type: 'approval', ...e.detail })) return;
+    e.preventDefault();
+    this.notice = 'Not sent: the connection is down. It will reconnect by itself; answer again then.';
   }
 
   private get input(): SkeinChatInput | null {

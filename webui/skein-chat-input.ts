@@ -9,10 +9,13 @@ const COMMANDS = [{ name: '/compact', args: '[focus]', help: 'fold older history
 export class SkeinChatInput extends LitElement {
   static override properties = {
     busy: { type: Boolean },
+    asking: { type: Boolean },
     disabledReason: { attribute: false },
     value: { state: true },
   };
   declare busy: boolean;
+  /** A tool call waits for approval: a message now denies it. */
+  declare asking: boolean;
   declare disabledReason: string;
   declare value: string;
   private history: string[] = [];
@@ -22,6 +25,7 @@ export class SkeinChatInput extends LitElement {
   constructor() {
     super();
     this.busy = false;
+    this.asking = false;
     this.disabledReason = '';
     this.value = '';
   }
@@ -74,6 +78,8 @@ export class SkeinChatInput extends LitElement {
       ? html`${this.disabledReason}`
       : command
         ? html`<code>/compact [focus]</code> — ${command.help}`
+        : this.asking
+          ? html`A tool call waits for your answer above; a message you send now denies it, with your text as the reason`
         : this.busy
           ? html`The agent is working: <kbd>Esc</kbd> or Cancel stops it; a message you send now joins at the next safe point`
           : html`<kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>↑</kbd> history · <kbd>/</kbd> commands`;

@@ -2,7 +2,9 @@
 // and duration in the header; the output as plain text (never HTML),
 // collapsed past a few lines, with a copy button.
 import { css, html, LitElement } from 'lit';
-import type { ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
+import type { ApprovalDecisionEvent, ApprovalRequestEvent, ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
+import { decisionWords } from './skein-approval-card.js';
+import './skein-approval-card.js';
 import { copyText } from './copy.js';
 import { formatDuration, toolStatus } from './format.js';
 import { messageStyles } from './message-styles.js';
@@ -15,6 +17,8 @@ export class SkeinToolCard extends LitElement {
   static override properties = {
     call: { attribute: false },
     result: { attribute: false },
+    approvalRequest: { attribute: false },
+    approvalDecision: { attribute: false },
     folded: { type: Boolean, reflect: true },
     cleared: { type: Boolean, reflect: true },
     expanded: { state: true },
@@ -23,6 +27,8 @@ export class SkeinToolCard extends LitElement {
   };
   declare call: ToolCallEvent;
   declare result: ToolResultEvent | undefined;
+  declare approvalRequest: ApprovalRequestEvent | undefined;
+  declare approvalDecision: ApprovalDecisionEvent | undefined;
   declare folded: boolean;
   declare cleared: boolean;
   declare expanded: boolean;
@@ -51,6 +57,9 @@ export class SkeinToolCard extends LitElement {
       pre { margin: 0; border-radius: 0; max-height: 60vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
       footer { display: flex; justify-content: space-between; align-items: center; padding: 2px 4px; }
       .note { font-size: 12px; color: var(--muted); padding: 0 6px; }
+      .status.asking { color: var(--warn); background: var(--warn-bg); }
+      .decision { font-size: 12px; color: var(--muted); padding: 2px 10px; border-bottom: 1px solid var(--border); }
+      .decision.denied { color: var(--danger); }
       :host([folded]) .body { border: 1px dashed var(--folded-bar); border-left-width: 3px; padding-left: 0; }
       :host([folded]) pre, :host([cleared]) pre { color: var(--folded-fg); }
     `,
@@ -88,7 +97,11 @@ export class SkeinToolCard extends LitElement {
     const lines = output === '' ? [] : output.split('\n');
     const long = lines.length > PREVIEW_LINES;
     const shown = long && !this.expanded ? lines.slice(0, PREVIEW_LINES).join('\n') : output;
-    const badge = !result
+    const asking = !result && this.approvalRequest !== undefined && this.approvalDecision === undefined;
+    const decision = this.approvalDecision;
+    const badge = asking
+      ? html`<span class="status asking" role="status">waiting for approval</span>`
+      : !result
       ? html`<span class="status running" role="status">running · ${Math.max(0, Math.round((this.now - Date.parse(call.ts)) / 1000))} s</span>`
       : html`<span class="status ${result.isError ? 'err' : 'ok'}" data-testid="tool-status">
           ${status ? (status.code !== undefined ? `exit ${status.code}` : status.line) : result.isError ? 'failed' : 'ok'} · ${formatDuration(result.durationMs)}</span>`;
@@ -97,6 +110,8 @@ export class SkeinToolCard extends LitElement {
         ${this.cleared ? html`<span class="folded-tag">output cleared for the model</span>` : ''}</div>
       <div class="body">
         <header><span class="name">${call.name}</span><span class="cmd">${this.summary()}</span>${badge}</header>
+        ${asking ? html`<skein-approval-card .request=${this.approvalRequest}></skein-approval-card>` : ''}
+        ${decision ? html`<div class="decision ${decision.decision === 'deny' ? 'denied' : ''}" data-testid="approval-decision">${decisionWords(decision)}</div>` : ''}
         ${result && output ? html`<pre aria-label="Output of ${call.name}">${shown}</pre>` : ''}
         ${diff ? html`<skein-diff .diff=${diff.diff}></skein-diff>` : ''}
         ${result

@@ -8,6 +8,8 @@ import {
   parseCompactCommand,
   type AgentEvent,
   type AgentState,
+  type ApprovalDecisionEvent,
+  type ApprovalRequestEvent,
   type CompactionEvent,
   type ErrorEvent,
   type Gauge,
@@ -31,6 +33,9 @@ export interface ToolRow extends RowBase {
   folded: boolean;
   /** The model now sees a placeholder instead of this output. */
   cleared: boolean;
+  /** SKEIN_APPROVAL: the request shown before it ran, and the decision on it. */
+  approvalRequest?: ApprovalRequestEvent;
+  approvalDecision?: ApprovalDecisionEvent;
 }
 export interface CompactionRow extends RowBase {
   kind: 'compaction';
@@ -140,6 +145,12 @@ export class TimelineModel {
         const names = e.files.map((f) => f.path).join(', ') || 'none any more';
         const text = e.phase === 'start' ? `Project instructions in the system prompt: ${names}` : `Project instructions changed (${names}): sent to the agent`;
         this.rows.push({ kind: 'notice', seq: e.seq, text: e.notice ? `${text}. ${e.notice}` : text, tone: 'info' });
+        break;
+      }
+      case 'approval_request':
+      case 'approval_decision': {
+        const seq = this.toolRows.get(e.callId);
+        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
         break;
       }
       case 'state':

@@ -17,7 +17,8 @@ export function renderRow(row: Row): TemplateResult | typeof nothing {
     case 'agent':
       return html`<skein-agent-message .event=${row.event} ?folded=${row.folded}></skein-agent-message>`;
     case 'tool':
-      return html`<skein-tool-card .call=${row.call} .result=${row.result} ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
+      return html`<skein-tool-card .call=${row.call} .result=${row.result} .approvalRequest=${row.approvalRequest} .approvalDecision=${row.approvalDecision}
+        ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
     case 'compaction':
       return html`<skein-compaction-divider id="compaction-${row.seq}" .event=${row.event} .startedAt=${row.startedAt}
         .ledger=${row.ledger}></skein-compaction-divider>`;
@@ -45,7 +46,9 @@ export function estimateHeight(row: Row): number {
       return 44 + LINE * Math.min(80, lines(row.event.text, 90));
     case 'tool': {
       const out = row.result ? Math.min(8, row.result.output.split('\n', 10).length - 1) : 0;
-      return 78 + 20 * out + (row.result && row.result.output.split('\n', 10).length > 9 ? 30 : 0);
+      // A pending approval shows its preview (up to 40vh) and the buttons.
+      const asking = !row.result && row.approvalRequest && !row.approvalDecision ? 90 + 20 * Math.min(16, row.approvalRequest.preview.text.split('\n', 20).length) : 0;
+      return 78 + asking + (row.approvalDecision ? 22 : 0) + 20 * out + (row.result && row.result.output.split('\n', 10).length > 9 ? 30 : 0);
     }
     case 'compaction':
       return row.event.phase === 'finished' ? 96 : 48;

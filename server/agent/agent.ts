@@ -1,14 +1,16 @@
 // The agent loop of one session: single-threaded, driven by its inbox, every
 // move a checked transition of the state machine and an event in the log.
 import fs from 'node:fs';
-import { parseCompactCommand, type AgentState, type Gauge, type ReasoningEffort, type Usage } from '../../shared/protocol.js';
+import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type Usage } from '../../shared/protocol.js';
 import { plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
 import type { ProviderChoice } from '../llm/providers.js';
-import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
+import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider, type ToolCall } from '../llm/types.js';
 import { TOOLS } from '../tools/registry.js';
+import type { SandboxSettings } from '../tools/sandbox.js';
 import type { ToolSecrets } from '../tools/tool.js';
+import { ApprovalGate, ApprovalSuspended, unansweredCalls } from './approvals.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
 import { callModel } from './model-call.js';
@@ -40,6 +42,10 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   writeBackoff?: BackoffTiming;
   /** SKEIN_STATUS_UPDATES: status notes to the agent (default off). */
   statusUpdates?: boolean;
+  /** SKEIN_APPROVAL (default never). */
+  approval?: ApprovalMode;
+  /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap (absent: unconfined). */
+  sandbox?: SandboxSettings;
 }
 
 export class Agent implements AgentHandle {
@@ -76,6 +82,8 @@ export class Agent implements AgentHandle {
   private readonly statusNotes: StatusNotes;
   private readonly tools: ToolRunner;
   private readonly instructions: ProjectInstructions;
+  /** After a restart in WaitingForApproval: the answer's calls still to run, the first one still asking. */
+  private resumeCalls: ToolCall[] | undefined;
 
   constructor(
     private readonly session: Session,
@@ -126,13 +134,26 @@ export class Agent implements AgentHandle {
       model: () => this.provider.model,
       gauge: () => this.gauge(),
     });
-    this.tools = new ToolRunner(session, settings, () => this.provider);
+    const approvals = new ApprovalGate({
+      session,
+      mode: settings.approval ?? 'never',
+      workDir: settings.workDir,
+      state: () => this.machine.state,
+      transition: (to, reason) => this.machine.transition(to, reason),
+      stopped: this.stopped.signal,
+    });
+    this.tools = new ToolRunner(session, settings, () => this.provider, approvals);
     this.statusNotes = new StatusNotes(session, settings.statusUpdates === true, this.gauge());
     session.attach(this);
   }
 
   get state(): AgentState {
     return this.machine.state;
+  }
+
+  /** Decisions on tool calls waiting for approval (REST, WebSocket). */
+  get approvals(): ApprovalGate {
+    return this.tools.approvals;
   }
 
   get ready(): boolean {
@@ -185,6 +206,13 @@ export class Agent implements AgentHandle {
 
   /** After a restart: a turn that was running when the process died is closed as interrupted. */
   recoverInterrupted(reason = 'interrupted: the server restarted'): void {
+    // Waiting for a decision is not interrupted work: the request stays pending and the buttons come back.
+    const pending = this.tools.approvals.pendingInLog();
+    if (pending) {
+      this.resumeCalls = unansweredCalls(this.session.log.all());
+      this.wake();
+      return;
+    }
     const end: TurnEnd = { reason, via: 'Error', code: 'interrupted' };
     try {
       this.closeTurn(end);
@@ -219,7 +247,8 @@ export class Agent implements AgentHandle {
   /** One piece of work from the inbox; false when there is none. */
   private async step(): Promise<boolean> {
     this.applyModelSwitch();
-    if (this.session.compactions.size) await this.compactionOnly();
+    if (this.resumeCalls) await this.turn(this.takeResume());
+    else if (this.session.compactions.size) await this.compactionOnly();
     else if (this.hasUnseenUserMessage()) await this.turn();
     else return this.playScriptedUser();
     return true;
@@ -247,11 +276,20 @@ export class Agent implements AgentHandle {
     this.abort = undefined;
   }
 
-  private async turn(): Promise<void> {
+  private takeResume(): ToolCall[] {
+    const calls = this.resumeCalls!;
+    this.resumeCalls = undefined;
+    return calls;
+  }
+
+  /** `resume`: calls of an answer logged before a restart, waiting for approval (the turn goes on from there). */
+  private async turn(resume?: ToolCall[]): Promise<void> {
     this.abort = new AbortController();
     const signal = this.abort.signal;
     this.limits.startTurn(this.gauge().totalCostUsd);
     let overflowRetried = false;
+    // First, and without a pause: the pending call waits again from the moment the session loads.
+    if (resume) await this.tools.run(resume, signal);
     await this.window.settle(signal);
     for (;;) {
       // After an overflow compaction the retry goes out at once; anything queued waits for the next safe point.
@@ -288,7 +326,7 @@ export class Agent implements AgentHandle {
       if (response.toolCalls.length) {
         const n = response.toolCalls.length;
         this.machine.transition('RunningTools', `${n} tool call${n > 1 ? 's' : ''}`);
-        await this.tools.run(response, signal);
+        await this.tools.run(response.toolCalls, signal);
         continue;
       }
       // Safe point after a response that asks for no tool.
@@ -424,6 +462,8 @@ export class Agent implements AgentHandle {
    * time) and tries again; the clients are told once.
    */
   private async recover(err: unknown): Promise<void> {
+    // Shutting down while a call waits for approval: the log keeps it pending for the restart.
+    if (err instanceof ApprovalSuspended) return;
     if (this.state !== 'WaitingForUserInput') this.unfinished ??= turnEndFor(err, this.abort?.signal.aborted ?? false);
     let refused = err instanceof LogWriteError ? err : undefined;
     try {

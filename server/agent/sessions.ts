@@ -297,6 +297,8 @@ export class Sessions {
         maxStepsPerTurn: this.config.maxStepsPerTurn,
         maxTurnCostUsd: this.config.maxTurnCostUsd,
         statusUpdates: this.config.statusUpdates,
+        approval: this.config.approval,
+        ...(this.config.sandbox === 'workspace' && { sandbox: { network: this.config.sandboxNetwork } }),
       },
       initial,
     );

@@ -7,6 +7,7 @@ import type { AgentState } from '../../shared/protocol.js';
  * SendingToLLM           a request is on its way to the model
  * ProcessingLLMResponse  a response arrived; recording text and tool calls
  * RunningTools           the response's tool calls are running
+ * WaitingForApproval     a tool call waits for the user's decision (SKEIN_APPROVAL)
  * Compacting             folding old history into a summary (only at safe points)
  * EndOfTurn              the model answered without asking for a tool
  * Cancelled              the user stopped the turn
@@ -16,7 +17,9 @@ export const TRANSITIONS: Readonly<Record<AgentState, readonly AgentState[]>> = 
   WaitingForUserInput: ['SendingToLLM', 'Compacting'],
   SendingToLLM: ['ProcessingLLMResponse', 'Compacting', 'Cancelled', 'Error'],
   ProcessingLLMResponse: ['RunningTools', 'Compacting', 'EndOfTurn', 'Error'],
-  RunningTools: ['SendingToLLM', 'Compacting', 'Cancelled', 'Error'],
+  RunningTools: ['SendingToLLM', 'WaitingForApproval', 'Compacting', 'Cancelled', 'Error'],
+  // Back to RunningTools once decided; Cancelled: the user stopped the turn while asked; Error: a turn that cannot go on.
+  WaitingForApproval: ['RunningTools', 'Cancelled', 'Error'],
   // Cancelled: the user may stop a long summary; Error: compaction cannot continue the turn.
   Compacting: ['SendingToLLM', 'EndOfTurn', 'WaitingForUserInput', 'Cancelled', 'Error'],
   EndOfTurn: ['WaitingForUserInput'],

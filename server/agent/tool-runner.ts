@@ -3,10 +3,11 @@
 import path from 'node:path';
 import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/result-cap.js';
 import type { DueCompaction } from '../compaction/triggers.js';
-import { hasRecordedTools, type LlmResponse, type Provider } from '../llm/types.js';
+import { hasRecordedTools, type Provider, type ToolCall } from '../llm/types.js';
 import { runTool } from '../tools/registry.js';
 import type { ToolContext } from '../tools/tool.js';
 import type { AgentSettings } from './agent.js';
+import type { ApprovalGate } from './approvals.js';
 import type { Session } from './session.js';
 import { Cancelled } from './turn-end.js';
 
@@ -20,6 +21,8 @@ export class ToolRunner {
     private readonly session: Session,
     private readonly settings: AgentSettings,
     private readonly provider: () => Provider,
+    /** SKEIN_APPROVAL: each call waits here until it may run. */
+    readonly approvals: ApprovalGate,
   ) {}
 
   private context(signal: AbortSignal): ToolContext {
@@ -31,22 +34,33 @@ export class ToolRunner {
       bashTimeoutMs,
       outputLimit: toolOutputLimit,
       readRoots: [spillDirOf(this.session)],
+      ...(this.settings.sandbox && { sandbox: this.settings.sandbox }),
       requestCompaction: (request: Omit<DueCompaction, 'trigger'>) => this.session.requestCompaction({ trigger: 'agent', ...request }),
       history: () => this.session.log.all(),
     };
   }
 
-  /** Runs every call in order; calls after a cancel are logged as not run, then Cancelled is thrown. */
-  async run(response: LlmResponse, signal: AbortSignal): Promise<void> {
+  /**
+   * Runs every call in order, each once approved if it needs it; calls after a
+   * cancel are logged as not run, then Cancelled is thrown. `calls` are the
+   * last tool_call events of the log (after a restart: those still unanswered).
+   */
+  async run(calls: readonly ToolCall[], signal: AbortSignal): Promise<void> {
     const { toolOutputLimit, contextWindow } = this.settings;
     const ctx = this.context(signal);
     const spillDir = spillDirOf(this.session);
     // Saved full outputs are named by their tool_call event's seq: call ids may repeat.
-    const seqs = toolCallSeqs(this.session.log.all(), response.toolCalls.length);
-    for (const [i, call] of response.toolCalls.entries()) {
+    const seqs = toolCallSeqs(this.session.log.all(), calls.length);
+    this.approvals.startAnswer();
+    for (const [i, call] of calls.entries()) {
       if (signal.aborted) {
         const output = 'cancelled by the user before it ran';
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
+        continue;
+      }
+      const clearance = await this.approvals.clear(call, signal);
+      if (!clearance.run) {
+        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
         continue;
       }
       const started = Date.now();

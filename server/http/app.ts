@@ -9,6 +9,7 @@ import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
 import { parseRequestUrl, type Access } from './access.js';
+import { addApprovalRoute } from './approval-route.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
@@ -182,6 +183,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     live.session.cancel();
     res.status(202).json({ accepted: true });
   });
+
+  addApprovalRoute(app, sessions);
 
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'no such endpoint' });

@@ -9,6 +9,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
+import { NoPendingApprovalError } from '../agent/approvals.js';
 import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../agent/sessions.js';
 import type { Access } from './access.js';
@@ -99,8 +100,10 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         try {
           if (frame.type === 'user_message') live.session.userMessage(frame.text);
           else if (frame.type === 'compact') live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
+          else if (frame.type === 'approval') live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
           else live.session.cancel();
         } catch (err) {
+          if (err instanceof NoPendingApprovalError) return send({ type: 'error', message: err.message });
           // The session could not take it (its log refused the write): say so, keep the socket.
           send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
           if (!(err instanceof LogWriteError)) console.error('[skein] frame failed:', err);

@@ -1,12 +1,14 @@
 // bash: runs a command in the working folder, as the leader of its own session
 // and process group, with a scrubbed environment (see env.ts). A timeout or
 // cancel kills everything it started; what it leaves running in the
-// background is killed when the server stops (see processes.ts).
+// background is killed when the server stops (see processes.ts); under
+// SKEIN_SANDBOX=workspace it ends with the command (see sandbox.ts).
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { toolEnvironment } from './env.js';
 import { killRun, newRunId, RUN_MARKER, trackGroup } from './processes.js';
+import { sandboxCommand } from './sandbox.js';
 import { stringField, type Tool } from './tool.js';
 
 /** Output kept in memory per command, in bytes; a flood beyond it loses its middle. */
@@ -39,7 +41,9 @@ export const bashTool: Tool = {
     const command = stringField(input, 'command');
     return new Promise((resolve) => {
       const runId = newRunId();
-      const child = spawn('bash', ['-c', command], {
+      // SKEIN_SANDBOX=workspace: the same bash, inside bubblewrap (see sandbox.ts).
+      const { file, args } = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.workDir, ['bash', '-c', command]) : { file: 'bash', args: ['-c', command] };
+      const child = spawn(file, args, {
         cwd: ctx.workDir,
         // detached: setsid(), so bash leads a new session and process group.
         detached: true,

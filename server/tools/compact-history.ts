@@ -4,6 +4,8 @@
 import type { Tool } from './tool.js';
 
 export const compactHistoryTool: Tool = {
+  // Asks skein to compact: changes nothing outside skein.
+  readOnly: true,
   spec: {
     name: 'compact_history',
     description:

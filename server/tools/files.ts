@@ -59,6 +59,7 @@ async function openRegular(file: string, requested: string, flags: number): Prom
 const pathProp = { path: { type: 'string', description: 'File path, relative to the working folder' } };
 
 export const readFileTool: Tool = {
+  readOnly: true,
   spec: {
     name: 'read_file',
     description:

@@ -3,6 +3,7 @@
 import type { SkeinEvent } from '../../shared/protocol.js';
 import type { ToolSpec } from '../llm/types.js';
 import type { NamedSecret } from './env.js';
+import type { SandboxSettings } from './sandbox.js';
 
 /** What the server tells its tools about secrets (see env.ts). */
 export interface ToolSecrets {
@@ -21,6 +22,8 @@ export interface ToolContext extends ToolSecrets {
   readRoots?: string[];
   /** compact_history: asks for a compaction at the next safe point. */
   requestCompaction?: (request: { instructions?: string; preserveRecentGroups?: number }) => void;
+  /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap with these settings. */
+  sandbox?: SandboxSettings;
   /** search_history: the session's whole event log, in order. */
   history?: () => readonly SkeinEvent[];
 }

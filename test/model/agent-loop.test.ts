@@ -17,13 +17,21 @@ import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { stepProblems, finalProblems, type Observed } from './checks.js';
 import { commandArbitrary, fail, SequenceFailure, timings, type Model, type Real } from './commands.js';
 import { WRITE_BACKOFF } from '../../server/agent/write-backoff.js';
+import type { ApprovalMode } from '../../shared/protocol.js';
 import { closeFakes, diskFullWrite, MODELS, startFakes, System, type Fakes, type Limits } from './system.js';
 
-/** Mostly the defaults; now and then limits that end turns early (one call, or a few cents of fake prices). */
-const limitsArbitrary: fc.Arbitrary<Limits> = fc.oneof(
-  { weight: 4, arbitrary: fc.constant({ maxSteps: 200, maxCostUsd: 0 }) },
-  { weight: 1, arbitrary: fc.record({ maxSteps: fc.constantFrom(1, 2), maxCostUsd: fc.constantFrom(0, 0.001) }) },
-);
+/**
+ * Mostly the defaults; now and then limits that end turns early (one call, or
+ * a few cents of fake prices); each SKEIN_APPROVAL mode (with on-write and
+ * always, bash waits in WaitingForApproval for the `decide` moves).
+ */
+const limitsArbitrary: fc.Arbitrary<Limits> = fc.tuple(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant({ maxSteps: 200, maxCostUsd: 0 }) },
+    { weight: 1, arbitrary: fc.record({ maxSteps: fc.constantFrom(1, 2), maxCostUsd: fc.constantFrom(0, 0.001) }) },
+  ),
+  fc.constantFrom<ApprovalMode>('never', 'on-write', 'on-write', 'always'),
+).map(([limits, approval]) => ({ ...limits, approval }));
 
 const soak = process.env.SKEIN_MODEL_SOAK === '1';
 const RUNS = Number(process.env.SKEIN_MODEL_RUNS ?? (soak ? 4000 : 200));
@@ -84,7 +92,8 @@ async function sequence(model: (typeof MODELS)[number], limits: Limits, commands
     sys.setDiskFull(false);
     sys.clearFaults();
     t = Date.now();
-    if (!(await sys.waitFor('idle', 8000))) fail(real, [`the turn never ended: the agent is still in ${sys.state}`]);
+    // A call still waiting for approval is approved: the user comes back.
+    if (!(await sys.settle(8000))) fail(real, [`the turn never ended: the agent is still in ${sys.state}`]);
     time('settle', t);
     t = Date.now();
     const last = `echo: final ${sys.tag()}`;
@@ -101,6 +110,8 @@ async function sequence(model: (typeof MODELS)[number], limits: Limits, commands
       const said = /^say "([^: ]+).* \(in (\w+)\)$/.exec(line);
       if (said) count(`message ${said[1]} in ${said[2]}`);
       else count(line.replace(/ \(in .*| m\d+|"[^"]*"/g, ''));
+      // Every move that can meet a call waiting for approval, counted when it did.
+      if (!said && line.endsWith('(in WaitingForApproval)')) count(`${line.replace(/ \(in .*| m\d+|"[^"]*"/g, '')} in WaitingForApproval`);
     }
     for (const e of sys.events) if (e.kind === 'compaction' || e.kind === 'error') count(`event ${e.kind} ${e.kind === 'compaction' ? `${e.phase} ${e.trigger}` : e.code}`);
     const back = sentBack(sys);

@@ -1,6 +1,7 @@
 // What must hold after every step of a sequence, and at its end. Each check
 // returns the broken promises in words (empty: all hold).
-import { parseCompactCommand, type SkeinEvent, type StateEvent } from '../../shared/protocol.js';
+import { parseCompactCommand, type ApprovalDecisionEvent, type SkeinEvent, type StateEvent } from '../../shared/protocol.js';
+import { needsApproval } from '../../server/agent/approvals.js';
 import { plain } from '../../server/compaction/view.js';
 import { canTransition } from '../../server/agent/state-machine.js';
 import { refusals } from '../fakes/rules/rejection.js';
@@ -33,7 +34,7 @@ export function stepProblems(sys: System, observed: Observed, options: { afterCl
   if (options.afterClose) return problems;
   sys.collect();
   const events = sys.events;
-  problems.push(...gapFree(events), ...stateChain(events, sys.fullAfter), ...deliveredOnce(sys, events));
+  problems.push(...gapFree(events), ...stateChain(events, sys.fullAfter), ...deliveredOnce(sys, events), ...approvalsKept(sys, events));
   for (const e of events) if (e.kind === 'error' && e.message.includes(ILLEGAL)) problems.push(`log: ${e.message}`);
   return problems;
 }
@@ -77,6 +78,43 @@ function stateChain(events: readonly SkeinEvent[], fullAfter: readonly number[])
     if (previous && previous.to !== e.from && !excused) problems.push(`event ${e.seq}: starts from ${e.from} but the agent was in ${previous.to} (event ${previous.seq})`);
     previous = e;
   }
+  return problems;
+}
+
+/**
+ * SKEIN_APPROVAL is never bypassed: a bash call that needs approval runs only
+ * after an approve decision (by the user or a session rule), a denied call
+ * never runs and its result says so, every decision answers its own call, and
+ * while the agent waits there is exactly one open request.
+ */
+function approvalsKept(sys: System, events: readonly SkeinEvent[]): string[] {
+  const problems: string[] = [];
+  const mode = sys.config.approval;
+  const requested = new Set<string>();
+  const decided = new Map<string, ApprovalDecisionEvent>();
+  for (const e of events) {
+    if (mode === 'never' && (e.kind === 'approval_request' || e.kind === 'approval_decision')) problems.push(`event ${e.seq}: ${e.kind} with SKEIN_APPROVAL=never`);
+    if (e.kind === 'approval_request') {
+      if (!needsApproval(mode, e.name)) problems.push(`event ${e.seq}: ${e.name} asked for approval, which it does not need with ${mode}`);
+      requested.add(e.callId);
+    }
+    if (e.kind === 'approval_decision') {
+      if (decided.has(e.callId)) problems.push(`event ${e.seq}: a second decision for ${e.callId}`);
+      if (e.by === 'user' && !requested.has(e.callId)) problems.push(`event ${e.seq}: the user decided on ${e.callId}, which never asked`);
+      decided.set(e.callId, e);
+    }
+    if (e.kind !== 'tool_result' || e.name !== 'bash' || !needsApproval(mode, 'bash')) continue;
+    const ran = /^(exit code: |killed: )/.test(e.output);
+    const decision = decided.get(e.callId);
+    if (ran && decision?.decision !== 'approve' && decision?.decision !== 'approve_session') problems.push(`event ${e.seq}: bash ${e.callId} ran without being approved (${decision ? decision.decision : 'no decision'})`);
+    if (decision?.decision === 'deny' && !e.output.startsWith('denied')) problems.push(`event ${e.seq}: ${e.callId} was denied but its result is ${JSON.stringify(e.output.slice(0, 80))}`);
+  }
+  // One call waits at a time; right after the agent entered WaitingForApproval, exactly one does.
+  const closed = new Set(events.flatMap((e) => (e.kind === 'tool_result' || e.kind === 'approval_decision' ? [e.callId] : [])));
+  const open = [...requested].filter((id) => !closed.has(id));
+  if (open.length > 1) problems.push(`${open.length} approval requests are open at once (${open.join(', ')})`);
+  const last = events.at(-1);
+  if (last?.kind === 'state' && last.to === 'WaitingForApproval' && open.length !== 1) problems.push(`event ${last.seq}: the agent waits for approval with no open request`);
   return problems;
 }
 

@@ -3,7 +3,7 @@
 // real system and then checks every step invariant; fast-check picks random
 // sequences of them and shrinks a failing one to a short one.
 import fc from 'fast-check';
-import type { AgentState } from '../../shared/protocol.js';
+import type { AgentState, ApprovalDecision } from '../../shared/protocol.js';
 import type { Failure } from '../fakes/brain.js';
 import { stepProblems, type Observed } from './checks.js';
 import { MODELS, type FakeName, type ModelName, type System } from './system.js';
@@ -99,7 +99,7 @@ class Say extends Step {
   }
 }
 
-const WAITABLE = ['SendingToLLM', 'RunningTools', 'Compacting', 'idle'] as const;
+const WAITABLE = ['SendingToLLM', 'RunningTools', 'WaitingForApproval', 'Compacting', 'idle'] as const;
 
 class WaitFor extends Step {
   constructor(readonly state: (typeof WAITABLE)[number]) {
@@ -110,6 +110,24 @@ class WaitFor extends Step {
   }
   toString() {
     return `waitFor(${this.state})`;
+  }
+}
+
+/** The user's answer to a call waiting for approval (when none waits: refused, nothing changes). */
+class Decide extends Step {
+  constructor(
+    readonly decision: ApprovalDecision,
+    readonly reason: string | undefined,
+  ) {
+    super();
+  }
+  async act(_m: Model, { sys }: Real) {
+    // As a person does: answers once the question is on screen (or finds none when the agent goes idle).
+    await sys.waitFor('WaitingForApproval', 300);
+    sys.decide(this.decision, this.reason);
+  }
+  toString() {
+    return `decide(${this.decision}${this.reason ? `, ${this.reason}` : ''})`;
   }
 }
 
@@ -211,7 +229,7 @@ class Restart extends Step {
   }
 }
 
-export const MOVES = ['say', 'wait', 'cancel', 'compact', 'switch', 'fault', 'slowSummary', 'disk', 'restart'] as const;
+export const MOVES = ['say', 'wait', 'decide', 'cancel', 'compact', 'switch', 'fault', 'slowSummary', 'disk', 'restart'] as const;
 
 /** Every move, weighted: mostly messages and waits, now and then the rest (`without` leaves some out, to look past a known bug). */
 export function commandArbitrary(without: readonly string[] = []): fc.Arbitrary<fc.AsyncCommand<Model, Real>> {
@@ -219,6 +237,13 @@ export function commandArbitrary(without: readonly string[] = []): fc.Arbitrary<
   const moves: Record<(typeof MOVES)[number], { weight: number; arbitrary: fc.Arbitrary<fc.AsyncCommand<Model, Real>> }> = {
     say: { weight: 10, arbitrary: fc.tuple(fc.constantFrom(...MESSAGE_KINDS), fc.nat(60)).map(([kind, n]) => new Say(kind, n)) },
     wait: { weight: 6, arbitrary: fc.constantFrom(...WAITABLE).map((s) => new WaitFor(s)) },
+    decide: {
+      weight: 4,
+      arbitrary: fc.oneof(
+        fc.constantFrom<ApprovalDecision>('approve', 'approve_session').map((d) => new Decide(d, undefined)),
+        fc.option(fc.constantFrom('not now', 'use ls instead'), { nil: undefined }).map((reason) => new Decide('deny', reason)),
+      ),
+    },
     cancel: { weight: 2, arbitrary: fc.constant(new Cancel()) },
     compact: { weight: 2, arbitrary: fc.option(fc.integer({ min: 10, max: 80 }), { nil: undefined }).map((d) => new Compact(d)) },
     switch: { weight: 2, arbitrary: fc.constantFrom(...MODELS).map((m) => new Switch(m)) },

@@ -7,7 +7,8 @@
 // log refuse writes (a full disk), and restarts on the same data directory.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentState, SkeinEvent } from '../../shared/protocol.js';
+import type { AgentState, ApprovalDecision, ApprovalMode, SkeinEvent } from '../../shared/protocol.js';
+import { NoPendingApprovalError } from '../../server/agent/approvals.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { LogWriteError } from '../../server/agent/session.js';
 import { Sessions, type LiveSession } from '../../server/agent/sessions.js';
@@ -43,6 +44,8 @@ export interface Fakes {
 export interface Limits {
   maxSteps: number;
   maxCostUsd: number;
+  /** SKEIN_APPROVAL for the sequence. */
+  approval: ApprovalMode;
 }
 
 export async function startFakes(): Promise<Fakes> {
@@ -115,6 +118,7 @@ export class System {
       SKEIN_BASH_TIMEOUT_MS: '5000',
       SKEIN_MAX_STEPS_PER_TURN: String(limits.maxSteps),
       SKEIN_MAX_TURN_COST_USD: String(limits.maxCostUsd),
+      SKEIN_APPROVAL: limits.approval,
       ANTHROPIC_API_KEY: fakes.anthropic.key,
       ANTHROPIC_BASE_URL: fakes.anthropic.url,
       OPENAI_API_KEY: fakes.openai.key!,
@@ -125,7 +129,7 @@ export class System {
     this.stopObserving = observePredictableRequests((request: LlmRequest) => this.requests.push(seenRequest('predictable', request)));
     this.sessions = new Sessions(this.config);
     this.id = this.sessions.create(model).session.id;
-    this.journal.push(`start with ${model} (at most ${limits.maxSteps} calls${limits.maxCostUsd ? ` and $${limits.maxCostUsd}` : ''} a turn)`);
+    this.journal.push(`start with ${model} (at most ${limits.maxSteps} calls${limits.maxCostUsd ? ` and $${limits.maxCostUsd}` : ''} a turn, approval ${limits.approval})`);
   }
 
   static start(fakes: Fakes, model: ModelName, limits: Limits): System {
@@ -165,6 +169,31 @@ export class System {
       if (!(err instanceof LogWriteError)) throw err;
       this.refused.push(text);
       return false;
+    }
+  }
+
+  /** The user's decision on the call waiting for approval, if one waits (a full disk refuses it: it keeps waiting). */
+  decide(decision: ApprovalDecision, reason?: string): void {
+    const callId = this.live.agent.approvals.waitingFor;
+    this.journal.push(`${decision}${reason ? ` "${reason}"` : ''} ${callId ? `"${callId}"` : '(nothing waits)'} (in ${this.state})`);
+    try {
+      this.live.agent.approvals.decide(callId ?? 'call_none', decision, reason);
+    } catch (err) {
+      if (err instanceof NoPendingApprovalError) {
+        if (callId) throw err; // the call that waited was refused: a bug
+        return;
+      }
+      if (!(err instanceof LogWriteError)) throw err;
+    }
+  }
+
+  /** Waits until idle, approving every call that asks meanwhile (the end of a sequence). */
+  async settle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (await this.waitFor('idle', Math.max(0, Math.min(500, deadline - Date.now())))) return true;
+      if (this.live.agent.approvals.waitingFor) this.decide('approve');
+      if (Date.now() > deadline) return false;
     }
   }
 

@@ -146,7 +146,8 @@ describe('search_history', () => {
   it('is registered, read-only, and runs through runTool with the session log from the context', async () => {
     const tool = TOOLS.find((t) => t.spec.name === 'search_history');
     expect(tool?.readOnly).toBe(true);
-    expect(TOOLS.filter((t) => t.readOnly).map((t) => t.spec.name)).toEqual(['glob', 'grep', 'list', 'update_plan', 'search_history']);
+    // The tools SKEIN_APPROVAL=on-write never asks about (they change nothing outside skein).
+    expect(TOOLS.filter((t) => t.readOnly).map((t) => t.spec.name).sort()).toEqual(['compact_history', 'glob', 'grep', 'list', 'read_file', 'search_history', 'update_plan']);
     const log = new LogBuilder();
     log.user('remember 42');
     const ctx = { workDir: tempDir('search-tool'), signal: new AbortController().signal, bashTimeoutMs: 1000, outputLimit: 1000 };

@@ -17,6 +17,10 @@ const LEGAL: [AgentState, AgentState][] = [
   ['RunningTools', 'Compacting'],
   ['RunningTools', 'Cancelled'],
   ['RunningTools', 'Error'],
+  ['RunningTools', 'WaitingForApproval'],
+  ['WaitingForApproval', 'RunningTools'],
+  ['WaitingForApproval', 'Cancelled'],
+  ['WaitingForApproval', 'Error'],
   ['Compacting', 'SendingToLLM'],
   ['Compacting', 'EndOfTurn'],
   ['Compacting', 'WaitingForUserInput'],
@@ -60,6 +64,18 @@ describe('agent state machine', () => {
   it('names the illegal move, e.g. waiting straight to running tools', () => {
     const machine = new StateMachine('WaitingForUserInput', () => {});
     expect(() => machine.transition('RunningTools', 'x')).toThrow('illegal agent transition WaitingForUserInput -> RunningTools');
+  });
+});
+
+describe('WaitingForApproval', () => {
+  it('is entered only from RunningTools and left only to RunningTools, Cancelled or Error', () => {
+    const into = AGENT_STATES.filter((s) => TRANSITIONS[s].includes('WaitingForApproval'));
+    expect(into).toEqual(['RunningTools']);
+    expect([...TRANSITIONS.WaitingForApproval].sort()).toEqual(['Cancelled', 'Error', 'RunningTools']);
+    // A decision never skips the tools: straight to the model is a bug.
+    const machine = new StateMachine('WaitingForApproval', () => {});
+    expect(() => machine.transition('SendingToLLM', 'x')).toThrow('illegal agent transition WaitingForApproval -> SendingToLLM');
+    expect(() => new StateMachine('ProcessingLLMResponse', () => {}).transition('WaitingForApproval', 'x')).toThrow(IllegalTransitionError);
   });
 });
 

@@ -122,3 +122,24 @@ describe('TimelineModel', () => {
     expect(row.kind === 'notice' && row.text).toBe('Status note to the agent: 10,500 of 20,000 tokens (53%), $0.13, 5 LLM calls');
   });
 });
+
+describe('TimelineModel: approvals', () => {
+  it('puts the request and the decision on the tool row, and follows WaitingForApproval', () => {
+    const { model } = build([
+      { kind: 'user', text: 'bash: ls' },
+      { kind: 'agent', text: '', model: 'm', endOfTurn: false },
+      { kind: 'tool_call', callId: 'c1', name: 'bash', input: { command: 'ls' } },
+      { kind: 'state', from: 'ProcessingLLMResponse', to: 'RunningTools', reason: '1 tool call' },
+      { kind: 'approval_request', callId: 'c1', name: 'bash', input: { command: 'ls' }, preview: { kind: 'command', text: 'ls' }, rule: { tool: 'bash', command: 'ls' } },
+      { kind: 'state', from: 'RunningTools', to: 'WaitingForApproval', reason: 'bash waits for approval' },
+    ]);
+    expect(model.state).toBe('WaitingForApproval');
+    const row = model.rows.find((r): r is ToolRow => r.kind === 'tool')!;
+    expect(row.approvalRequest?.preview.text).toBe('ls');
+    expect(row.approvalDecision).toBeUndefined();
+    model.ingest({ seq: 7, ts: '', kind: 'approval_decision', callId: 'c1', name: 'bash', decision: 'deny', by: 'user', reason: 'no' });
+    const after = model.rows.find((r): r is ToolRow => r.kind === 'tool')!;
+    expect(after.approvalDecision).toMatchObject({ decision: 'deny', reason: 'no' });
+    expect(model.rows.filter((r) => r.kind === 'tool')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,224 @@
+// SKEIN_APPROVAL: which tool calls wait for the user, and the wait itself.
+// A call that needs approval is logged as an `approval_request`, the agent
+// moves to WaitingForApproval, and the call runs (or is denied) once a
+// decision arrives: from the user (REST or WebSocket), from a cancel, or from
+// a new user message (which denies, with its text as the reason). Decisions
+// are logged too, so a restart finds a request still pending and asks again.
+import {
+  parseCompactCommand,
+  type AgentState,
+  type ApprovalDecision,
+  type ApprovalDecisionEvent,
+  type ApprovalMode,
+  type ApprovalRequestEvent,
+  type ApprovalRule,
+  type SkeinEvent,
+} from '../../shared/protocol.js';
+import type { ToolCall } from '../llm/types.js';
+import { TOOLS } from '../tools/registry.js';
+import { previewOf } from './approval-preview.js';
+import type { Session } from './session.js';
+
+/** Whether a call to `name` waits for the user in this mode. */
+export function needsApproval(mode: ApprovalMode, name: string): boolean {
+  if (mode === 'never') return false;
+  if (mode === 'always') return true;
+  // An MCP server's tools act outside skein whatever they claim about themselves.
+  if (name.startsWith('mcp__')) return true;
+  const tool = TOOLS.find((t) => t.spec.name === name);
+  // An unknown name runs nothing (it gets an error result): nothing to approve.
+  return tool !== undefined && tool.readOnly !== true;
+}
+
+/**
+ * The rule "Approve for this session" records for a call. bash: the exact
+ * command, as Codex CLI does (approving `npm test` must not approve
+ * `npm test; rm -rf ~`); any other tool: the tool, as Claude Code's "allow all
+ * edits during this session".
+ */
+export function ruleFor(call: Pick<ToolCall, 'name' | 'input'>): ApprovalRule {
+  if (call.name === 'bash' && typeof call.input.command === 'string') return { tool: 'bash', command: call.input.command };
+  return { tool: call.name };
+}
+
+export function ruleMatches(rule: ApprovalRule, call: Pick<ToolCall, 'name' | 'input'>): boolean {
+  if (rule.tool !== call.name) return false;
+  return rule.command === undefined || rule.command === call.input.command;
+}
+
+/** Why a decision for a call was refused (HTTP 409). */
+export class NoPendingApprovalError extends Error {}
+
+/** The server is shutting down while a call waits: nothing is decided, a restart asks again. */
+export class ApprovalSuspended extends Error {}
+
+/** What happens to a call: it runs, or it gets `output` as its (error) result. */
+export type Clearance = { run: true } | { run: false; output: string };
+
+/** Longest reason kept from a new user message (the message itself reaches the model whole, right after). */
+const MAX_MESSAGE_REASON = 2000;
+
+interface Decided {
+  decision: ApprovalDecision;
+  by: ApprovalDecisionEvent['by'];
+  reason?: string;
+}
+
+interface Pending {
+  callId: string;
+  settle: (d: Decided) => void;
+}
+
+export interface ApprovalDeps {
+  session: Session;
+  mode: ApprovalMode;
+  workDir: string;
+  state: () => AgentState;
+  transition: (to: AgentState, reason: string) => void;
+  /** Aborted when the server shuts down (not a cancel: the request stays pending). */
+  stopped: AbortSignal;
+}
+
+export class ApprovalGate {
+  private readonly rules: ApprovalRule[] = [];
+  private pending: Pending | undefined;
+  /** A new message denied a call of the current answer: the calls after it are denied with the same reason. */
+  private deniedByMessage: string | undefined;
+
+  constructor(private readonly deps: ApprovalDeps) {
+    // Rules recorded before a restart still hold: they are in the log.
+    for (const e of deps.session.log.all()) if (e.kind === 'approval_decision' && e.decision === 'approve_session' && e.rule) this.rules.push(e.rule);
+  }
+
+  get mode(): ApprovalMode {
+    return this.deps.mode;
+  }
+
+  /** The call waiting for a decision now, if any. */
+  get waitingFor(): string | undefined {
+    return this.pending?.callId;
+  }
+
+  /** A new answer's calls: a message that denied the previous answer's calls does not deny these. */
+  startAnswer(): void {
+    this.deniedByMessage = undefined;
+  }
+
+  /**
+   * The request a restart found pending: the agent was in WaitingForApproval
+   * and the call has neither a decision nor a result.
+   */
+  pendingInLog(): ApprovalRequestEvent | undefined {
+    if (this.deps.state() !== 'WaitingForApproval') return undefined;
+    return this.openRequest();
+  }
+
+  /**
+   * The user's decision on the pending call. Logged before it takes effect:
+   * if the log refuses it, nothing changes (LogWriteError) and the call still waits.
+   */
+  decide(callId: string, decision: ApprovalDecision, reason?: string): void {
+    const pending = this.pending;
+    if (!pending || pending.callId !== callId) {
+      const now = pending ? `; the call waiting now is ${pending.callId}` : '; no tool call is waiting for approval';
+      throw new NoPendingApprovalError(`tool call ${JSON.stringify(callId)} is not waiting for approval${now}`);
+    }
+    const request = this.openRequest();
+    const rule = decision === 'approve_session' && request ? request.rule : undefined;
+    this.deps.session.append({ kind: 'approval_decision', callId, name: request?.name ?? '', decision, by: 'user', ...(reason && { reason }), ...(rule && { rule }) });
+    if (rule) this.rules.push(rule);
+    this.pending = undefined;
+    pending.settle({ decision, by: 'user', ...(reason && { reason }) });
+  }
+
+  /** Waits, if this call needs it, until it may run; throws ApprovalSuspended on shutdown. */
+  async clear(call: ToolCall, signal: AbortSignal): Promise<Clearance> {
+    const { session, mode } = this.deps;
+    if (!needsApproval(mode, call.name)) return { run: true };
+    const rule = this.rules.find((r) => ruleMatches(r, call));
+    if (rule) {
+      session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'approve', by: 'rule', rule });
+      return { run: true };
+    }
+    if (this.deniedByMessage !== undefined) {
+      const reason = this.deniedByMessage;
+      session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'deny', by: 'message', reason });
+      return { run: false, output: deniedOutput(reason) };
+    }
+    // After a restart the request is already in the log, and the agent already waits.
+    let request = this.openRequest();
+    if (request?.callId !== call.id || this.deps.state() !== 'WaitingForApproval') {
+      const preview = await previewOf(call.name, call.input, this.deps.workDir);
+      request = session.append({ kind: 'approval_request', callId: call.id, name: call.name, input: call.input, preview, rule: ruleFor(call) }) as ApprovalRequestEvent;
+      this.deps.transition('WaitingForApproval', `${call.name} waits for approval`);
+    }
+    const decided = await this.wait(request, signal);
+    if (decided.by !== 'user') {
+      session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: decided.decision, by: decided.by, ...(decided.reason && { reason: decided.reason }) });
+    }
+    if (decided.by === 'cancel') return { run: false, output: 'denied: cancelled' };
+    this.deps.transition('RunningTools', decided.decision === 'deny' ? `${call.name} denied` : `${call.name} approved`);
+    if (decided.by === 'message') this.deniedByMessage = decided.reason;
+    return decided.decision === 'deny' ? { run: false, output: deniedOutput(decided.reason) } : { run: true };
+  }
+
+  /** Resolves with the first of: the user's decision, a new user message, a cancel. */
+  private wait(request: ApprovalRequestEvent, signal: AbortSignal): Promise<Decided> {
+    const { session, stopped } = this.deps;
+    return new Promise<Decided>((resolve, reject) => {
+      let unsubscribe: (() => void) | undefined;
+      let finished = false;
+      const done = () => {
+        finished = true;
+        this.pending = undefined;
+        unsubscribe?.();
+        signal.removeEventListener('abort', onAbort);
+        stopped.removeEventListener('abort', onAbort);
+      };
+      const settle = (d: Decided) => {
+        done();
+        resolve(d);
+      };
+      const onAbort = () => {
+        done();
+        if (stopped.aborted) reject(new ApprovalSuspended('the server is shutting down; the approval stays pending'));
+        else resolve({ decision: 'deny', by: 'cancel', reason: 'cancelled' });
+      };
+      if (signal.aborted || stopped.aborted) return onAbort();
+      this.pending = { callId: request.callId, settle };
+      signal.addEventListener('abort', onAbort, { once: true });
+      stopped.addEventListener('abort', onAbort, { once: true });
+      // A message typed since the request (also one logged before a restart) answers it. The decision
+      // is logged by the waiting call, never from inside the subscriber (others must see the message first).
+      unsubscribe = session.subscribe(request.seq, (e: SkeinEvent) => {
+        if (this.pending?.settle !== settle || e.kind !== 'user' || parseCompactCommand(e.text)) return;
+        const text = e.text.trim();
+        settle({ decision: 'deny', by: 'message', reason: text.length > MAX_MESSAGE_REASON ? `${text.slice(0, MAX_MESSAGE_REASON)}…` : text });
+      });
+      // Settled by a message the replay delivered, before `unsubscribe` was known.
+      if (finished) unsubscribe();
+    });
+  }
+
+  /** The last approval_request with no decision and no result. */
+  private openRequest(): ApprovalRequestEvent | undefined {
+    const events = this.deps.session.log.all();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.kind === 'tool_result' || e.kind === 'approval_decision') return undefined;
+      if (e.kind === 'approval_request') return e;
+    }
+    return undefined;
+  }
+}
+
+/** The tool calls of the last answer that have no result yet, in order. */
+export function unansweredCalls(events: readonly SkeinEvent[]): ToolCall[] {
+  const answered = new Set(events.flatMap((e) => (e.kind === 'tool_result' ? [e.callId] : [])));
+  const lastAnswer = events.findLastIndex((e) => e.kind === 'agent');
+  return events.slice(lastAnswer + 1).flatMap((e) => (e.kind === 'tool_call' && !answered.has(e.callId) ? [{ id: e.callId, name: e.name, input: e.input }] : []));
+}
+
+function deniedOutput(reason: string | undefined): string {
+  return reason ? `denied by the user: ${reason}` : 'denied by the user';
+}

@@ -1,0 +1,24 @@
+// POST /api/sessions/:id/approvals/:callId {decision, reason?}: the user's
+// decision on a tool call waiting for approval (the WebSocket's `approval`
+// frame does the same). 202 when taken; 400 for a bad body; 404 for an unknown
+// session; 409 when that call is not the one waiting; 507 when the log refuses it.
+import type express from 'express';
+import { parseApprovalDecision } from '../../shared/protocol.js';
+import { NoPendingApprovalError } from '../agent/approvals.js';
+import type { Sessions } from '../agent/sessions.js';
+
+export function addApprovalRoute(app: express.Express, sessions: Sessions): void {
+  app.post('/api/sessions/:id/approvals/:callId', (req, res) => {
+    const live = sessions.get(String(req.params.id));
+    if (!live) return void res.status(404).json({ error: 'unknown session' });
+    const parsed = parseApprovalDecision((req.body ?? {}) as Record<string, unknown>);
+    if (!parsed.ok) return void res.status(400).json({ error: parsed.error });
+    try {
+      live.agent.approvals.decide(String(req.params.callId), parsed.value.decision, parsed.value.reason);
+    } catch (err) {
+      if (err instanceof NoPendingApprovalError) return void res.status(409).json({ error: err.message });
+      throw err; // LogWriteError: 507 from the app's error handler
+    }
+    res.status(202).json({ accepted: true, decision: parsed.value.decision });
+  });
+}

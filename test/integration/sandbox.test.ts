@@ -1,0 +1,193 @@
+// SKEIN_SANDBOX=workspace: bash under bubblewrap cannot write outside the
+// working folder, cannot reach the network, and leaves no process behind;
+// the same commands do all three with the sandbox off. skein refuses to start
+// with a sandbox bubblewrap cannot give.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SkeinEvent } from '../../shared/protocol.js';
+import { bashTool } from '../../server/tools/bash.js';
+import { killAllToolProcesses } from '../../server/tools/processes.js';
+import { probeSandbox, SandboxUnavailableError, type SandboxSettings } from '../../server/tools/sandbox.js';
+import type { ToolContext } from '../../server/tools/tool.js';
+import { alive } from '../helpers/processes.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { TestClient } from '../helpers/ws-client.js';
+
+const sandboxed: SandboxSettings = { network: false };
+
+/** A folder outside the working folder and outside /tmp (the sandbox's /tmp is its own). */
+function outsideDir(prefix: string): string {
+  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
+  return fs.mkdtempSync(path.join(path.resolve('test-output'), `${prefix}-`));
+}
+
+function ctx(workDir: string, sandbox?: SandboxSettings): ToolContext {
+  return { workDir, signal: new AbortController().signal, bashTimeoutMs: 20_000, outputLimit: 30_000, ...(sandbox && { sandbox }) };
+}
+
+/** Pids of live processes whose command line contains `needle`. */
+function processesWith(needle: string): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmd.includes(needle) && !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${name}/stat`, 'utf8'))) found.push(Number(name));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return found;
+}
+
+async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let listener: net.Server;
+let port = 0;
+beforeAll(async () => {
+  // A local TCP server: reachable from an unconfined bash, not from the sandbox's own network namespace.
+  listener = net.createServer((socket) => socket.end('hello from the host\n'));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  port = (listener.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((r) => listener.close(r));
+  killAllToolProcesses();
+});
+
+describe('bash with SKEIN_SANDBOX=workspace', () => {
+  it('cannot write outside the working folder (it can inside, and in its private /tmp); with off it can', async () => {
+    const work = tempDir('sandbox-work');
+    const outside = outsideDir('sandbox-outside');
+    const command = `echo in > inside.txt && echo tmp > /tmp/scratch.txt && cat /tmp/scratch.txt && echo out > ${outside}/escaped.txt`;
+    const confined = await bashTool.run({ command }, ctx(work, sandboxed));
+    expect(confined.isError).toBe(true);
+    expect(confined.output).toMatch(/Read-only file system/);
+    expect(confined.output).toContain('tmp');
+    expect(fs.readFileSync(path.join(work, 'inside.txt'), 'utf8')).toBe('in\n');
+    expect(fs.existsSync(path.join(outside, 'escaped.txt'))).toBe(false);
+    // Its /tmp was its own: nothing reached the real one.
+    expect(fs.existsSync('/tmp/scratch.txt') && fs.readFileSync('/tmp/scratch.txt', 'utf8') === 'tmp\n').toBe(false);
+
+    const free = await bashTool.run({ command: `echo out > ${outside}/escaped.txt` }, ctx(work));
+    expect(free).toMatchObject({ isError: false });
+    expect(fs.readFileSync(path.join(outside, 'escaped.txt'), 'utf8')).toBe('out\n');
+  });
+
+  it('cannot reach the network (a local TCP server refuses it); with off, or SKEIN_SANDBOX_NETWORK=on, it can', async () => {
+    const work = tempDir('sandbox-net');
+    const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+    const confined = await bashTool.run({ command }, ctx(work, sandboxed));
+    expect(confined.isError).toBe(true);
+    expect(confined.output).toMatch(/Connection refused|Network is unreachable/);
+    expect(confined.output).not.toContain('hello from the host');
+    const free = await bashTool.run({ command }, ctx(work));
+    expect(free).toMatchObject({ isError: false, output: expect.stringContaining('hello from the host') });
+    const networked = await bashTool.run({ command }, ctx(work, { network: true }));
+    expect(networked).toMatchObject({ isError: false, output: expect.stringContaining('hello from the host') });
+  });
+
+  it('leaves no process behind: a backgrounded sleep is gone when the call returns; with off it keeps running', async () => {
+    const work = tempDir('sandbox-procs');
+    const tag = `${2000 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+    const confinedSleep = `sleep 1${tag}`;
+    const confined = await bashTool.run({ command: `${confinedSleep} >/dev/null 2>&1 & setsid ${confinedSleep} >/dev/null 2>&1 & echo started` }, ctx(work, sandboxed));
+    expect(confined).toMatchObject({ isError: false, output: expect.stringContaining('started') });
+    // The namespace's processes are killed as its pid 1 exits; one may still be tearing down (state D) for a moment.
+    await until(() => processesWith(confinedSleep).length === 0, `${confinedSleep} to be gone`, 10_000);
+
+    const freeSleep = `sleep 2${tag}`;
+    const free = await bashTool.run({ command: `${freeSleep} >/dev/null 2>&1 & echo started` }, ctx(work));
+    expect(free.output).toContain('started');
+    try {
+      await until(() => processesWith(freeSleep).length > 0, `${freeSleep} to run`, 10_000);
+      const [pid] = processesWith(freeSleep);
+      // Unconfined, the job outlives its command (until the server stops): still there after the sandbox's was gone.
+      await new Promise((r) => setImmediate(r));
+      expect(alive(pid!)).toBe(true);
+    } finally {
+      killAllToolProcesses();
+    }
+  });
+
+  it('a timeout still kills the sandboxed command', async () => {
+    const work = tempDir('sandbox-timeout');
+    const result = await bashTool.run({ command: 'sleep 30' }, { ...ctx(work, sandboxed), bashTimeoutMs: 300 });
+    expect(result).toMatchObject({ isError: true, output: expect.stringContaining('killed: timed out after 300 ms') });
+  });
+});
+
+describe('SKEIN_SANDBOX=workspace in the server', () => {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+  });
+
+  it("the agent's bash runs confined", async () => {
+    const outside = outsideDir('sandbox-server-outside');
+    const server = await startTestServer({ SKEIN_SANDBOX: 'workspace' });
+    servers.push(server);
+    const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
+    const client = await TestClient.connect(server.url, body.id);
+    try {
+      client.send({ type: 'user_message', text: `bash: echo ok > here.txt; echo no > ${outside}/there.txt` });
+      const events: SkeinEvent[] = await client.untilIdle(1, 30_000);
+      const result = events.find((e) => e.kind === 'tool_result');
+      expect(result?.kind === 'tool_result' && result.output).toMatch(/Read-only file system/);
+      expect(fs.readFileSync(path.join(server.workDir, 'here.txt'), 'utf8')).toBe('ok\n');
+      expect(fs.existsSync(path.join(outside, 'there.txt'))).toBe(false);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('a sandbox bubblewrap cannot give is refused at start', () => {
+  /** A `bwrap` that fails the way it does where user namespaces are off. */
+  function brokenBwrapDir(): string {
+    const dir = tempDir('fake-bwrap');
+    const file = path.join(dir, 'bwrap');
+    fs.writeFileSync(file, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n');
+    fs.chmodSync(file, 0o755);
+    return dir;
+  }
+
+  it('names the missing binary', () => {
+    expect(() => probeSandbox({ network: false, binary: path.join(tempDir('no-bwrap'), 'bwrap') }, tempDir('w'))).toThrow(/bwrap is not installed \(Debian\/Ubuntu: apt-get install bubblewrap\)/);
+  });
+
+  it('passes on what bubblewrap said, and the real probe passes here', () => {
+    const binary = path.join(brokenBwrapDir(), 'bwrap');
+    expect(() => probeSandbox({ network: false, binary }, tempDir('w'))).toThrow(SandboxUnavailableError);
+    expect(() => probeSandbox({ network: false, binary }, tempDir('w'))).toThrow(/kernel does not allow non-privileged user namespaces.*will not run bash unconfined/);
+    expect(() => probeSandbox({ network: false }, tempDir('w'))).not.toThrow();
+  });
+
+  it('skein exits with code 2 and the reason instead of running bash unconfined', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server/main.ts')], {
+      env: { ...process.env, PATH: `${brokenBwrapDir()}:${process.env.PATH}`, SKEIN_PORT: '0', SKEIN_SANDBOX: 'workspace', SKEIN_DATA_DIR: tempDir('d'), SKEIN_WORKDIR: tempDir('w') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code, output).toBe(2);
+    expect(output).toContain('skein: SKEIN_SANDBOX=workspace: bubblewrap cannot start a sandbox here');
+    expect(output).not.toContain('running at');
+  }, 60_000);
+
+  it('an unknown mode is refused naming the variable and the allowed values', async () => {
+    await expect(startTestServer({ SKEIN_SANDBOX: 'strict' })).rejects.toThrow('SKEIN_SANDBOX="strict" is invalid: expected off | workspace');
+    await expect(startTestServer({ SKEIN_APPROVAL: 'sometimes' })).rejects.toThrow('SKEIN_APPROVAL="sometimes" is invalid: expected never | on-write | always');
+  });
+});

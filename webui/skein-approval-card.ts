@@ -1,0 +1,124 @@
+// <skein-approval-card>: a tool call waiting for the user (SKEIN_APPROVAL).
+// Shows what would happen (the command, or the diff with added and removed
+// lines coloured) and the three answers: Approve, Approve for this session,
+// Deny (with an optional reason the model receives). Sends an `approval`
+// event up; the app sends the WebSocket frame. Once decided, one line says how.
+import { css, html, LitElement } from 'lit';
+import type { ApprovalDecision, ApprovalDecisionEvent, ApprovalRequestEvent, ApprovalRule } from '../shared/protocol.js';
+import { messageStyles } from './message-styles.js';
+
+export interface ApprovalDetail {
+  callId: string;
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+/** How "Approve for this session" reads for a rule. */
+export function ruleWords(rule: ApprovalRule): string {
+  return rule.command !== undefined ? `this exact ${rule.tool} command` : `every ${rule.tool} call`;
+}
+
+export function decisionWords(d: ApprovalDecisionEvent): string {
+  const reason = d.reason ? `: ${d.reason}` : '';
+  switch (d.by) {
+    case 'rule':
+      return `Approved by a session rule (${d.rule ? ruleWords(d.rule) : d.name})`;
+    case 'cancel':
+      return 'Denied: the turn was cancelled';
+    case 'message':
+      return `Denied by your new message${reason}`;
+    default:
+      if (d.decision === 'approve') return 'Approved by you';
+      if (d.decision === 'approve_session') return `Approved for this session (${d.rule ? ruleWords(d.rule) : d.name})`;
+      return `Denied by you${reason}`;
+  }
+}
+
+export class SkeinApprovalCard extends LitElement {
+  static override properties = {
+    request: { attribute: false },
+    denying: { state: true },
+    sent: { state: true },
+  };
+  declare request: ApprovalRequestEvent;
+  declare denying: boolean;
+  /** Clicked: the buttons wait for the decision event (or come back if the server refused it). */
+  declare sent: boolean;
+
+  constructor() {
+    super();
+    this.denying = false;
+    this.sent = false;
+  }
+
+  static override styles = [
+    messageStyles,
+    css`
+      :host { margin: 0; }
+      .ask { border-top: 1px solid var(--border); background: var(--warn-bg); padding: 8px 10px; }
+      .title { font-size: 13px; font-weight: 600; margin: 0 0 6px; }
+      pre { max-height: 40vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--code-bg); }
+      /* Tinted lines with the page's own text colour (readable in both themes, as GitHub shows diffs). */
+      .add, .del { display: inline-block; min-width: 100%; box-sizing: border-box; }
+      .add { background: color-mix(in srgb, var(--ok) 18%, transparent); }
+      .del { background: color-mix(in srgb, var(--danger) 16%, transparent); }
+      .hunk { color: var(--muted); }
+      .actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin-top: 6px; }
+      button { font: inherit; font-size: 13px; padding: 4px 12px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
+      button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
+      button.danger { color: var(--danger); }
+      button:disabled { opacity: 0.6; cursor: default; }
+      input { font: inherit; font-size: 13px; flex: 1 1 220px; min-width: 0; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--border); background: var(--bg); color: var(--fg); }
+    `,
+  ];
+
+  private preview() {
+    const { preview } = this.request;
+    if (preview.kind !== 'diff') return html`<pre aria-label="${preview.kind === 'command' ? 'Command' : 'Input'} to approve">${preview.text}</pre>`;
+    // Unified diff: one span per line, coloured by its first character (text only, never HTML).
+    const lines = preview.text.split('\n');
+    return html`<pre aria-label="Diff to approve">${lines.map((line, i) => {
+      const cls = line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
+      return html`<span class=${cls}>${line}</span>${i < lines.length - 1 ? '\n' : ''}`;
+    })}</pre>`;
+  }
+
+  override render() {
+    const { request } = this;
+    return html`<div class="ask" role="group" aria-label="Approve ${request.name}?">
+      <p class="title">${request.name} waits for your approval</p>
+      ${this.preview()}
+      <div class="actions">
+        <button class="primary" ?disabled=${this.sent} @click=${() => this.decide('approve')}>Approve</button>
+        <button ?disabled=${this.sent} @click=${() => this.decide('approve_session')} title="Also run ${ruleWords(request.rule)} without asking again in this session">Approve for this session</button>
+        ${this.denying
+          ? html`<input aria-label="Reason for denying (optional, the model reads it)" placeholder="Why not? (optional, the model reads it)"
+                @keydown=${(e: KeyboardEvent) => e.key === 'Enter' && this.decide('deny')} />
+              <button class="danger" ?disabled=${this.sent} @click=${() => this.decide('deny')}>Deny</button>`
+          : html`<button class="danger" ?disabled=${this.sent} @click=${this.startDeny}>Deny…</button>`}
+      </div>
+    </div>`;
+  }
+
+  private startDeny = async () => {
+    this.denying = true;
+    await this.updateComplete;
+    this.renderRoot.querySelector('input')?.focus();
+  };
+
+  private decide(decision: ApprovalDecision) {
+    const reason = decision === 'deny' ? this.renderRoot.querySelector('input')?.value.trim() : undefined;
+    const detail: ApprovalDetail = { callId: this.request.callId, decision, ...(reason && { reason }) };
+    this.sent = true;
+    const sent = this.dispatchEvent(new CustomEvent<ApprovalDetail>('approval', { detail, bubbles: true, composed: true, cancelable: true }));
+    // The app cancels the event when it could not send (offline): the buttons come back.
+    if (!sent) this.sent = false;
+  }
+}
+customElements.define('skein-approval-card', SkeinApprovalCard);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'skein-approval-card': SkeinApprovalCard;
+  }
+}
