@@ -7,7 +7,7 @@ import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
 import type { ProviderChoice } from '../llm/providers.js';
 import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
-import { TOOLS } from '../tools/registry.js';
+import { SessionTools } from '../tools/session-tools.js';
 import type { ToolSecrets } from '../tools/tool.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
@@ -22,6 +22,7 @@ import { SessionWindow, withLimits } from './window.js';
 import { WriteBackoff, type BackoffTiming } from './write-backoff.js';
 import { StatusNotes } from './status-notes.js';
 import { ToolRunner } from './tool-runner.js';
+import { ToolNotes } from './tool-notes.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
@@ -39,6 +40,8 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   writeBackoff?: BackoffTiming;
   /** SKEIN_STATUS_UPDATES: status notes to the agent (default off). */
   statusUpdates?: boolean;
+  /** The session's tools, fixed at its start (absent: the built-in ones). */
+  toolSet?: SessionTools;
 }
 
 export class Agent implements AgentHandle {
@@ -74,6 +77,7 @@ export class Agent implements AgentHandle {
   private readonly stopped = new AbortController();
   private readonly statusNotes: StatusNotes;
   private readonly tools: ToolRunner;
+  private readonly toolNotes: ToolNotes;
 
   constructor(
     private readonly session: Session,
@@ -108,8 +112,9 @@ export class Agent implements AgentHandle {
     });
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);
+    const toolSet = settings.toolSet ?? new SessionTools();
     this.compaction = new CompactionRunner(session, settings, {
-      base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
+      base: () => ({ system: this.system, tools: toolSet.specs }),
       // The session's own model summarises within the window learned so far.
       summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
       windowSource: () => this.window.source,
@@ -118,7 +123,8 @@ export class Agent implements AgentHandle {
       model: () => this.provider.model,
       gauge: () => this.gauge(),
     });
-    this.tools = new ToolRunner(session, settings, () => this.provider);
+    this.tools = new ToolRunner(session, settings, () => this.provider, toolSet);
+    this.toolNotes = new ToolNotes(session, toolSet);
     this.statusNotes = new StatusNotes(session, settings.statusUpdates === true, this.gauge());
     session.attach(this);
   }
@@ -262,6 +268,7 @@ export class Agent implements AgentHandle {
           await this.compaction.run(due, signal);
         }
       }
+      this.toolNotes.beforeRequest();
       this.statusNotes.beforeRequest(this.gauge());
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');

@@ -10,6 +10,8 @@ import { defaultStrategies } from '../compaction/strategies/index.js';
 import type { Provider } from '../llm/types.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import type { NamedSecret } from '../tools/env.js';
+import type { McpHub } from '../mcp/hub.js';
+import { SessionTools } from '../tools/session-tools.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
@@ -23,6 +25,8 @@ export interface SessionOptions {
   toolSecrets?: NamedSecret[];
   /** Stands between a session and its provider (benchmarks: a server whose real window is smaller than skein is told). */
   wrapProvider?: (provider: Provider) => Provider;
+  /** The MCP servers: their tools join each session's tools at its start; their failures reach every timeline. */
+  mcp?: McpHub;
 }
 
 export interface LiveSession {
@@ -43,6 +47,24 @@ export class Sessions {
     this.dir = path.join(config.dataDir, 'sessions');
     fs.mkdirSync(this.dir, { recursive: true });
     this.models = modelServices(config);
+    options.mcp?.onStateChange((change) => this.reportMcp(change));
+  }
+
+  /** GET /api/mcp. */
+  get mcp(): McpHub | undefined {
+    return this.options.mcp;
+  }
+
+  /** An MCP server that failed, or became ready again, is shown in every live session's timeline. */
+  private reportMcp(change: { server: string; state: 'starting' | 'ready' | 'failed' | 'stopped'; message: string; retryInMs?: number }): void {
+    if (change.state !== 'failed' && change.state !== 'ready') return;
+    for (const { session } of this.live.values()) {
+      try {
+        session.append({ kind: 'mcp', ...change });
+      } catch {
+        /* a log that refuses writes: the state is still in GET /api/mcp */
+      }
+    }
   }
 
   /** Reloads every session log; interrupted turns are closed. Returns warnings for the server log. */
@@ -137,6 +159,7 @@ export class Sessions {
         maxStepsPerTurn: this.config.maxStepsPerTurn,
         maxTurnCostUsd: this.config.maxTurnCostUsd,
         statusUpdates: this.config.statusUpdates,
+        toolSet: new SessionTools(undefined, this.options.mcp),
       },
       initial,
     );

@@ -5,6 +5,7 @@ import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/res
 import type { DueCompaction } from '../compaction/triggers.js';
 import { hasRecordedTools, type LlmResponse, type Provider } from '../llm/types.js';
 import { runTool } from '../tools/registry.js';
+import { SessionTools } from '../tools/session-tools.js';
 import type { ToolContext } from '../tools/tool.js';
 import type { AgentSettings } from './agent.js';
 import type { Session } from './session.js';
@@ -20,6 +21,7 @@ export class ToolRunner {
     private readonly session: Session,
     private readonly settings: AgentSettings,
     private readonly provider: () => Provider,
+    private readonly toolSet: SessionTools = new SessionTools(),
   ) {}
 
   private context(signal: AbortSignal): ToolContext {
@@ -52,7 +54,7 @@ export class ToolRunner {
       const started = Date.now();
       const provider = this.provider();
       const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
-      const result = recorded ?? (await runTool(call.name, call.input, ctx));
+      const result = recorded ?? (await runTool(call.name, call.input, ctx, this.toolSet.callable(call.name)));
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
       const capped =
         this.settings.resultCap === false

@@ -111,8 +111,9 @@ export class IncrementalView {
         else out.push(message);
         break;
       }
+      case 'tools_changed':
       case 'status': {
-        // A status note to the agent reaches it as a user-role message (adapters merge it with what precedes).
+        // A status note (or a tools-changed note) to the agent reaches it as a user-role message (adapters merge it with what precedes).
         const note: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
         if (open.size) this.deferred.push(note);
         else out.push(note);

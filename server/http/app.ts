@@ -65,6 +65,10 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     res.json({ ok: true });
   });
 
+  app.get('/api/mcp', (_req, res) => {
+    res.json({ servers: sessions.mcp?.list() ?? [] });
+  });
+
   app.get('/api/sessions', (_req, res) => {
     res.json({ sessions: sessions.list() });
   });
