@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { McpServerState, McpToolInfo } from '../../shared/protocol.js';
 import { newRunId, RUN_MARKER, watchMarkedProcesses } from '../tools/processes.js';
 import type { ToolResult } from '../tools/tool.js';
@@ -39,6 +40,14 @@ export interface ListedTool extends McpToolInfo {
 }
 
 const STDERR_TAIL = 2000;
+
+const LOOSE_TOOL_LIST = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+interface RawTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+}
 
 export class McpConnection {
   state: McpServerState = 'starting';
@@ -168,11 +177,12 @@ export class McpConnection {
   }
 
   private async listTools(client: Client): Promise<ListedTool[]> {
-    const raw: McpTool[] = [];
+    const raw: RawTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.startTimeoutMs });
-      raw.push(...page.tools);
+      // Read loosely, not with client.listTools: the SDK refuses the whole list for one tool's broken schema.
+      const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LOOSE_TOOL_LIST, { timeout: this.options.startTimeoutMs });
+      raw.push(...page.tools.filter((t): t is RawTool => typeof t === 'object' && t !== null && typeof (t as RawTool).name === 'string'));
       cursor = page.nextCursor;
     } while (cursor && raw.length < 10_000);
     const seen = new Set<string>();
