@@ -12,6 +12,7 @@ import { json, listen, openSse, pieces, transportFailure, type FakeRequest } fro
 import { block, PromptCache, tokens, type Block } from './prompt-cache.js';
 import { ThinkingRules } from './thinking.js';
 import { checkAnthropicRequest } from './rules/anthropic.js';
+import { checkAnthropicTools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
 export interface AnthropicUsageWire {
@@ -77,7 +78,7 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkAnthropicRequest(body);
+    const refused = checkAnthropicTools(body.tools) ?? checkAnthropicRequest(body);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Anthropic fake: ${refused.message}`);

@@ -14,6 +14,7 @@ import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
 import { checkOpenAIRequest } from './rules/openai.js';
+import { checkOpenAITools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
 export interface OpenAIUsageWire {
@@ -78,7 +79,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkOpenAIRequest(body);
+    const refused = checkOpenAITools(body.tools) ?? checkOpenAIRequest(body);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`OpenAI fake: ${refused.message}`);
