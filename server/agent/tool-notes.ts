@@ -12,25 +12,39 @@ import type { Session } from './session.js';
 
 export class ToolNotes {
   /** The MCP tools the model was told of: the fixed list, then every note since. */
-  private readonly known: Map<string, ToolSpec>;
+  private known: Map<string, ToolSpec>;
+  /** Seqs of the notes logged by this process; a fold that covers one makes them all be sent again. */
+  private notes: number[] = [];
+  private checked: number;
 
   constructor(
     private readonly session: Session,
     private readonly tools: SessionTools,
   ) {
     this.known = tools.fixedMcp();
+    this.checked = session.log.lastSeq;
   }
 
   /** At the safe point before a request: logs a note when the live MCP tools differ from what the model knows. */
   beforeRequest(): void {
     if (!this.tools.mcp) return;
+    this.afterFolds();
     const live = this.tools.liveMcp();
     const added = [...live.values()].filter((spec) => !this.known.has(spec.name) || changed(this.known.get(spec.name)!, spec));
     const removed = [...this.known.keys()].filter((name) => !live.has(name));
     if (!added.length && !removed.length) return;
     for (const name of removed) this.known.delete(name);
     for (const spec of added) this.known.set(spec.name, spec);
-    this.session.append(toolsChangedEvent(added, removed));
+    this.notes.push(this.session.append(toolsChangedEvent(added, removed)).seq);
+  }
+
+  /** A compaction that folded a note took its news out of the view: the model is told again, from the fixed list. */
+  private afterFolds(): void {
+    const folded = this.session.log.since(this.checked).some((e) => e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq && this.notes.some((s) => s <= e.coversSeq![1]));
+    this.checked = this.session.log.lastSeq;
+    if (!folded) return;
+    this.known = this.tools.fixedMcp();
+    this.notes = [];
   }
 }
 

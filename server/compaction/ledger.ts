@@ -5,7 +5,7 @@
 // Carried forward: the ledger of an earlier summary that gets folded again is
 // merged in, deduplicated. It is held to a token budget, spent by recency and
 // by kind; what does not fit is counted and stays reachable with search_history.
-import { STATUS_NOTE_OPEN, type Ledger } from '../../shared/protocol.js';
+import { STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN, type Ledger } from '../../shared/protocol.js';
 import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
 import { folderOf, renderLedger } from './ledger-render.js';
@@ -121,7 +121,7 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
       if (m.summaryOf.ledger) b.merge(m.summaryOf.ledger);
       continue;
     }
-    if (m.role === 'user' && !m.content.startsWith(STATUS_NOTE_OPEN)) {
+    if (m.role === 'user' && !m.content.startsWith(STATUS_NOTE_OPEN) && !m.content.startsWith(TOOLS_NOTE_OPEN)) {
       b.users.push(
         m.content.length > USER_MESSAGE_VERBATIM_CHARS ? { seq: m.seq, text: m.content.slice(0, 500), truncated: true } : { seq: m.seq, text: m.content },
       );

@@ -160,6 +160,16 @@ describe('MCP servers', () => {
     // The view (GET /view) shows the notes where the model read them.
     const view = await api<{ messages: { content: string }[] }>(run.server.url, `/api/sessions/${run.id}/view`);
     expect(view.body.messages.filter((m) => m.content.startsWith('<skein-tools>'))).toHaveLength(2);
+
+    // A compaction that folds a note takes its news out of the view: the model is told again.
+    await run.say('/compact');
+    const fold = run.client.events.filter((e) => e.kind === 'compaction' && e.phase === 'finished').at(-1)!;
+    expect(fold.kind === 'compaction' && fold.coversSeq![1]).toBeGreaterThan(added.seq);
+    await run.say('echo: after the fold');
+    const again = run.client.events.filter((e): e is ToolsChangedEvent => e.kind === 'tools_changed').at(-1)!;
+    expect(again.seq).toBeGreaterThan(fold.seq);
+    expect([again.added, again.removed]).toEqual([['mcp__local__late'], ['mcp__local__echo']]);
+    expect(run.requests.at(-1)!.messages.at(-1)!.content).toBe(again.text);
   });
 
   it('a server that cannot start is reported, retried with back-off, and its tools reach the session as a note once it connects', async () => {
