@@ -107,27 +107,29 @@ export class McpConnection {
   /** Calls one of the server's tools; every failure becomes an error result. */
   async call(tool: ListedTool, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const client = this.client;
-    if (this.state !== 'ready' || !client) return { output: `${tool.name}: the MCP server "${this.name}" is not ready (${this.describeState()})`, isError: true };
+    if (this.state !== 'ready' || !client) return failed(tool.name, `the MCP server "${this.name}" is not ready (${this.describeState()})`);
     const generation = this.generation;
     try {
       const result = await client.callTool({ name: tool.original, arguments: input }, undefined, { timeout: this.options.callTimeoutMs, signal });
-      return { output: toolResultText(result), isError: result.isError === true };
+      const text = toolResultText(result);
+      // An error's first line names the tool, as built-in tools' do: the ledger and the clearing placeholder read it.
+      return result.isError === true ? failed(tool.name, text) : { output: text, isError: false };
     } catch (err) {
-      if (signal.aborted) return { output: `${tool.name}: cancelled`, isError: true };
+      if (signal.aborted) return { output: 'cancelled by the user', isError: true };
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
         // A server that does not answer in time may be stuck for good: it is started afresh.
-        const message = `${tool.name} timed out after ${this.options.callTimeoutMs} ms`;
-        if (generation === this.generation) this.fail(`${message}; restarting the server`);
-        return { output: `${message} (SKEIN_MCP_TIMEOUT_MS); the server "${this.name}" is being restarted`, isError: true };
+        const message = `timed out after ${this.options.callTimeoutMs} ms`;
+        if (generation === this.generation) this.fail(`${tool.name} ${message}; restarting the server`);
+        return failed(tool.name, `${message} (SKEIN_MCP_TIMEOUT_MS); the server "${this.name}" is being restarted`);
       }
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        return { output: `${tool.name}: the MCP server "${this.name}" went away during the call${this.stderrTail()}; it is being restarted`, isError: true };
+        return failed(tool.name, `the MCP server "${this.name}" went away during the call${this.stderrTail()}; it is being restarted`);
       }
-      if (err instanceof McpError) return { output: `${tool.name}: ${err.message}`, isError: true };
+      if (err instanceof McpError) return failed(tool.name, err.message);
       // A transport failure (HTTP server down or reset): the server is treated as crashed.
-      const message = `${tool.name} failed: ${describe(err, this.options.callTimeoutMs)}`;
-      if (generation === this.generation) this.fail(`${message}; restarting`);
-      return { output: `${message}; the server "${this.name}" is being restarted`, isError: true };
+      const message = describe(err, this.options.callTimeoutMs);
+      if (generation === this.generation) this.fail(`${tool.name} failed: ${message}; restarting`);
+      return failed(tool.name, `${message}; the server "${this.name}" is being restarted`);
     }
   }
 
@@ -245,6 +247,10 @@ export class McpConnection {
     const tail = this.stderr.trim().split('\n').slice(-3).join(' | ').slice(-300);
     return tail ? ` (stderr: ${tail})` : '';
   }
+}
+
+export function failed(name: string, message: string): ToolResult {
+  return { output: `${name} failed: ${message}`, isError: true };
 }
 
 function skippedNote(tools: ListedTool[]): string {

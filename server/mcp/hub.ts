@@ -5,7 +5,7 @@
 import type { McpServerInfo } from '../../shared/protocol.js';
 import type { Tool, ToolResult } from '../tools/tool.js';
 import type { McpServerConfig } from './config.js';
-import { McpConnection, type ConnectionOptions, type ListedTool, type StateChange } from './connection.js';
+import { failed, McpConnection, type ConnectionOptions, type ListedTool, type StateChange } from './connection.js';
 import { parseMcpToolName } from './schema.js';
 
 export class McpHub {
@@ -80,13 +80,13 @@ export class McpHub {
   async call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const parsed = parseMcpToolName(name);
     const connection = parsed && this.connections.get(parsed.server);
-    if (!parsed || !connection) return { output: `${name}: no MCP server of that name is configured`, isError: true };
+    if (!parsed || !connection) return failed(name, 'no MCP server of that name is configured');
     const listed = connection.tools.find((t) => t.name === name);
     if (!listed || connection.state !== 'ready') {
       const why = connection.state === 'ready' ? `the server "${parsed.server}" no longer offers it` : `the server "${parsed.server}" is ${connection.describeState()}`;
-      return { output: `${name} is not available now: ${why}`, isError: true };
+      return failed(name, `not available now: ${why}`);
     }
-    if (listed.skipped) return { output: `${name} is not offered: ${listed.skipped}`, isError: true };
+    if (listed.skipped) return failed(name, `not offered: ${listed.skipped}`);
     return connection.call(listed, input, signal);
   }
 

@@ -100,7 +100,7 @@ describe.each(CASES)('MCP tools through $name', (c) => {
     expect(results(client.events).map((r) => [r.name, r.output, r.isError])).toEqual([
       ['mcp__local__echo', 'echo: hi', false],
       ['mcp__remote__add', '3', false],
-      ['mcp__remote__fail', 'the tool failed on purpose', true],
+      ['mcp__remote__fail', 'mcp__remote__fail failed: the tool failed on purpose', true],
     ]);
     // The answer after each result read it back from the wire.
     const answers = client.events.filter((e) => e.kind === 'agent' && e.endOfTurn).map((e) => (e.kind === 'agent' ? e.text : ''));

@@ -58,7 +58,7 @@ describe('MCP servers', () => {
   it('lists the tools of a stdio and an HTTP server, calls them with arguments, returns results and errors, and skips broken schemas', async () => {
     const remote = await startHttpMcpServer();
     https.push(remote);
-    const run = await start({ local: stdioEntry(), remote: { type: 'http', url: remote.url, headers: { 'x-test': 'from-config' } } });
+    const run = await start({ local: stdioEntry(), remote: { type: 'http', url: remote.url, headers: { 'x-test': 'from-config' } } }, { SKEIN_TOOL_OUTPUT_LIMIT: '2000' });
 
     const listed = await mcpServers(run.server.url);
     expect(listed.map((s) => [s.name, s.transport, s.state])).toEqual([
@@ -66,7 +66,7 @@ describe('MCP servers', () => {
       ['remote', 'http', 'ready'],
     ]);
     for (const s of listed) {
-      expect(s.tools.filter((t) => !t.skipped).map((t) => t.name)).toEqual(['echo', 'add', 'fail', 'crash', 'hang', 'grow', 'shrink'].map((t) => `mcp__${s.name}__${t}`));
+      expect(s.tools.filter((t) => !t.skipped).map((t) => t.name)).toEqual(['echo', 'add', 'fail', 'crash', 'hang', 'grow', 'shrink', 'big'].map((t) => `mcp__${s.name}__${t}`));
       expect(s.tools.find((t) => t.name.endsWith('__broken'))?.skipped).toMatch(/type "string"/);
       expect(s.tools.find((t) => t.name.endsWith('__dangling'))?.skipped).toMatch(/#\/\$defs\/missing/);
     }
@@ -78,7 +78,15 @@ describe('MCP servers', () => {
     const [echo, add, fail] = results(run.client.events);
     expect(echo).toMatchObject({ name: 'mcp__local__echo', output: 'echo: hello', isError: false });
     expect(add).toMatchObject({ name: 'mcp__remote__add', output: '42', isError: false });
-    expect(fail).toMatchObject({ name: 'mcp__local__fail', output: 'the tool failed on purpose', isError: true });
+    expect(fail).toMatchObject({ name: 'mcp__local__fail', output: 'mcp__local__fail failed: the tool failed on purpose', isError: true });
+
+    // Results go through the same cap and secret masking as built-in tools' results.
+    await run.say('mcp: remote big {"lines":3000}');
+    const big = results(run.client.events).at(-1)!;
+    expect(big.output).toMatch(/^line 1 of the big answer\n[\s\S]*\[output capped: [\d,]+ characters[\s\S]*line 3000 of the big answer$/);
+    expect(big.output.length).toBeLessThan(3000);
+    await run.say(`mcp: local echo {"text":"${run.server.token}"}`);
+    expect(results(run.client.events).at(-1)!.output).not.toContain(run.server.token);
 
     // Every request carried the same tools: built-in first, then each server's usable ones with its schema.
     const names = run.requests[0]!.tools.map((t) => t.name);
@@ -98,7 +106,7 @@ describe('MCP servers', () => {
     await run.say('mcp: local crash {}');
     const crashed = results(run.client.events).at(-1)!;
     expect(crashed).toMatchObject({ name: 'mcp__local__crash', isError: true });
-    expect(crashed.output).toMatch(/went away during the call.*crashing on purpose/);
+    expect(crashed.output).toMatch(/^mcp__local__crash failed: the MCP server "local" went away during the call.*crashing on purpose/);
     await untilGone(firstPid);
     await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'failed'), 'the failure in the timeline');
     await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'ready'), 'the restart in the timeline', 30_000);
@@ -125,7 +133,7 @@ describe('MCP servers', () => {
     await run.say('mcp: local hang {}');
     const result = results(run.client.events).at(-1)!;
     expect(result).toMatchObject({ name: 'mcp__local__hang', isError: true });
-    expect(result.output).toMatch(/timed out after 1500 ms/);
+    expect(result.output).toMatch(/^mcp__local__hang failed: timed out after 1500 ms/);
     expect(mcpEvents(run.client.events).find((e) => e.state === 'failed')?.message).toMatch(/timed out after 1500 ms; restarting/);
     await until(async () => (await mcpServers(run.server.url))[0]!.state === 'ready', 'the restart');
     await run.say('mcp: local echo {"text":"alive"}');

@@ -96,7 +96,7 @@ describe('MCP tool names and schemas', () => {
     const declare = (schema: unknown) => [{ functionDeclarations: [{ name: 'mcp__s__add', description: '', parametersJsonSchema: schema }] }];
     expect(checkGeminiTools(declare(add))?.message).toMatch(/Unknown name "\$schema"/);
     const { $schema: _schema, ...withoutSchema } = add;
-    expect(checkGeminiTools(declare(withoutSchema))?.message).toMatch(/\$ref may only have description|Unknown name "const"/);
+    expect(checkGeminiTools(declare(withoutSchema))?.message).toMatch(/parameters_json_schema\.required\[2\]: property is not defined/);
     expect(checkGeminiTools(declare(geminiSchema(add)))).toBeUndefined();
     // A recursive reference becomes a plain object instead of looping.
     const tree = { type: 'object', properties: { node: { $ref: '#/$defs/node' } }, $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } } };
@@ -105,5 +105,29 @@ describe('MCP tool names and schemas', () => {
     // Built-in schemas pass unchanged.
     const plain = { type: 'object', properties: { command: { type: 'string', description: 'x' } }, required: ['command'] };
     expect(geminiSchema(plain)).toEqual(plain);
+  });
+});
+
+describe('MCP calls in the ledger', () => {
+  it('records an MCP call as a command line with its status, and its error', async () => {
+    const { buildLedger } = await import('../../server/compaction/ledger.js');
+    const { deriveView } = await import('../../server/compaction/view.js');
+    const { LogBuilder } = await import('../helpers/events.js');
+    const log = new LogBuilder();
+    log.user('look it up');
+    log.agent('', false);
+    log.add({ kind: 'tool_call', callId: 'c1', name: 'mcp__docs__search', input: { query: 'retry policy' } });
+    log.add({ kind: 'tool_result', callId: 'c1', name: 'mcp__docs__search', output: 'found 3 pages', isError: false, durationMs: 5 });
+    log.agent('', false);
+    log.add({ kind: 'tool_call', callId: 'c2', name: 'mcp__docs__fetch', input: { id: 7 } });
+    log.add({ kind: 'tool_result', callId: 'c2', name: 'mcp__docs__fetch', output: 'mcp__docs__fetch failed: page 7 not found', isError: true, durationMs: 5 });
+    log.add({ kind: 'tools_changed', text: '<skein-tools>note</skein-tools>', added: ['mcp__docs__new'], removed: [] });
+    const ledger = buildLedger(deriveView(log.events));
+    expect(ledger.commands.map((c) => [c.command, c.status])).toEqual([
+      ['mcp__docs__search {"query":"retry policy"}', 'ok'],
+      ['mcp__docs__fetch {"id":7}', 'mcp__docs__fetch failed: page 7 not found'],
+    ]);
+    expect(ledger.errorLines?.map((e) => e.text)).toEqual(['mcp__docs__fetch failed: page 7 not found']);
+    expect(ledger.userMessages.map((u) => u.text)).toEqual(['look it up']);
   });
 });
