@@ -6,7 +6,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import { SessionConnection } from './connection.js';
-import type { ReasoningEffort, SessionSnapshot } from '../shared/protocol.js';
+import type { McpServerInfo, ReasoningEffort, SessionSnapshot } from '../shared/protocol.js';
 import * as api from './api.js';
 import { STATE_WORDS } from './format.js';
 import { TimelineModel } from './timeline-model.js';
@@ -14,6 +14,7 @@ import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
 import './skein-chat-input.js';
+import './skein-mcp-servers.js';
 import './skein-model-picker.js';
 import './skein-model-view.js';
 import './skein-session-list.js';
@@ -34,6 +35,7 @@ export class SkeinApp extends LitElement {
     drawer: { state: true },
     missing: { state: true },
     version: { state: true },
+    mcp: { state: true },
   };
   declare sessions: SessionSnapshot[];
   declare snapshot: SessionSnapshot | undefined;
@@ -44,6 +46,8 @@ export class SkeinApp extends LitElement {
   declare drawer: boolean;
   declare missing: string;
   declare version: number;
+  /** GET /api/mcp, fetched at start and again on each MCP event. */
+  declare mcp: McpServerInfo[];
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
   private currentId = '';
@@ -61,6 +65,7 @@ export class SkeinApp extends LitElement {
     this.drawer = false;
     this.missing = '';
     this.version = 0;
+    this.mcp = [];
   }
 
   static override styles = appStyles;
@@ -70,6 +75,7 @@ export class SkeinApp extends LitElement {
     void this.boot();
     window.addEventListener('popstate', () => void this.boot());
     void api.listModels().then((models) => (this.models = models));
+    void this.refreshMcp();
     // Keeps "3 min ago" and other sessions' titles current.
     setInterval(() => void this.refreshSessions(), 60_000);
   }
@@ -83,6 +89,10 @@ export class SkeinApp extends LitElement {
       await this.refreshSessions();
     }
     await this.open(id);
+  }
+
+  private async refreshMcp() {
+    this.mcp = await api.listMcpServers();
   }
 
   private async refreshSessions() {
@@ -136,6 +146,7 @@ export class SkeinApp extends LitElement {
       event: (event) => {
         this.model.ingest(event);
         if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) this.refreshSoon();
+        if (event.kind === 'mcp' || event.kind === 'tools_changed') void this.refreshMcp();
         const m = event as { kind: string; to?: unknown };
         if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
         this.scheduleFlush();
@@ -200,10 +211,11 @@ export class SkeinApp extends LitElement {
           <skein-session-list .sessions=${this.sessions} .current=${this.currentId}
             @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
             @new-session=${() => void this.newSession()}></skein-session-list>
+          <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
         <main>
           <div class="context">
-            <skein-token-gauge .gauge=${gauge}></skein-token-gauge>
+            <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
