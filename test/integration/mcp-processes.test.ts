@@ -28,7 +28,7 @@ function parentOf(pid: number): number {
   return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
 }
 
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
