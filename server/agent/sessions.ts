@@ -94,6 +94,8 @@ export class Sessions {
     const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
     const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model });
     const live = this.start(log, choice);
+    // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
+    for (const state of this.options.mcp?.states() ?? []) live.session.append({ kind: 'mcp', ...state });
     if (choice.warning) {
       console.warn(`[skein] session ${id}: ${choice.warning}`);
       live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });

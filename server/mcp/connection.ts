@@ -56,6 +56,8 @@ export class McpConnection {
   restarts = 0;
   retryAt: number | undefined;
   pid: number | undefined;
+  /** What the last state change said (e.g. "ready: 8 tools; skipped broken (...)"). */
+  message = 'starting';
   private client: Client | undefined;
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -240,6 +242,7 @@ export class McpConnection {
 
   private set(state: McpServerState, message: string, retryInMs?: number): void {
     this.state = state;
+    this.message = message;
     this.changed({ server: this.name, state, message, ...(retryInMs !== undefined && { retryInMs }) });
   }
 

@@ -71,6 +71,16 @@ export class McpHub {
     }));
   }
 
+  /** Each server's state now, as its last state change said it (a new session's timeline starts with these). */
+  states(): StateChange[] {
+    return [...this.connections.values()].map((c) => ({
+      server: c.name,
+      state: c.state,
+      message: c.message,
+      ...(c.state === 'failed' && c.retryAt && { retryInMs: Math.max(0, c.retryAt - Date.now()) }),
+    }));
+  }
+
   /** Process ids of the stdio servers running now (tests check they are gone after shutdown). */
   pids(): number[] {
     return [...this.connections.values()].flatMap((c) => (c.pid !== undefined && c.state !== 'stopped' ? [c.pid] : []));

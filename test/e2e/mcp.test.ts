@@ -51,7 +51,8 @@ describe('MCP servers in the UI', () => {
 
     await converse(page, server.url, 'mcp: local crash {}');
     await page.locator('.notice.retry', { hasText: 'MCP server local:' }).first().waitFor();
-    await page.locator('.notice.info', { hasText: 'MCP server local: ready' }).waitFor({ timeout: 30_000 });
+    // The session's timeline opened with each server's state; a second "ready" line is the restart.
+    await page.locator('.notice.info', { hasText: 'MCP server local: ready' }).nth(1).waitFor({ timeout: 30_000 });
     await local.getByTestId('mcp-state').filter({ hasText: 'ready · 1 restart' }).waitFor();
     await page.screenshot({ path: screenshotPath('mcp-restart') });
     expect(errors).toEqual([]);

@@ -71,6 +71,15 @@ describe('MCP servers', () => {
       expect(s.tools.find((t) => t.name.endsWith('__dangling'))?.skipped).toMatch(/#\/\$defs\/missing/);
     }
     expect(remote.headers.some((h) => h['x-test'] === 'from-config')).toBe(true);
+    // The session's timeline starts with each server's state, skipped tools named.
+    const atStart = mcpEvents(run.client.events);
+    expect(atStart.map((e) => [e.server, e.state])).toEqual([
+      ['local', 'ready'],
+      ['remote', 'ready'],
+    ]);
+    expect(atStart[0]!.message).toMatch(/^ready: 8 tools; skipped broken \(its inputSchema has type "string".*\), dangling \(its inputSchema refers to "#\/\$defs\/missing"/);
+    // Behind the access token like every API route.
+    expect((await fetch(`${run.server.url}/api/mcp`)).status).toBe(401);
 
     await run.say('mcp: local echo {"text":"hello"}');
     await run.say('mcp: remote add {"a":2,"b":40}');
@@ -108,8 +117,8 @@ describe('MCP servers', () => {
     expect(crashed).toMatchObject({ name: 'mcp__local__crash', isError: true });
     expect(crashed.output).toMatch(/^mcp__local__crash failed: the MCP server "local" went away during the call.*crashing on purpose/);
     await untilGone(firstPid);
-    await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'failed'), 'the failure in the timeline');
-    await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'ready'), 'the restart in the timeline', 30_000);
+    const failed = await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'failed'), 'the failure in the timeline');
+    await run.client.until(() => mcpEvents(run.client.events).find((e) => e.server === 'local' && e.state === 'ready' && e.seq > failed.seq), 'the restart in the timeline', 30_000);
     const local = (await mcpServers(run.server.url)).find((s) => s.name === 'local')!;
     expect(local).toMatchObject({ state: 'ready', restarts: 1 });
     expect(run.server.sessions.mcp!.pids()[0]).not.toBe(firstPid);
