@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('MCP servers in the UI', () => {
-  it('lists the servers and their tools, runs an MCP tool, and shows a crash and the restart', async () => {
+  it('lists the servers and their tools, runs an MCP tool, and shows a crash and the restart', { timeout: 120_000 }, async () => {
     const { page, errors } = await openPage(browser, server.url);
     await newSession(page);
     const panel = page.getByTestId('mcp-servers');

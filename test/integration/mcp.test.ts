@@ -32,10 +32,10 @@ async function start(mcp: Record<string, unknown>, env: Record<string, string> =
   stops.push(observePredictableRequests((r) => r.purpose === 'turn' && requests.push(r)));
   const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
   const client = await TestClient.connect(server.url, body.id);
-  let turns = 0;
   const say = async (text: string) => {
+    const turns = client.events.filter((e) => e.kind === 'state' && e.to === 'WaitingForUserInput').length;
     client.send({ type: 'user_message', text });
-    await client.untilIdle(++turns, 60_000);
+    await client.untilIdle(turns + 1, 60_000);
     return client.events;
   };
   return { server, client, say, requests, workDir, id: body.id };
@@ -147,6 +147,21 @@ describe('MCP servers', () => {
     await until(async () => (await mcpServers(run.server.url))[0]!.state === 'ready', 'the restart');
     await run.say('mcp: local echo {"text":"alive"}');
     expect(results(run.client.events).at(-1)).toMatchObject({ output: 'echo: alive', isError: false });
+  });
+
+  it('a cancel ends a running MCP call at once; the server stays up', async () => {
+    const run = await start({ local: stdioEntry() });
+    run.client.send({ type: 'user_message', text: 'mcp: local hang {}' });
+    await run.client.until(() => run.client.events.find((e) => e.kind === 'tool_call'), 'the call to start');
+    await run.client.until(() => run.client.events.find((e) => e.kind === 'state' && e.to === 'RunningTools'), 'tools running');
+    run.client.send({ type: 'cancel' });
+    await run.client.untilIdle(1, 20_000);
+    expect(results(run.client.events).at(-1)).toMatchObject({ name: 'mcp__local__hang', output: 'cancelled by the user', isError: true });
+    expect(run.client.events.some((e) => e.kind === 'state' && e.to === 'Cancelled')).toBe(true);
+    const [local] = await mcpServers(run.server.url);
+    expect(local).toMatchObject({ state: 'ready', restarts: 0 });
+    await run.say('mcp: local echo {"text":"still here"}');
+    expect(results(run.client.events).at(-1)).toMatchObject({ output: 'echo: still here', isError: false });
   });
 
   it('tools that appear or vanish mid-session reach the model as a note at the end, never by changing the request tools; a vanished tool answers with an error', async () => {
