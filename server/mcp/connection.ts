@@ -71,7 +71,6 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly options: ConnectionOptions,
     private readonly changed: (change: StateChange) => void,
-    private readonly toolsChanged: () => void,
   ) {}
 
   /** Connects once; resolves when ready or failed (a failure schedules the next attempt). */
@@ -100,7 +99,6 @@ export class McpConnection {
       this.error = undefined;
       const usable = tools.filter((t) => !t.skipped).length;
       this.set('ready', `ready: ${usable} tool${usable === 1 ? '' : 's'}${skippedNote(tools)}`);
-      this.toolsChanged();
     } catch (err) {
       if (generation === this.generation && !this.stopped) this.fail(`failed to start: ${describe(err, this.options.startTimeoutMs)}${this.stderrTail()}`);
     }
@@ -209,7 +207,6 @@ export class McpConnection {
       this.tools = tools;
       const usable = tools.filter((t) => !t.skipped).length;
       this.set('ready', `tool list changed: ${usable} tool${usable === 1 ? '' : 's'}${skippedNote(tools)}`);
-      this.toolsChanged();
     } catch (err) {
       if (generation === this.generation) this.fail(`could not list tools after tools/list_changed: ${describe(err, this.options.startTimeoutMs)}`);
     }
@@ -222,7 +219,6 @@ export class McpConnection {
     const client = this.client;
     this.client = undefined;
     void client?.close().catch(() => undefined);
-    const hadTools = this.tools.length > 0;
     this.tools = [];
     this.error = reason;
     const base = this.options.backoffMs ?? 1000;
@@ -230,7 +226,6 @@ export class McpConnection {
     this.attempt++;
     this.retryAt = Date.now() + delay;
     this.set('failed', reason, delay);
-    if (hadTools) this.toolsChanged();
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.retryAt = undefined;

@@ -11,22 +11,12 @@ import { parseMcpToolName } from './schema.js';
 export class McpHub {
   private readonly connections = new Map<string, McpConnection>();
   private readonly stateListeners = new Set<(change: StateChange) => void>();
-  private readonly toolListeners = new Set<() => void>();
   /** One Tool object per name, so that a session's fixed list and the live list hold the same objects. */
   private readonly toolObjects = new Map<string, Tool>();
 
   constructor(servers: ReadonlyMap<string, McpServerConfig>, options: ConnectionOptions) {
     for (const [name, config] of servers) {
-      this.connections.set(
-        name,
-        new McpConnection(
-          name,
-          config,
-          options,
-          (change) => this.emit(change),
-          () => this.toolListeners.forEach((l) => l()),
-        ),
-      );
+      this.connections.set(name, new McpConnection(name, config, options, (change) => this.emit(change)));
     }
   }
 
@@ -42,11 +32,6 @@ export class McpHub {
   onStateChange(listener: (change: StateChange) => void): () => void {
     this.stateListeners.add(listener);
     return () => this.stateListeners.delete(listener);
-  }
-
-  onToolsChanged(listener: () => void): () => void {
-    this.toolListeners.add(listener);
-    return () => this.toolListeners.delete(listener);
   }
 
   /** The tools the model may use now: those of ready servers, minus skipped ones. */

@@ -3,11 +3,14 @@
 // gone; when skein is killed outright, its servers see their stdin close and
 // end.
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startChildServer } from '../helpers/child-server.js';
 import { stdioEntry, writeMcpJson } from '../helpers/mcp.js';
 import { untilGone } from '../helpers/processes.js';
 import { api, tempDir } from '../helpers/server.js';
+
+// Real servers and child processes (skein, MCP servers under tsx): slow on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Pids of live processes whose command line contains `needle` (and whose parent is `parent`, when given). */
 function processesWith(needle: string, parent?: number): number[] {

@@ -4,7 +4,7 @@
 // dialect), called with arguments, their results and errors go back, and a
 // change of tools mid-session arrives as a message at the end, the declared
 // tools staying as they were.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SkeinEvent, ToolResultEvent, ToolsChangedEvent } from '../../shared/protocol.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
@@ -12,6 +12,9 @@ import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { mcpServers, startHttpMcpServer, stdioEntry, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+
+// Real servers and child processes (skein, MCP servers under tsx): slow on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 interface Fake {
   requests: any[];

@@ -5,7 +5,7 @@
 // that connects late; the timeline and GET /api/mcp show each.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LlmRequest } from '../../server/llm/types.js';
 import type { McpEvent, SkeinEvent, ToolResultEvent, ToolsChangedEvent } from '../../shared/protocol.js';
 import { mcpServers, startHttpMcpServer, stdioEntry, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
@@ -13,6 +13,9 @@ import { untilGone } from '../helpers/processes.js';
 import { observePredictableRequests } from '../helpers/request-rules.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+
+// Real servers and child processes (skein, MCP servers under tsx): slow on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const servers: TestServer[] = [];
 const https: HttpMcpServer[] = [];
