@@ -38,6 +38,8 @@ export class Sessions {
   private readonly live = new Map<string, LiveSession>();
   private readonly dir: string;
   private readonly models: ModelServices;
+  /** The last MCP state change each server reported to the timelines. */
+  private readonly lastMcp = new Map<string, { state: string; retryInMs?: number }>();
 
   constructor(
     private readonly config: Config,
@@ -58,6 +60,10 @@ export class Sessions {
   /** An MCP server that failed, or became ready again, is shown in every live session's timeline. */
   private reportMcp(change: { server: string; state: 'starting' | 'ready' | 'failed' | 'stopped'; message: string; retryInMs?: number }): void {
     if (change.state !== 'failed' && change.state !== 'ready') return;
+    // A server that stays down is retried every minute for ever: once the pause stops growing, its timelines hear no more until it is back.
+    const last = this.lastMcp.get(change.server);
+    this.lastMcp.set(change.server, change);
+    if (change.state === 'failed' && last?.state === 'failed' && last.retryInMs === change.retryInMs) return;
     for (const { session } of this.live.values()) {
       try {
         session.append({ kind: 'mcp', ...change });
