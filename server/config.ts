@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isLoopback } from './http/access.js';
 import { defaultModel, readCredentials, type Credentials } from './llm/credentials.js';
 import { ENV_NAME } from './tools/env.js';
+import { mcpConfigProblem } from './mcp/config.js';
 import { APPROVAL_MODES, REASONING_EFFORTS, type ApprovalMode, type ReasoningEffort } from '../shared/protocol.js';
 import { SANDBOX_MODES, type SandboxMode } from './tools/sandbox.js';
 
@@ -52,6 +53,10 @@ export interface Config {
   sandbox: SandboxMode;
   /** The sandbox keeps the network. */
   sandboxNetwork: boolean;
+  /** SKEIN_MCP_CONFIG: a .mcp.json-shaped file of MCP servers, besides <workdir>/.mcp.json. */
+  mcpConfig: string | undefined;
+  mcpTimeoutMs: number;
+  mcpStartTimeoutMs: number;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -280,6 +285,26 @@ export const SETTINGS = [
     key: 'sandboxNetwork', env: 'SKEIN_SANDBOX_NETWORK', flag: '--sandbox-network', defaultText: 'off',
     description: 'With SKEIN_SANDBOX=workspace: keep the network for bash (on or off)',
     parse: onOff, fallback: () => false,
+  }),
+  setting({
+    key: 'mcpConfig', env: 'SKEIN_MCP_CONFIG', flag: '--mcp-config', defaultText: 'none (only <workdir>/.mcp.json)',
+    description: 'A JSON file of MCP servers in the .mcp.json shape ({"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}}); its servers join those of <workdir>/.mcp.json and win on a shared name',
+    parse: (raw) => {
+      const file = path.resolve(raw.trim());
+      const problem = raw.trim() ? mcpConfigProblem(file) : 'no path given';
+      return problem ? new ConfigError(`a readable file {"mcpServers": {...}} (${problem})`) : file;
+    },
+    fallback: () => undefined,
+  }),
+  setting({
+    key: 'mcpTimeoutMs', env: 'SKEIN_MCP_TIMEOUT_MS', flag: '--mcp-timeout-ms', defaultText: '120000',
+    description: 'An MCP tool call that takes longer fails, and its server is restarted (100 to 86400000)',
+    parse: integer(100, 86_400_000), fallback: () => 120_000,
+  }),
+  setting({
+    key: 'mcpStartTimeoutMs', env: 'SKEIN_MCP_START_TIMEOUT_MS', flag: '--mcp-start-timeout-ms', defaultText: '30000',
+    description: 'How long an MCP server may take to start and list its tools; skein waits this long at most at start (100 to 600000)',
+    parse: integer(100, 600_000), fallback: () => 30_000,
   }),
 ] as const;
 

@@ -5,6 +5,7 @@ import { createProvider, UnknownModelError } from './llm/providers.js';
 import { providerSettings } from './agent/model-switch.js';
 import { SERVER_CHOICE } from './llm/credentials.js';
 import { TokenFileError } from './http/token-file.js';
+import { McpConfigError } from './mcp/config.js';
 import { startServer } from './server.js';
 import { killAllToolProcesses } from './tools/processes.js';
 import { SandboxUnavailableError } from './tools/sandbox.js';
@@ -36,7 +37,7 @@ function configOrExit(): Config {
 
 const config = configOrExit();
 const server = await startServer(config).catch((err: unknown) => {
-  if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError)) throw err;
+  if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError) && !(err instanceof McpConfigError)) throw err;
   process.stderr.write(`skein: ${err.message}\n`);
   process.exit(2);
 });

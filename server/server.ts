@@ -12,6 +12,7 @@ import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
 import { probeSandbox } from './tools/sandbox.js';
+import { startMcp } from './mcp/start.js';
 
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../dist/webui', import.meta.url));
 
@@ -35,7 +36,9 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const token = accessToken(config, warnings);
   // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
   const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
-  const sessions = new Sessions(config, { ...options, toolSecrets });
+  // A bad .mcp.json / SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts.
+  const mcp = await startMcp(config);
+  const sessions = new Sessions(config, { ...options, toolSecrets, ...(mcp && { mcp }) });
   warnings.push(...sessions.loadAll());
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
@@ -45,7 +48,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => void mcp?.close().finally(() => reject(err)));
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       resolve();
@@ -65,6 +68,8 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     async close() {
       // Turns are cancelled and their last events reach the clients before the sockets close (1001).
       await sessions.close();
+      // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
+      await mcp?.close();
       await hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

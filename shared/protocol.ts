@@ -264,7 +264,9 @@ export type SkeinEvent =
   | LimitsEvent
   | InstructionsEvent
   | ApprovalRequestEvent
-  | ApprovalDecisionEvent;
+  | ApprovalDecisionEvent
+  | McpEvent
+  | ToolsChangedEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -633,4 +635,57 @@ export function parseApprovalDecision(body: Record<string, unknown>): Parsed<{ d
   if (typeof reason !== 'string') return reason;
   if (reason.trim() && decision !== 'deny') return { ok: false, error: '"reason" goes only with "deny"' };
   return { ok: true, value: { decision: decision as ApprovalDecision, ...(reason.trim() && { reason: reason.trim() }) } };
+}
+
+// ---- MCP servers ----
+
+/** An MCP server's state: `failed` servers are started again after a growing pause; `stopped` on shutdown. */
+export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped';
+
+/** An MCP server started, became ready, failed (to start, crashed, timed out) or changed its tools. */
+export interface McpEvent extends EventBase {
+  kind: 'mcp';
+  server: string;
+  state: McpServerState;
+  message: string;
+  /** When failed: how long until the next attempt. */
+  retryInMs?: number;
+}
+
+/**
+ * Tools that appeared or vanished after the session started (an MCP server
+ * connected late, crashed, or sent tools/list_changed). The tools of the
+ * session's requests never change; the model reads this note as a new
+ * message at the end of the next request, like a status note.
+ */
+export interface ToolsChangedEvent extends EventBase {
+  kind: 'tools_changed';
+  /** The note exactly as the model reads it (wrapped in <skein-tools>). */
+  text: string;
+  added: string[];
+  removed: string[];
+}
+export const TOOLS_NOTE_OPEN = '<skein-tools>';
+export const TOOLS_NOTE_CLOSE = '</skein-tools>';
+
+/** One tool of an MCP server as GET /api/mcp lists it. */
+export interface McpToolInfo {
+  /** The name the model calls: mcp__<server>__<tool>. */
+  name: string;
+  description: string;
+  /** Why the tool is not offered to the model (e.g. a broken input schema). */
+  skipped?: string;
+}
+
+/** One row of GET /api/mcp. */
+export interface McpServerInfo {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: McpServerState;
+  /** The last failure, while failed. */
+  error?: string;
+  restarts: number;
+  /** When failed: ISO time of the next attempt. */
+  nextAttemptAt?: string;
+  tools: McpToolInfo[];
 }

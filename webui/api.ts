@@ -1,7 +1,7 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { ChangesReport, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, McpServerInfo, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -143,4 +143,13 @@ export async function listModels(): Promise<ModelChoice[]> {
 
 export async function switchModel(id: string, model: string, effort?: string): Promise<void> {
   await call(`/api/sessions/${encodeURIComponent(id)}/model`, { body: { model, ...(effort && { effort }) } });
+}
+
+/** GET /api/mcp: the MCP servers, their state and tools ([] when this server has none or cannot say). */
+export async function listMcpServers(): Promise<McpServerInfo[]> {
+  try {
+    return (await call<{ servers: McpServerInfo[] }>('/api/mcp')).servers;
+  } catch {
+    return [];
+  }
 }

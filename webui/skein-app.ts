@@ -7,7 +7,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import { SessionConnection } from './connection.js';
-import type { ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { McpServerInfo, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import './skein-changes-panel.js';
@@ -19,6 +19,7 @@ import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
 import './skein-chat-input.js';
+import './skein-mcp-servers.js';
 import './skein-model-picker.js';
 import './skein-model-view.js';
 import './skein-plan.js';
@@ -49,6 +50,7 @@ export class SkeinApp extends LitElement {
     showChanges: { state: true },
     changesVersion: { state: true },
     deleting: { state: true },
+    mcp: { state: true },
   };
   declare trash: TrashedSession[];
   declare roots: string[];
@@ -67,6 +69,8 @@ export class SkeinApp extends LitElement {
   declare drawer: boolean;
   declare missing: string;
   declare version: number;
+  /** GET /api/mcp, fetched at start and again on each MCP event. */
+  declare mcp: McpServerInfo[];
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
   private loadingEarlier = false;
@@ -89,6 +93,7 @@ export class SkeinApp extends LitElement {
     this.roots = [];
     this.showChanges = false;
     this.changesVersion = 0;
+    this.mcp = [];
   }
 
   static override styles = appStyles;
@@ -101,6 +106,7 @@ export class SkeinApp extends LitElement {
     void api.listRoots().then((roots) => (this.roots = roots));
     // Every session's state, title and activity, live (a compaction that ends elsewhere shows at once).
     this.listConnection = new ListConnection((frame) => actions.applyListFrame(this, frame, () => this.refreshSoon()));
+    void this.refreshMcp();
     // Keeps "3 min ago" and other sessions' titles current.
     setInterval(() => void this.refreshSessions(), 60_000);
   }
@@ -114,6 +120,10 @@ export class SkeinApp extends LitElement {
       await this.refreshSessions();
     }
     await this.open(id);
+  }
+
+  private async refreshMcp() {
+    this.mcp = await api.listMcpServers();
   }
 
   async refreshSessions() {
@@ -180,6 +190,7 @@ export class SkeinApp extends LitElement {
         // The Changes panel follows each tool run.
         if (event.kind === 'tool_result') this.changesVersion++;
         if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) this.refreshSoon();
+        if (event.kind === 'mcp' || event.kind === 'tools_changed') void this.refreshMcp();
         const m = event as { kind: string; to?: unknown };
         if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
         this.scheduleFlush();
@@ -283,6 +294,7 @@ export class SkeinApp extends LitElement {
             @restore-session=${(e: CustomEvent<{ id: string }>) => void actions.restore(this, e.detail.id)}
             @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
             @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
+          <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
         <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ deleted: boolean }>) => {
           this.deleting = undefined;
@@ -290,7 +302,7 @@ export class SkeinApp extends LitElement {
         }}></skein-delete-dialog>
         <main>
           <div class="context">
-            <skein-token-gauge .gauge=${gauge}></skein-token-gauge>
+            <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}

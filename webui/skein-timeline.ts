@@ -339,6 +339,7 @@ export class SkeinTimeline extends LitElement {
 
   override render() {
     this.ensureOffsets();
+    // Notices alone (e.g. the MCP servers' state a new session starts with) still leave the conversation empty.
     const n = this.rows.length;
     const [start, end] = n ? this.range() : [0, 0];
     const top = this.offsets[start]!;
@@ -346,7 +347,7 @@ export class SkeinTimeline extends LitElement {
     // While compacting, the compaction's own live row says so.
     const busy = this.state !== 'WaitingForUserInput' && this.state !== 'Compacting';
     return html`<div class="inner">
-      ${n === 0 && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
+      ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
       ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>

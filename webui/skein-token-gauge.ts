@@ -4,7 +4,7 @@
 // auto-compact in words, and exact numbers and cost in a card on hover or
 // focus (and in aria-valuetext for screen readers).
 import { css, html, LitElement, nothing } from 'lit';
-import { WINDOW_SOURCE_WORDS, type Gauge } from '../shared/protocol.js';
+import { WINDOW_SOURCE_WORDS, type Gauge, type McpServerInfo } from '../shared/protocol.js';
 import { exact, formatCost, formatTokens } from './format.js';
 import { styleProps } from './style-props.js';
 
@@ -12,8 +12,10 @@ import { styleProps } from './style-props.js';
 const NEAR = 0.15;
 
 export class SkeinTokenGauge extends LitElement {
-  static override properties = { gauge: { attribute: false } };
+  static override properties = { gauge: { attribute: false }, mcp: { attribute: false } };
   declare gauge: Gauge | undefined;
+  /** The MCP servers: a failed one shows in the card (its tools are missing from the session). */
+  declare mcp: McpServerInfo[] | undefined;
 
   static override styles = css`
     :host { display: block; min-width: 0; position: relative; }
@@ -41,6 +43,8 @@ export class SkeinTokenGauge extends LitElement {
     tr.source td { color: var(--muted); font-size: 12px; }
     tr.total td { border-top: 1px solid var(--border); padding-top: 3px; font-weight: 600; }
     .note { color: var(--muted); font-size: 12px; margin: 6px 0 0; white-space: normal; }
+    tr.mcp td { border-top: 1px solid var(--border); padding-top: 3px; }
+    .failed { color: var(--danger); }
   `;
 
   override render() {
@@ -85,11 +89,20 @@ export class SkeinTokenGauge extends LitElement {
             ${g.windowSource ? html`<tr class="source"><td colspan="2">Window ${WINDOW_SOURCE_WORDS[g.windowSource]}</td></tr>` : nothing}
             <tr><td>Auto-compact at ${threshold}%</td><td>${exact(Math.round(g.thresholdRatio * g.contextWindow))}</td></tr>
             <tr><td>Session cost</td><td>${formatCost(g.totalCostUsd)}</td></tr>
+            ${this.mcpRow()}
           </table>
           ${g.estimated ? html`<p class="note">Estimated by skein after a compaction; the next answer brings the provider's exact count.</p>` : nothing}
         </div>
       </div>
     `;
+  }
+
+  private mcpRow() {
+    const servers = this.mcp ?? [];
+    if (!servers.length) return nothing;
+    const ready = servers.filter((s) => s.state === 'ready').length;
+    const failed = servers.filter((s) => s.state === 'failed').map((s) => s.name);
+    return html`<tr class="mcp" data-testid="gauge-mcp"><td>MCP servers ${failed.length ? html`<span class="failed">(${failed.join(', ')} failed)</span>` : nothing}</td><td>${ready} of ${servers.length} ready</td></tr>`;
   }
 }
 customElements.define('skein-token-gauge', SkeinTokenGauge);

@@ -175,6 +175,15 @@ export class TimelineModel {
         this.rows.push({ kind: 'notice', seq: e.seq, text, tone: 'status' });
         break;
       }
+      case 'mcp':
+        // An MCP server failed (it is retried) or is back: a line, not a message.
+        this.rows.push({ kind: 'notice', seq: e.seq, text: `MCP server ${e.server}: ${e.message}${e.retryInMs !== undefined ? ` (next try in ${Math.ceil(e.retryInMs / 1000)} s)` : ''}`, tone: e.state === 'failed' ? 'retry' : 'info' });
+        break;
+      case 'tools_changed': {
+        const parts = [e.added.length ? `now available: ${e.added.join(', ')}` : '', e.removed.length ? `gone: ${e.removed.join(', ')}` : ''].filter(Boolean);
+        this.rows.push({ kind: 'notice', seq: e.seq, text: `Tools changed (the agent is told): ${parts.join('; ')}`, tone: 'status' });
+        break;
+      }
       case 'error':
         // A retry the server is about to make is news, not a failure.
         if (e.code === 'retrying') this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'retry' });

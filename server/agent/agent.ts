@@ -9,6 +9,7 @@ import type { ProviderChoice } from '../llm/providers.js';
 import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider, type ToolCall } from '../llm/types.js';
 import { TOOLS } from '../tools/registry.js';
 import type { SandboxSettings } from '../tools/sandbox.js';
+import { SessionTools } from '../tools/session-tools.js';
 import type { ToolSecrets } from '../tools/tool.js';
 import { ApprovalGate, ApprovalSuspended, unansweredCalls } from './approvals.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
@@ -25,6 +26,7 @@ import { WriteBackoff, type BackoffTiming } from './write-backoff.js';
 import { StatusNotes } from './status-notes.js';
 import { ToolRunner } from './tool-runner.js';
 import { ProjectInstructions } from './project-instructions.js';
+import { ToolNotes } from './tool-notes.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
@@ -46,6 +48,8 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   approval?: ApprovalMode;
   /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap (absent: unconfined). */
   sandbox?: SandboxSettings;
+  /** The session's tools, fixed at its start (absent: the built-in ones). */
+  toolSet?: SessionTools;
 }
 
 export class Agent implements AgentHandle {
@@ -84,6 +88,7 @@ export class Agent implements AgentHandle {
   private readonly instructions: ProjectInstructions;
   /** After a restart in WaitingForApproval: the answer's calls still to run, the first one still asking. */
   private resumeCalls: ToolCall[] | undefined;
+  private readonly toolNotes: ToolNotes;
 
   constructor(
     private readonly session: Session,
@@ -122,8 +127,9 @@ export class Agent implements AgentHandle {
     });
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);
+    const toolSet = settings.toolSet ?? new SessionTools();
     this.compaction = new CompactionRunner(session, settings, {
-      base: () => ({ system: this.system, tools: TOOLS.map((t) => t.spec) }),
+      base: () => ({ system: this.system, tools: toolSet.specs }),
       // The session's own model summarises within the window learned so far.
       summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
       provider: () => this.provider,
@@ -142,7 +148,8 @@ export class Agent implements AgentHandle {
       transition: (to, reason) => this.machine.transition(to, reason),
       stopped: this.stopped.signal,
     });
-    this.tools = new ToolRunner(session, settings, () => this.provider, approvals);
+    this.tools = new ToolRunner(session, settings, () => this.provider, approvals, toolSet);
+    this.toolNotes = new ToolNotes(session, toolSet);
     this.statusNotes = new StatusNotes(session, settings.statusUpdates === true, this.gauge());
     session.attach(this);
   }
@@ -309,6 +316,7 @@ export class Agent implements AgentHandle {
         }
       }
       this.instructions.beforeRequest();
+      this.toolNotes.beforeRequest();
       this.statusNotes.beforeRequest(this.gauge());
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');

@@ -15,6 +15,8 @@ import { readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
 import { copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
+import type { McpHub } from '../mcp/hub.js';
+import { SessionTools } from '../tools/session-tools.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
@@ -27,6 +29,8 @@ export interface SessionOptions {
   toolSecrets?: NamedSecret[];
   /** Stands between a session and its provider (benchmarks: a server whose real window is smaller than skein is told). */
   wrapProvider?: (provider: Provider) => Provider;
+  /** The MCP servers: their tools join each session's tools at its start; their failures reach every timeline. */
+  mcp?: McpHub;
 }
 
 export interface LiveSession {
@@ -58,6 +62,8 @@ export class Sessions {
   /** Sessions whose list entry changed and is about to be sent (changes are coalesced). */
   private readonly dirty = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last MCP state change each server reported to the timelines. */
+  private readonly lastMcp = new Map<string, { state: string; retryInMs?: number }>();
 
   constructor(
     private readonly config: Config,
@@ -68,6 +74,28 @@ export class Sessions {
     fs.mkdirSync(this.dir, { recursive: true });
     this.models = modelServices(config);
     this.trash = new Trash(config.dataDir, this.dir);
+    options.mcp?.onStateChange((change) => this.reportMcp(change));
+  }
+
+  /** GET /api/mcp. */
+  get mcp(): McpHub | undefined {
+    return this.options.mcp;
+  }
+
+  /** An MCP server that failed, or became ready again, is shown in every live session's timeline. */
+  private reportMcp(change: { server: string; state: 'starting' | 'ready' | 'failed' | 'stopped'; message: string; retryInMs?: number }): void {
+    if (change.state !== 'failed' && change.state !== 'ready') return;
+    // A server that stays down is retried every minute for ever: once the pause stops growing, its timelines hear no more until it is back.
+    const last = this.lastMcp.get(change.server);
+    this.lastMcp.set(change.server, change);
+    if (change.state === 'failed' && last?.state === 'failed' && last.retryInMs === change.retryInMs) return;
+    for (const { session } of this.live.values()) {
+      try {
+        session.append({ kind: 'mcp', ...change });
+      } catch {
+        /* a log that refuses writes: the state is still in GET /api/mcp */
+      }
+    }
   }
 
   /** Reloads every session log; interrupted turns are closed. Returns warnings for the server log. */
@@ -109,6 +137,8 @@ export class Sessions {
     const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) });
     const live = this.start(log, choice);
     this.changed(id);
+    // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
+    for (const state of this.options.mcp?.states() ?? []) live.session.append({ kind: 'mcp', ...state });
     if (choice.warning) {
       console.warn(`[skein] session ${id}: ${choice.warning}`);
       live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
@@ -299,6 +329,7 @@ export class Sessions {
         statusUpdates: this.config.statusUpdates,
         approval: this.config.approval,
         ...(this.config.sandbox === 'workspace' && { sandbox: { network: this.config.sandboxNetwork } }),
+        toolSet: new SessionTools(undefined, this.options.mcp),
       },
       initial,
     );

@@ -5,6 +5,7 @@ import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/res
 import type { DueCompaction } from '../compaction/triggers.js';
 import { hasRecordedTools, type Provider, type ToolCall } from '../llm/types.js';
 import { runTool } from '../tools/registry.js';
+import { SessionTools } from '../tools/session-tools.js';
 import type { ToolContext } from '../tools/tool.js';
 import type { AgentSettings } from './agent.js';
 import type { ApprovalGate } from './approvals.js';
@@ -23,6 +24,7 @@ export class ToolRunner {
     private readonly provider: () => Provider,
     /** SKEIN_APPROVAL: each call waits here until it may run. */
     readonly approvals: ApprovalGate,
+    private readonly toolSet: SessionTools = new SessionTools(),
   ) {}
 
   private context(signal: AbortSignal): ToolContext {
@@ -66,7 +68,7 @@ export class ToolRunner {
       const started = Date.now();
       const provider = this.provider();
       const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
-      const result = recorded ?? (await runTool(call.name, call.input, ctx));
+      const result = recorded ?? (await runTool(call.name, call.input, ctx, this.toolSet.callable(call.name)));
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
       const capped =
         this.settings.resultCap === false

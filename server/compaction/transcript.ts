@@ -1,6 +1,6 @@
 // Renders folded messages as plain text for the summariser. Long tool output
 // is clipped here: the summary needs what happened, not every byte.
-import { STATUS_NOTE_OPEN } from '../../shared/protocol.js';
+import { STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN } from '../../shared/protocol.js';
 import type { SourcedMessage } from './view.js';
 
 const TOOL_OUTPUT_CHARS = 2000;
@@ -11,8 +11,8 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
   for (const m of messages) {
     if (m.summaryOf) {
       parts.push(`<previous-summary>\n${m.summaryOf.summary}\n</previous-summary>`);
-    } else if (m.role === 'user' && m.content.startsWith(STATUS_NOTE_OPEN)) {
-      continue; // skein's own status notes are not part of the story
+    } else if (m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN))) {
+      continue; // skein's own notes are not part of the story (a folded tools note is sent again after the fold)
     } else if (m.role === 'user') {
       parts.push(`[user] ${m.content}`);
     } else if (m.role === 'system') {

@@ -118,8 +118,9 @@ export class IncrementalView {
         if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
         else out.push({ role: 'user', content: e.text, seq: e.seq });
         break;
+      case 'tools_changed':
       case 'status': {
-        // A status note to the agent reaches it as a user-role message (adapters merge it with what precedes).
+        // A status note (or a tools-changed note) to the agent reaches it as a user-role message (adapters merge it with what precedes).
         const note: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
         if (open.size) this.deferred.push(note);
         else out.push(note);

@@ -70,6 +70,10 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     res.json({ ok: true });
   });
 
+  app.get('/api/mcp', (_req, res) => {
+    res.json({ servers: sessions.mcp?.list() ?? [] });
+  });
+
   app.get('/api/sessions', (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : undefined;
     const archived = req.query.archived === '1' || req.query.archived === 'true';

@@ -9,6 +9,7 @@
 import { GoogleGenAI, type Content, type GenerateContentParameters, type GenerateContentResponse, type Part } from '@google/genai';
 import type { Reasoning, ViewMessage } from '../../shared/protocol.js';
 import type { Endpoint } from './credentials.js';
+import { geminiSchema } from './gemini-schema.js';
 import { modelInfo } from './models.js';
 import { geminiLimits, type Discovery } from './limits/discover.js';
 import { fromGeminiError } from './provider-errors.js';
@@ -64,7 +65,7 @@ export class GeminiProvider implements Provider {
 }
 
 export function geminiParams(model: string, request: LlmRequest, signatureOf: (id: string) => string | undefined): GenerateContentParameters {
-  const declarations = request.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.inputSchema }));
+  const declarations = request.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: geminiSchema(t.inputSchema) }));
   const thinkingConfig = geminiThinking(modelInfo(model)?.thinking, request.effort);
   return {
     model,

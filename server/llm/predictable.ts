@@ -2,7 +2,7 @@
 // last user text, usage from real token counts of the request (with a
 // simulated prompt cache), its own small window enforced with the same kind of
 // error a provider gives, and a deterministic summary when asked to compact.
-import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
+import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
 import { deterministicSummary } from './deterministic-summary.js';
 import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
 import { tokensOf } from './tokens.js';
@@ -31,6 +31,7 @@ export const PREDICTABLE_HELP = [
   '- `error: retry` fails once with a 529 that skein retries',
   '- `delay: MS` waits MS milliseconds before answering',
   '- `tool: NAME {json}` calls any tool, e.g. `tool: compact_history {"focus":"tests"}`',
+  '- `mcp: SERVER TOOL {json}` calls a tool of an MCP server (the tool `mcp__SERVER__TOOL`)',
   '- `/compact [focus]` compacts the context now (`/compact delay: MS` makes the summary slow)',
 ].join('\n');
 
@@ -112,6 +113,16 @@ export class PredictableProvider implements Provider {
         }
         return this.call(name, input);
       }
+      case 'mcp': {
+        // `mcp: SERVER TOOL {json}` is `tool: mcp__SERVER__TOOL {json}`.
+        const [, server = '', tool = '', json = '{}'] = /^(\S+)\s+(\S+)\s*([\s\S]*)$/.exec(arg) ?? [];
+        if (!server || !tool) return { text: '`mcp:` needs a server and a tool, e.g. `mcp: files read {"path":"a.txt"}`', toolCalls: [] };
+        try {
+          return this.call(`mcp__${server}__${tool}`, JSON.parse(json || '{}') as Record<string, unknown>);
+        } catch {
+          return { text: `\`mcp:\` needs JSON input, got: ${json}`, toolCalls: [] };
+        }
+      }
       case 'big': {
         const tokens = Math.max(10, Math.min(1_000_000, Number.parseInt(arg, 10) || 1000));
         return this.call('bash', { command: `yes '${BIG_LINE}' | head -n ${Math.ceil(tokens / 10)}` });
@@ -137,7 +148,7 @@ export class PredictableProvider implements Provider {
 
 /** Notes from skein (status, changed instructions) are not the user speaking. */
 function isStatusNote(m: ViewMessage): boolean {
-  return m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN));
+  return m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN));
 }
 
 function lastUserText(messages: ViewMessage[]): string {
@@ -149,7 +160,7 @@ function lastUserText(messages: ViewMessage[]): string {
 }
 
 function splitCommand(text: string): [string, string?] {
-  const match = /^(echo|bash|read|glob|grep|list|plan|big|delay|error|tool):\s*([\s\S]*)$/i.exec(text);
+  const match = /^(echo|bash|read|glob|grep|list|plan|big|delay|error|tool|mcp):\s*([\s\S]*)$/i.exec(text);
   return match ? [match[1]!.toLowerCase(), match[2]!.trim()] : [''];
 }
 

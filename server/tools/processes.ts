@@ -46,6 +46,11 @@ export function killAllToolProcesses(): void {
   groups.clear();
 }
 
+/** For processes started outside bash (MCP servers) that carry RUN_MARKER: killed when skein exits. */
+export function watchMarkedProcesses(): void {
+  installExitHook();
+}
+
 let hooked = false;
 function installExitHook(): void {
   if (hooked) return;

@@ -29,14 +29,14 @@ export const TOOLS: readonly Tool[] = [
  * result, never a throw. Any secret value in the output is masked before
  * anyone (the log, the UI, the model) sees it.
  */
-export async function runTool(name: string, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
-  const result = await runUnmasked(name, input, ctx);
+export async function runTool(name: string, input: Record<string, unknown>, ctx: ToolContext, tools: readonly Tool[] = TOOLS): Promise<ToolResult> {
+  const result = await runUnmasked(name, input, ctx, tools);
   return { ...result, output: maskSecrets(result.output, secretValues(process.env, ctx.secrets)) };
 }
 
-async function runUnmasked(name: string, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
-  const tool = TOOLS.find((t) => t.spec.name === name);
-  if (!tool) return { output: `unknown tool "${name}"; available: ${TOOLS.map((t) => t.spec.name).join(', ')}`, isError: true };
+async function runUnmasked(name: string, input: Record<string, unknown>, ctx: ToolContext, tools: readonly Tool[]): Promise<ToolResult> {
+  const tool = tools.find((t) => t.spec.name === name);
+  if (!tool) return { output: `unknown tool "${name}"; available: ${tools.map((t) => t.spec.name).join(', ')}`, isError: true };
   try {
     return await tool.run(input, ctx);
   } catch (err) {

@@ -14,6 +14,7 @@ import { CompactionRules } from './compaction.js';
 import { ThinkingRules } from './thinking.js';
 import { modelInfo } from '../../server/llm/models.js';
 import { anthropicRejection, checkAnthropicRequest } from './rules/anthropic.js';
+import { checkAnthropicTools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
 export interface AnthropicUsageWire {
@@ -104,7 +105,7 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
       ? { ...anthropicRejection(compacting.message), body: { type: 'error', error: { type: 'invalid_request_error', message: compacting.message, ...(compacting.code && { details: { error_code: compacting.code } }) } } }
       : systemAt >= 0 && !updatable
         ? anthropicRejection(`messages.${systemAt}.role: role 'system' is not supported on this model`)
-        : checkAnthropicRequest(body);
+        : (checkAnthropicTools(body.tools) ?? checkAnthropicRequest(body));
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Anthropic fake: ${refused.message}`);

@@ -14,6 +14,7 @@ import { thinkingRefusal, thoughtSummary } from './gemini-thinking.js';
 import { json, listen, openSse, pieces, transportFailure, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { checkGeminiRequest } from './rules/gemini.js';
+import { checkGeminiTools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
 export interface GeminiUsageWire {
@@ -77,7 +78,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkGeminiRequest(body);
+    const refused = checkGeminiTools(body.tools) ?? checkGeminiRequest(body);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Gemini fake: ${refused.message}`);

@@ -15,6 +15,7 @@ import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
 import { serveOllamaNative, type OllamaNativeState } from './ollama-native-fake.js';
 import { checkOpenAIRequest } from './rules/openai.js';
+import { checkOpenAITools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
 export interface OpenAIUsageWire {
@@ -83,7 +84,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkOpenAIRequest(body);
+    const refused = checkOpenAITools(body.tools) ?? checkOpenAIRequest(body);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`OpenAI fake: ${refused.message}`);

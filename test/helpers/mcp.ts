@@ -1,0 +1,71 @@
+// MCP test servers: the stdio one as a child of skein (configured by a
+// .mcp.json), the HTTP one in this process (streamable HTTP, stateless).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServerInfo } from '../../shared/protocol.js';
+import { testServer } from '../fixtures/mcp/tools.js';
+import { api } from './server.js';
+
+const STDIO_SERVER = path.resolve('test/fixtures/mcp/stdio-server.ts');
+// The server runs in skein's working folder (a temp folder): tsx is named by its path.
+const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
+
+/** A .mcp.json entry that starts the stdio test server. */
+export function stdioEntry(env: Record<string, string> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: ['--import', TSX, STDIO_SERVER], env };
+}
+
+export function writeMcpJson(dir: string, servers: Record<string, unknown>, file = '.mcp.json'): string {
+  const at = path.join(dir, file);
+  fs.writeFileSync(at, JSON.stringify({ mcpServers: servers }, null, 2));
+  return at;
+}
+
+export interface HttpMcpServer {
+  url: string;
+  /** Requests seen, with their headers. */
+  headers: http.IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+/** The test tools over streamable HTTP; `crash` resets every connection (the call in flight dies with it). */
+export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+  const headers: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer(async (req, res) => {
+    headers.push(req.headers);
+    if (req.url !== '/mcp') return void res.writeHead(404).end();
+    if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    // Stateless: a server and a transport per request, as the SDK documents for servers without sessions.
+    const mcp = testServer(() => server.closeAllConnections());
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function mcpServers(base: string): Promise<McpServerInfo[]> {
+  const { status, body } = await api<{ servers: McpServerInfo[] }>(base, '/api/mcp');
+  if (status !== 200) throw new Error(`GET /api/mcp: ${status}`);
+  return body.servers;
+}
