@@ -12,7 +12,8 @@ import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
 
-export const DEFAULT_UI_DIR = fileURLToPath(new URL('../dist/webui', import.meta.url));
+// From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
+export const DEFAULT_UI_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../webui' : '../dist/webui', import.meta.url));
 
 export interface RunningServer {
   url: string;
