@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isLoopback } from './http/access.js';
 import { defaultModel, readCredentials, type Credentials } from './llm/credentials.js';
 import { ENV_NAME } from './tools/env.js';
+import { LOG_FORMATS, type LogFormat } from './log.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from '../shared/protocol.js';
 
 export interface Config {
@@ -38,6 +39,8 @@ export interface Config {
   /** How hard reasoning models think; `default`: the provider's default. */
   reasoningEffort: ReasoningEffort;
   statusUpdates: boolean;
+  /** How the server writes its log lines: text, or JSON lines with the session id on each. */
+  logFormat: LogFormat;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -239,6 +242,12 @@ export const SETTINGS = [
     key: 'statusUpdates', env: 'SKEIN_STATUS_UPDATES', flag: '--status-updates', defaultText: 'off',
     description: 'Tell the agent how full its context is: a short note at the end of the request every 5 LLM calls and when usage first passes 50%, 70% and 85% of the window (on or off)',
     parse: onOff, fallback: () => false,
+  }),
+  setting({
+    key: 'logFormat', env: 'SKEIN_LOG_FORMAT', flag: '--log-format', defaultText: 'text',
+    description: 'Server log lines as text or as JSON lines (json: one object per line with ts, level, session, msg) (text or json)',
+    parse: (raw) => ((LOG_FORMATS as readonly string[]).includes(raw.trim()) ? (raw.trim() as LogFormat) : new ConfigError(LOG_FORMATS.join(' | '))),
+    fallback: () => 'text' as LogFormat,
   }),
 ] as const;
 

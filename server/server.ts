@@ -11,6 +11,7 @@ import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
+import { log } from './log.js';
 
 // From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
 export const DEFAULT_UI_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../webui' : '../dist/webui', import.meta.url));
@@ -50,7 +51,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     });
   });
   // After listening, an error (e.g. too many open files on accept) is reported, never fatal.
-  server.on('error', (err) => console.error('[skein] server error:', err.message));
+  server.on('error', (err) => log.error('server error', { error: err.message }));
   port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {

@@ -14,6 +14,7 @@ import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
+import { log as logger } from '../log.js';
 
 export interface SessionOptions {
   strategies?: CompactionStrategy[];
@@ -73,7 +74,7 @@ export class Sessions {
     const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model });
     const live = this.start(log, choice);
     if (choice.warning) {
-      console.warn(`[skein] session ${id}: ${choice.warning}`);
+      logger.warn(choice.warning, { session: id });
       live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
     }
     return live;

@@ -10,6 +10,7 @@ import { requestTokens } from '../llm/tokens.js';
 import { parseRequestUrl, type Access } from './access.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
+import { log } from '../log.js';
 
 export interface AppOptions {
   sessions: Sessions;
@@ -188,7 +189,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
     const message =
       status === 413 ? `request body over the ${MAX_FRAME_BYTES}-byte limit` : status === 400 ? 'request body is not valid JSON' : 'internal error';
-    if (status >= 500) console.error('[skein] request failed:', err);
+    if (status >= 500) log.error(`request failed: ${_req.method} ${_req.path}`, { error: err });
     res.status(status).json({ error: message });
   });
   return app;

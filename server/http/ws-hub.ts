@@ -13,6 +13,7 @@ import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../agent/sessions.js';
 import type { Access } from './access.js';
 import { parseRequestUrl } from './access.js';
+import { log } from '../log.js';
 
 export interface HubOptions {
   /** A ping goes to every client this often; one that has not answered the previous ping is dropped. */
@@ -31,7 +32,7 @@ export interface Hub {
 export function attachHub(server: Server, sessions: Sessions, access: Access, options: HubOptions = {}): Hub {
   const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  wss.on('error', (err) => console.error('[skein] websocket server error:', err.message));
+  wss.on('error', (err) => log.error('websocket server error', { error: err.message }));
   const alive = new WeakMap<WebSocket, boolean>();
 
   const heartbeat = setInterval(() => {
@@ -90,7 +91,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         } catch (err) {
           // The session could not take it (its log refused the write): say so, keep the socket.
           send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
-          if (!(err instanceof LogWriteError)) console.error('[skein] frame failed:', err);
+          if (!(err instanceof LogWriteError)) log.error('frame failed', { session: live.session.id, error: err });
         }
       });
     });
