@@ -11,6 +11,8 @@ import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
+import { SkeinMetrics } from './metrics/metrics.js';
+import { eventObserver } from './metrics/observe-events.js';
 import { log } from './log.js';
 
 // From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
@@ -20,6 +22,7 @@ export interface RunningServer {
   url: string;
   port: number;
   sessions: Sessions;
+  metrics: SkeinMetrics;
   /** The model of new sessions (with only OPENAI_BASE_URL set: the first model that server lists). */
   model: string;
   /** The access token (SKEIN_TOKEN, else the one in <data dir>/token); undefined only with SKEIN_AUTH=off. */
@@ -34,15 +37,26 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const token = accessToken(config, warnings);
   // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
   const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
-  const sessions = new Sessions(config, { ...options, toolSecrets });
+  const metrics = new SkeinMetrics();
+  const observe = eventObserver(metrics, { modelOf: (id) => sessions.get(id)?.session.model, summarizerModel: config.summarizerModel });
+  const onEvent = options.onEvent;
+  const sessions = new Sessions(config, {
+    ...options,
+    toolSecrets,
+    onEvent: (id, event) => {
+      observe(id, event);
+      onEvent?.(id, event);
+    },
+  });
   warnings.push(...sessions.loadAll());
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
-  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model });
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics });
   const server = http.createServer(app);
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);
+  metrics.connect({ sessions: () => sessions.list(), websocketClients: () => hub.clients() });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -58,6 +72,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     url: `http://${shownHost}:${port}`,
     port,
     sessions,
+    metrics,
     model: config.model,
     token,
     warnings,

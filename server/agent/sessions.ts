@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentState, SessionSnapshot } from '../../shared/protocol.js';
+import type { AgentState, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
@@ -24,6 +24,8 @@ export interface SessionOptions {
   toolSecrets?: NamedSecret[];
   /** Stands between a session and its provider (benchmarks: a server whose real window is smaller than skein is told). */
   wrapProvider?: (provider: Provider) => Provider;
+  /** Sees every event any session appends, after it is on disk (metrics). */
+  onEvent?: (sessionId: string, event: SkeinEvent) => void;
 }
 
 export interface LiveSession {
@@ -113,6 +115,9 @@ export class Sessions {
     // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
     const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
     const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : this.config.reasoningEffort);
+    const onEvent = this.options.onEvent;
+    // From now on only: what the log held before this server started is not counted again.
+    if (onEvent) session.subscribe(log.lastSeq, (event) => onEvent(id, event));
     const lastState = log.last('state');
     const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
     const agent = new Agent(

@@ -20,9 +20,11 @@ export interface AppOptions {
   models?: () => Promise<ModelEntry[]>;
   /** The model of new sessions. */
   defaultModel?: string;
+  /** GET /metrics (Prometheus text format), behind the same token as the API. */
+  metrics?: { contentType: string; text(): Promise<string> };
 }
 
-export function createApp({ sessions, uiDir, access, models, defaultModel }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel, metrics }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
 
@@ -168,6 +170,12 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     live.session.cancel();
     res.status(202).json({ accepted: true });
   });
+
+  if (metrics) {
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.contentType).send(await metrics.text());
+    });
+  }
 
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'no such endpoint' });

@@ -27,6 +27,8 @@ export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 export interface Hub {
   close(): Promise<void>;
+  /** WebSocket clients connected now. */
+  clients(): number;
 }
 
 export function attachHub(server: Server, sessions: Sessions, access: Access, options: HubOptions = {}): Hub {
@@ -98,6 +100,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
   });
 
   return {
+    clients: () => wss.clients.size,
     close: () =>
       new Promise((resolve) => {
         clearInterval(heartbeat);
