@@ -11,7 +11,7 @@ import { assistantBlocks, prefixOf, prefixRefusal, readReasoning, type PrefixBas
 import type { Endpoint } from './credentials.js';
 import { modelInfo } from './models.js';
 import { anthropicLimits, type Discovery } from './limits/discover.js';
-import { fromAnthropicError } from './provider-errors.js';
+import { fromAnthropicError } from './errors/anthropic.js';
 import { anthropicThinking, ownReasoning } from './reasoning.js';
 import { ProviderError, type LlmRequest, type LlmResponse, type ModelLimits, type Provider, type StreamHandlers, type ToolCall } from './types.js';
 import { fromAnthropic } from './usage.js';

@@ -11,7 +11,7 @@ import type { Reasoning, ViewMessage } from '../../shared/protocol.js';
 import type { Endpoint } from './credentials.js';
 import { modelInfo } from './models.js';
 import { geminiLimits, type Discovery } from './limits/discover.js';
-import { fromGeminiError } from './provider-errors.js';
+import { fromGeminiError } from './errors/gemini.js';
 import { geminiThinking, ownReasoning } from './reasoning.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromGemini, type GeminiUsage } from './usage.js';

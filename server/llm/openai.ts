@@ -14,7 +14,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { isOpenAI, type Endpoint } from './credentials.js';
 import { compatibleLimits, type Discovery } from './limits/discover.js';
-import { fromOpenAIError } from './provider-errors.js';
+import { fromOpenAIError } from './errors/openai.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
 
