@@ -9,6 +9,7 @@ import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import type { Provider } from '../llm/types.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
+import { warmTokenizer } from '../llm/tokens.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog } from '../store/event-log.js';
 import { Agent } from './agent.js';
@@ -107,6 +108,8 @@ export class Sessions {
   /** `choice`: the provider create() already made (a replay reads its recording once). */
   private start(log: EventLog, choice?: ProviderChoice): LiveSession {
     const id = log.header.session;
+    // Only a server with no session at all goes without the tokenizer (most of an idle server's memory).
+    warmTokenizer();
     // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
     const model = log.last('model')?.to ?? log.header.model;
     const made = choice ?? createProviderOrPlaceholder(model, providerSettings(this.config));

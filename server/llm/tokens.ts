@@ -17,8 +17,16 @@ let loaded: CountTokens | undefined;
  * an empty server never makes.
  */
 function countTokens(text: string): number {
-  loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
-  return loaded(text);
+  return (loaded ??= loadTokenizer())(text);
+}
+
+function loadTokenizer(): CountTokens {
+  return (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
+}
+
+/** Loads the tokenizer now: once a session exists it will count, and its first turn should not wait for the load. */
+export function warmTokenizer(): void {
+  loaded ??= loadTokenizer();
 }
 
 export function tokensOf(text: string): number {

@@ -15,10 +15,13 @@ afterEach(async () => {
   for (const f of fakes.splice(0)) await f.close();
 });
 
+/** Each test runs several CLI processes one after the other: minutes on a loaded machine. */
+const SLOW = { timeout: 300_000 };
+
 const dirs = () => ({ SKEIN_DATA_DIR: tempDir('cli-data'), SKEIN_WORKDIR: tempDir('cli-work') });
 
 describe('skein run (embedded server, predictable model)', () => {
-  it('streams text, one line per tool call and the gauge at the turn end; exits 0', async () => {
+  it('streams text, one line per tool call and the gauge at the turn end; exits 0', SLOW, async () => {
     const env = dirs();
     fs.writeFileSync(path.join(env.SKEIN_WORKDIR, 'marker.txt'), 'found me\n');
     const r = await runCli(['run', 'bash: cat marker.txt'], env);
@@ -32,7 +35,7 @@ describe('skein run (embedded server, predictable model)', () => {
     expect(fs.readdirSync(path.join(env.SKEIN_DATA_DIR, 'sessions'))).toHaveLength(1);
   });
 
-  it('--json prints every event as one JSON line; a compaction shows up; --session continues the session', async () => {
+  it('--json prints every event as one JSON line; a compaction shows up; --session continues the session', SLOW, async () => {
     const env = { ...dirs(), SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
     const first = await runCli(['run', '--json', 'big: 2000'], env);
     expect(first.code, first.stderr).toBe(EXIT.ok);
@@ -51,14 +54,14 @@ describe('skein run (embedded server, predictable model)', () => {
     expect(more.find((e) => e.kind === 'agent')).toMatchObject({ text: 'again' });
   });
 
-  it('text mode shows the compaction and the turn end', async () => {
+  it('text mode shows the compaction and the turn end', SLOW, async () => {
     const r = await runCli(['run', 'big: 2000'], { ...dirs(), SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^⟳ compacted \((preflight|threshold), [^)]*summarize\): [\d,]+ → [\d,]+ tokens/m);
     expect(r.stdout).toMatch(/^── context ~?[\d,]+ \/ 4,000 tokens/m);
   });
 
-  it('exit codes: a failed turn 1, bad usage 2, an unknown session 5, a turn limit 6', async () => {
+  it('exit codes: a failed turn 1, bad usage 2, an unknown session 5, a turn limit 6', SLOW, async () => {
     const env = dirs();
     const failed = await runCli(['run', 'error: 500'], env);
     expect(failed.code).toBe(EXIT.turnFailed);
@@ -74,7 +77,7 @@ describe('skein run (embedded server, predictable model)', () => {
     expect(limited.code, limited.stdout).toBe(EXIT.turnLimit);
   });
 
-  it('Ctrl-C cancels the turn and exits 4', async () => {
+  it('Ctrl-C cancels the turn and exits 4', SLOW, async () => {
     const run = startCli(['run', '--json', 'delay: 60000'], dirs());
     await expect.poll(() => run.stdout(), { timeout: 30_000 }).toContain('"to":"SendingToLLM"');
     run.child.kill('SIGINT');
@@ -85,7 +88,7 @@ describe('skein run (embedded server, predictable model)', () => {
 });
 
 describe('skein run --server (a running server)', () => {
-  it('drives it with the token from SKEIN_TOKEN; a wrong token or no server exits 3', async () => {
+  it('drives it with the token from SKEIN_TOKEN; a wrong token or no server exits 3', SLOW, async () => {
     const server = await startTestServer();
     servers.push(server);
     const r = await runCli(['run', '--server', server.url, '--json', 'echo: over there'], { SKEIN_TOKEN: server.token });
@@ -101,7 +104,7 @@ describe('skein run --server (a running server)', () => {
     expect((await runCli(['run', '--server', deadUrl, 'echo: x'], { SKEIN_TOKEN: server.token })).code).toBe(EXIT.server);
   });
 
-  it('sessions lists them; export prints the JSONL events and a Markdown transcript', async () => {
+  it('sessions lists them; export prints the JSONL events and a Markdown transcript', SLOW, async () => {
     const server = await startTestServer();
     servers.push(server);
     const env = { SKEIN_TOKEN: server.token };
@@ -123,7 +126,7 @@ describe('skein run --server (a running server)', () => {
 });
 
 describe('skein run through a provider (the OpenAI fake via OPENAI_BASE_URL)', () => {
-  it('runs tool calls and a compaction with the real SDK; --json lines parse; exit 0', async () => {
+  it('runs tool calls and a compaction with the real SDK; --json lines parse; exit 0', SLOW, async () => {
     const f = await startOpenAIFake();
     fakes.push(f);
     const env = { ...dirs(), SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: f.key, OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };

@@ -22,7 +22,7 @@ interface Line {
 }
 
 describe('JSON log lines', () => {
-  it('every line parses; lines about a session carry its id', async () => {
+  it('every line parses; lines about a session carry its id', { timeout: 180_000 }, async () => {
     const f = await startOpenAIFake();
     fakes.push(f);
     const env = { SKEIN_LOG_FORMAT: 'json', SKEIN_DATA_DIR: tempDir('log-data'), SKEIN_WORKDIR: tempDir('log-work'), SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: f.key!, OPENAI_BASE_URL: f.url };
