@@ -9,6 +9,7 @@ import { ENV_NAME } from './tools/env.js';
 import { mcpConfigProblem } from './mcp/config.js';
 import { APPROVAL_MODES, REASONING_EFFORTS, type ApprovalMode, type ReasoningEffort } from '../shared/protocol.js';
 import { SANDBOX_MODES, type SandboxMode } from './tools/sandbox.js';
+import { LOG_FORMATS, type LogFormat } from './log.js';
 
 export interface Config {
   port: number;
@@ -57,6 +58,8 @@ export interface Config {
   mcpConfig: string | undefined;
   mcpTimeoutMs: number;
   mcpStartTimeoutMs: number;
+  /** How the server writes its log lines: text, or JSON lines with the session id on each. */
+  logFormat: LogFormat;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -305,6 +308,12 @@ export const SETTINGS = [
     key: 'mcpStartTimeoutMs', env: 'SKEIN_MCP_START_TIMEOUT_MS', flag: '--mcp-start-timeout-ms', defaultText: '30000',
     description: 'How long an MCP server may take to start and list its tools; skein waits this long at most at start (100 to 600000)',
     parse: integer(100, 600_000), fallback: () => 30_000,
+  }),
+  setting({
+    key: 'logFormat', env: 'SKEIN_LOG_FORMAT', flag: '--log-format', defaultText: 'text',
+    description: 'Server log lines as text or as JSON lines (json: one object per line with ts, level, session, msg) (text or json)',
+    parse: (raw) => ((LOG_FORMATS as readonly string[]).includes(raw.trim()) ? (raw.trim() as LogFormat) : new ConfigError(LOG_FORMATS.join(' | '))),
+    fallback: () => 'text' as LogFormat,
   }),
 ] as const;
 

@@ -1,60 +1,36 @@
-// CLI entry: flags + env -> config -> start.
-import fs from 'node:fs';
-import { helpText, HelpRequested, InvalidSettingError, loadConfig, type Config } from './config.js';
-import { createProvider, UnknownModelError } from './llm/providers.js';
-import { providerSettings } from './agent/model-switch.js';
-import { SERVER_CHOICE } from './llm/credentials.js';
+// Server entry: flags + env -> config -> start.
+import { configOrExit } from './config-check.js';
+import { configureLog, log } from './log.js';
+import { UnknownModelError } from './llm/providers.js';
 import { TokenFileError } from './http/token-file.js';
 import { McpConfigError } from './mcp/config.js';
 import { startServer } from './server.js';
 import { killAllToolProcesses } from './tools/processes.js';
 import { SandboxUnavailableError } from './tools/sandbox.js';
 
-function configOrExit(): Config {
-  try {
-    const config = loadConfig(process.argv.slice(2), process.env);
-    // A chosen provider without its key is refused here, with the variable to set.
-    // (openai:auto, the model of an OpenAI-compatible server, is asked of that server at start.)
-    const { warning } = config.model === SERVER_CHOICE ? {} : createProvider(config.model, providerSettings(config));
-    if (warning) console.warn(`[skein] ${warning}`);
-    if (config.summarizerModel) createProvider(config.summarizerModel, providerSettings(config));
-    if (!fs.existsSync(config.workDir) || !fs.statSync(config.workDir).isDirectory()) {
-      throw new InvalidSettingError('SKEIN_WORKDIR', config.workDir, 'an existing folder');
-    }
-    return config;
-  } catch (err) {
-    if (err instanceof HelpRequested) {
-      process.stdout.write(helpText());
-      process.exit(0);
-    }
-    if (err instanceof InvalidSettingError || err instanceof UnknownModelError) {
-      process.stderr.write(`skein: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}
-
-const config = configOrExit();
+// The log format is known before anything else is logged (a refused setting is plain text on stderr).
+configureLog({ format: process.env.SKEIN_LOG_FORMAT?.trim() === 'json' ? 'json' : 'text' });
+const config = configOrExit(process.argv.slice(2), process.env);
+configureLog({ format: config.logFormat });
 const server = await startServer(config).catch((err: unknown) => {
   if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError) && !(err instanceof McpConfigError)) throw err;
   process.stderr.write(`skein: ${err.message}\n`);
   process.exit(2);
 });
-for (const warning of server.warnings) console.warn(`[skein] ${warning}`);
+for (const warning of server.warnings) log.warn(warning);
 // The printed URL carries the token once; the page keeps it in an HttpOnly cookie.
 const openUrl = server.token ? `${server.url}/?token=${encodeURIComponent(server.token)}` : server.url;
-console.log(`skein is running at ${openUrl}  (model: ${server.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
+log.info(`skein is running at ${openUrl}  (model: ${server.model}, working folder: ${config.workDir}, data: ${config.dataDir})`);
 
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (closing) process.exit(1);
     closing = true;
-    console.log(`[skein] ${signal}: shutting down`);
+    log.info(`${signal}: shutting down`);
     void server
       .close()
-      .catch((err: unknown) => console.error('[skein] shutdown:', err))
+      .catch((err: unknown) => log.error('shutdown failed', { error: err }))
       .finally(() => {
         // Whatever a tool left running (a background job, an escaped setsid) goes with the server.
         killAllToolProcesses();

@@ -13,13 +13,18 @@ import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
 import { probeSandbox } from './tools/sandbox.js';
 import { startMcp } from './mcp/start.js';
+import { SkeinMetrics } from './metrics/metrics.js';
+import { eventObserver } from './metrics/observe-events.js';
+import { log } from './log.js';
 
-export const DEFAULT_UI_DIR = fileURLToPath(new URL('../dist/webui', import.meta.url));
+// From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
+export const DEFAULT_UI_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../webui' : '../dist/webui', import.meta.url));
 
 export interface RunningServer {
   url: string;
   port: number;
   sessions: Sessions;
+  metrics: SkeinMetrics;
   /** The model of new sessions (with only OPENAI_BASE_URL set: the first model that server lists). */
   model: string;
   /** The access token (SKEIN_TOKEN, else the one in <data dir>/token); undefined only with SKEIN_AUTH=off. */
@@ -38,15 +43,27 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
   // A bad .mcp.json / SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts.
   const mcp = await startMcp(config);
-  const sessions = new Sessions(config, { ...options, toolSecrets, ...(mcp && { mcp }) });
+  const metrics = new SkeinMetrics();
+  const observe = eventObserver(metrics, { modelOf: (id) => sessions.get(id)?.session.model, summarizerModel: config.summarizerModel });
+  const onEvent = options.onEvent;
+  const sessions = new Sessions(config, {
+    ...options,
+    toolSecrets,
+    ...(mcp && { mcp }),
+    onEvent: (id, event) => {
+      observe(id, event);
+      onEvent?.(id, event);
+    },
+  });
   warnings.push(...sessions.loadAll());
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
-  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model });
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics });
   const server = http.createServer(app);
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);
+  metrics.connect({ sessions: () => sessions.list(), websocketClients: () => hub.clients() });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => void mcp?.close().finally(() => reject(err)));
     server.listen(config.port, config.host, () => {
@@ -55,13 +72,14 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     });
   });
   // After listening, an error (e.g. too many open files on accept) is reported, never fatal.
-  server.on('error', (err) => console.error('[skein] server error:', err.message));
+  server.on('error', (err) => log.error('server error', { error: err.message }));
   port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     url: `http://${shownHost}:${port}`,
     port,
     sessions,
+    metrics,
     model: config.model,
     token,
     warnings,

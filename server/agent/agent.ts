@@ -27,6 +27,7 @@ import { StatusNotes } from './status-notes.js';
 import { ToolRunner } from './tool-runner.js';
 import { ProjectInstructions } from './project-instructions.js';
 import { ToolNotes } from './tool-notes.js';
+import { log } from '../log.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
 
@@ -482,19 +483,19 @@ export class Agent implements AgentHandle {
       if (inner instanceof LogWriteError) refused = inner;
       else {
         // A bug while closing: go back to waiting; a restart closes the turn the log shows as interrupted.
-        console.error(`[skein] session ${this.session.id}: cannot close the turn: ${String(inner)}`);
+        log.error(`cannot close the turn: ${String(inner)}`, { session: this.session.id });
         this.machine.forceIdle();
         this.unfinished = undefined;
       }
     }
     if (!refused) return this.writes.succeeded();
-    if (!this.writes.failing) console.error(`[skein] session ${this.session.id}: cannot write the log: ${refused.message}`);
+    if (!this.writes.failing) log.error(`cannot write the log: ${refused.message}`, { session: this.session.id });
     await this.writes.pause(refused, this.stopped.signal);
   }
 
   /** A failure before a turn's first transition is recorded; the same failure twice in a row gives up its messages (no loop). */
   private failedBeforeStart(err: unknown): void {
-    console.error(`[skein] session ${this.session.id}: a turn could not start:`, err);
+    log.error('a turn could not start', { session: this.session.id, error: err });
     this.session.append({ kind: 'error', message: `the turn could not start: ${err instanceof Error ? err.message : String(err)}`, code: 'internal' });
     if (++this.startFailures >= 2) this.seenSeq = this.session.log.lastSeq;
   }

@@ -3,12 +3,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentState, SessionListFrame, SessionSnapshot, Workspace } from '../../shared/protocol.js';
+import type { AgentState, SessionListFrame, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import type { Provider } from '../llm/types.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
+import { warmTokenizer } from '../llm/tokens.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
 import { readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
@@ -20,6 +21,7 @@ import { SessionTools } from '../tools/session-tools.js';
 import { Agent } from './agent.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
+import { log as logger } from '../log.js';
 
 export interface SessionOptions {
   strategies?: CompactionStrategy[];
@@ -31,6 +33,8 @@ export interface SessionOptions {
   wrapProvider?: (provider: Provider) => Provider;
   /** The MCP servers: their tools join each session's tools at its start; their failures reach every timeline. */
   mcp?: McpHub;
+  /** Sees every event any session appends, after it is on disk (metrics). */
+  onEvent?: (sessionId: string, event: SkeinEvent) => void;
 }
 
 export interface LiveSession {
@@ -140,7 +144,7 @@ export class Sessions {
     // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
     for (const state of this.options.mcp?.states() ?? []) live.session.append({ kind: 'mcp', ...state });
     if (choice.warning) {
-      console.warn(`[skein] session ${id}: ${choice.warning}`);
+      logger.warn(choice.warning, { session: id });
       live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
     }
     return live;
@@ -292,6 +296,8 @@ export class Sessions {
   /** `choice`: the provider create() already made (a replay reads its recording once). */
   private start(log: EventLog, choice?: ProviderChoice): LiveSession {
     const id = log.header.session;
+    // Only a server with no session at all goes without the tokenizer (most of an idle server's memory).
+    warmTokenizer();
     // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
     const model = log.last('model')?.to ?? log.header.model;
     const made = choice ?? createProviderOrPlaceholder(model, providerSettings(this.config));
@@ -301,6 +307,9 @@ export class Sessions {
     const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
     const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : this.config.reasoningEffort);
     session.meta = readMeta(this.dir, id);
+    const onEvent = this.options.onEvent;
+    // From now on only: what the log held before this server started is not counted again.
+    if (onEvent) session.subscribe(log.lastSeq, (event) => onEvent(id, event));
     const lastState = log.last('state');
     const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
     const agent = new Agent(

@@ -12,6 +12,7 @@ import { requestLimits } from '../llm/providers.js';
 import type { ModelInfo } from '../llm/models.js';
 import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type ModelLimits, type Provider } from '../llm/types.js';
 import type { Session } from './session.js';
+import { log } from '../log.js';
 
 /** No request asks for less output than this: an answer needs room. */
 export const OUTPUT_FLOOR = 1024;
@@ -114,7 +115,7 @@ export class SessionWindow {
     signal.throwIfAborted();
     const table = this.host.tableInfo();
     if ('failed' in found) {
-      console.info(`[skein] ${provider.model}: the provider did not say its limits (${found.failed}); using ${this.source === 'setting' ? 'SKEIN_CONTEXT_WINDOW' : 'the model table'}`);
+      log.info(`${provider.model}: the provider did not say its limits (${found.failed}); using ${this.source === 'setting' ? 'SKEIN_CONTEXT_WINDOW' : 'the model table'}`, { session: this.host.session.id });
       return this.record({ model: provider.model, ...this.limits, source: this.source, via: `asked the provider: ${found.failed}` }, undefined);
     }
     this.truncates = found.truncates === true;
@@ -122,7 +123,7 @@ export class SessionWindow {
     const window = this.host.setting ?? found.contextWindow ?? table.contextWindow;
     const source: WindowSource = this.host.setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
-    console.info(`[skein] ${provider.model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`);
+    log.info(`${provider.model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
     this.record({ model: provider.model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, undefined);
   }
 

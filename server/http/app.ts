@@ -15,6 +15,7 @@ import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
+import { log } from '../log.js';
 
 export interface AppOptions {
   sessions: Sessions;
@@ -24,9 +25,11 @@ export interface AppOptions {
   models?: () => Promise<ModelEntry[]>;
   /** The model of new sessions. */
   defaultModel?: string;
+  /** GET /metrics (Prometheus text format), behind the same token as the API. */
+  metrics?: { contentType: string; text(): Promise<string> };
 }
 
-export function createApp({ sessions, uiDir, access, models, defaultModel }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel, metrics }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
 
@@ -189,6 +192,11 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
   });
 
   addApprovalRoute(app, sessions);
+  if (metrics) {
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.contentType).send(await metrics.text());
+    });
+  }
 
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'no such endpoint' });
@@ -210,7 +218,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel }: App
     const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
     const message =
       status === 413 ? `request body over the ${MAX_FRAME_BYTES}-byte limit` : status === 400 ? 'request body is not valid JSON' : 'internal error';
-    if (status >= 500) console.error('[skein] request failed:', err);
+    if (status >= 500) log.error(`request failed: ${_req.method} ${_req.path}`, { error: err });
     res.status(status).json({ error: message });
   });
   return app;

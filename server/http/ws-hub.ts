@@ -15,6 +15,7 @@ import type { Sessions } from '../agent/sessions.js';
 import type { Access } from './access.js';
 import { parseRequestUrl } from './access.js';
 import { serveSessionList } from './list-channel.js';
+import { log } from '../log.js';
 
 export interface HubOptions {
   /** A ping goes to every client this often; one that has not answered the previous ping is dropped. */
@@ -28,12 +29,14 @@ export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 export interface Hub {
   close(): Promise<void>;
+  /** WebSocket clients connected now. */
+  clients(): number;
 }
 
 export function attachHub(server: Server, sessions: Sessions, access: Access, options: HubOptions = {}): Hub {
   const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  wss.on('error', (err) => console.error('[skein] websocket server error:', err.message));
+  wss.on('error', (err) => log.error('websocket server error', { error: err.message }));
   const alive = new WeakMap<WebSocket, boolean>();
 
   const heartbeat = setInterval(() => {
@@ -106,13 +109,14 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
           if (err instanceof NoPendingApprovalError) return send({ type: 'error', message: err.message });
           // The session could not take it (its log refused the write): say so, keep the socket.
           send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
-          if (!(err instanceof LogWriteError)) console.error('[skein] frame failed:', err);
+          if (!(err instanceof LogWriteError)) log.error('frame failed', { session: live.session.id, error: err });
         }
       });
     });
   });
 
   return {
+    clients: () => wss.clients.size,
     close: () =>
       new Promise((resolve) => {
         clearInterval(heartbeat);

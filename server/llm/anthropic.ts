@@ -12,7 +12,7 @@ import { assistantBlocks, prefixOf, prefixRefusal, readReasoning, type PrefixBas
 import type { Endpoint } from './credentials.js';
 import { modelInfo, type ThinkingCaps } from './models.js';
 import { anthropicLimits, type Discovery } from './limits/discover.js';
-import { fromAnthropicError } from './provider-errors.js';
+import { fromAnthropicError } from './errors/anthropic.js';
 import { anthropicThinking, ownReasoning } from './reasoning.js';
 import {
   ProviderError,

@@ -12,7 +12,7 @@ import type { Endpoint } from './credentials.js';
 import { geminiSchema } from './gemini-schema.js';
 import { modelInfo } from './models.js';
 import { geminiLimits, type Discovery } from './limits/discover.js';
-import { fromGeminiError } from './provider-errors.js';
+import { fromGeminiError } from './errors/gemini.js';
 import { geminiThinking, ownReasoning } from './reasoning.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromGemini, type GeminiUsage } from './usage.js';

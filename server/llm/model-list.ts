@@ -5,7 +5,6 @@ import type { ModelEntry } from '../../shared/protocol.js';
 import { effortsOf } from './reasoning.js';
 import { isOpenAI, SERVER_CHOICE, usable } from './credentials.js';
 import { MODELS, modelInfo, UNKNOWN_MODEL } from './models.js';
-import { listServerModels } from './openai.js';
 import { requestLimits, UnknownModelError, type ProviderSettings } from './providers.js';
 
 /** A local server answers fast or not at all: don't hold the page up. */
@@ -31,6 +30,8 @@ export async function availableModels(settings: ProviderSettings): Promise<Model
   if (compatibleServer(settings)) {
     let ids: string[] = [];
     try {
+      // The OpenAI SDK is loaded only when such a server is set up.
+      const { listServerModels } = await import('./openai.js');
       ids = await listServerModels(settings.credentials.openai, LIST_TIMEOUT_MS);
     } catch {
       // The server is down: its models are not usable now; the rest of the list is.
@@ -58,7 +59,9 @@ export async function resolveStartModel(model: string, settings: ProviderSetting
   const base = settings.credentials.openai.baseURL ?? '';
   let ids: string[];
   try {
-    ids = await listServerModels(settings.credentials.openai, LIST_TIMEOUT_MS);
+    // The OpenAI SDK is loaded only when such a server is set up.
+      const { listServerModels } = await import('./openai.js');
+      ids = await listServerModels(settings.credentials.openai, LIST_TIMEOUT_MS);
   } catch (err) {
     throw new UnknownModelError(`OPENAI_BASE_URL=${base} did not list its models (${err instanceof Error ? err.message : String(err)}); start the server, or name the model with SKEIN_MODEL=openai:<model>`);
   }

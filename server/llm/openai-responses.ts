@@ -12,7 +12,7 @@ import type { Reasoning, Usage } from '../../shared/protocol.js';
 import type { Endpoint } from './credentials.js';
 import { modelInfo } from './models.js';
 import { openaiClient } from './openai.js';
-import { fromOpenAIError } from './provider-errors.js';
+import { fromOpenAIError } from './errors/openai.js';
 import { openaiEffort, ownReasoning } from './reasoning.js';
 import { ProviderError, type LlmRequest, type LlmResponse, type ModelLimits, type Provider, type ProviderCompactionResult, type ProviderCompactor, type StreamHandlers, type ToolCall } from './types.js';
 

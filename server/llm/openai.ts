@@ -16,7 +16,7 @@ import { isOpenAI, type Endpoint } from './credentials.js';
 import { compatibleLimits, ollamaRequestedLimits, type Discovery } from './limits/discover.js';
 import { LocalContext } from './local-context.js';
 import { ollamaChat } from './ollama-native.js';
-import { fromOpenAIError } from './provider-errors.js';
+import { fromOpenAIError } from './errors/openai.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
 

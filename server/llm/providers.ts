@@ -6,12 +6,9 @@
 // `gpt-4.1`, `gemini-2.5-pro`, dated snapshots too), a name whose prefix says
 // its provider (`claude-…`, `gpt-…`, `o…`, `gemini-…`), or `provider:model`
 // (`openai:llama3.1` for a model of an OpenAI-compatible server).
-import { AnthropicProvider } from './anthropic.js';
 import { KEY_VARIABLES, usable, type Credentials } from './credentials.js';
-import { GeminiProvider } from './gemini.js';
+import { lazyProvider } from './lazy-provider.js';
 import { modelInfo, UNKNOWN_MODEL, type ModelInfo, type ProviderName } from './models.js';
-import { OpenAIProvider } from './openai.js';
-import { OpenAIResponsesProvider } from './openai-responses.js';
 import { PredictableProvider } from './predictable.js';
 import { loadTrajectory, ReplayProvider } from './replay.js';
 import { ProviderError, type ModelLimits, type Provider } from './types.js';
@@ -101,14 +98,17 @@ function instantiate(kind: ProviderName, name: string, model: string, limits: Mo
     case 'replay':
       return new ReplayProvider(limits, loadTrajectory(settings.replayFile!));
     case 'anthropic':
-      return new AnthropicProvider(name, model, limits, credentials.anthropic, requestTimeoutMs);
+      // Each SDK is loaded when a session first calls its model (lazy-provider.ts).
+      return lazyProvider(name, limits, true, async () => new (await import('./anthropic.js')).AnthropicProvider(name, model, limits, credentials.anthropic, requestTimeoutMs));
     case 'openai':
       // Reasoning models keep their reasoning between tool calls only through the Responses API;
       // `openai:…` names a model of an OpenAI-compatible server, which stays on Chat Completions.
-      if (name === model && modelInfo(model)?.thinking?.mode === 'responses') return new OpenAIResponsesProvider(name, model, limits, credentials.openai, requestTimeoutMs);
-      return new OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs, settings.localContext);
+      if (name === model && modelInfo(model)?.thinking?.mode === 'responses') {
+        return lazyProvider(name, limits, false, async () => new (await import('./openai-responses.js')).OpenAIResponsesProvider(name, model, limits, credentials.openai, requestTimeoutMs));
+      }
+      return lazyProvider(name, limits, true, async () => new (await import('./openai.js')).OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs, settings.localContext));
     case 'gemini':
-      return new GeminiProvider(name, model, limits, credentials.gemini, requestTimeoutMs);
+      return lazyProvider(name, limits, true, async () => new (await import('./gemini.js')).GeminiProvider(name, model, limits, credentials.gemini, requestTimeoutMs));
   }
 }
 

@@ -1,6 +1,6 @@
 // Token estimates with gpt-tokenizer. Counts are memoised per string because
 // the same history is counted again on every request.
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { Reasoning, ViewMessage } from '../../shared/protocol.js';
 import type { LlmRequest, ToolSpec } from './types.js';
 
@@ -8,6 +8,26 @@ import type { LlmRequest, ToolSpec } from './types.js';
 const PER_MESSAGE_OVERHEAD = 4;
 const MEMO_LIMIT = 20_000;
 const memo = new Map<string, number>();
+
+type CountTokens = (text: string) => number;
+let loaded: CountTokens | undefined;
+/**
+ * The tokenizer's tables are most of an idle server's memory (about 70 MB)
+ * and a second of its start: loaded (synchronously) at the first count, which
+ * an empty server never makes.
+ */
+function countTokens(text: string): number {
+  return (loaded ??= loadTokenizer())(text);
+}
+
+function loadTokenizer(): CountTokens {
+  return (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
+}
+
+/** Loads the tokenizer now: once a session exists it will count, and its first turn should not wait for the load. */
+export function warmTokenizer(): void {
+  loaded ??= loadTokenizer();
+}
 
 export function tokensOf(text: string): number {
   if (text.length === 0) return 0;

@@ -1,0 +1,37 @@
+// `skein export ID`: the session's events as JSONL, or (--markdown) a
+// transcript. Reads the events endpoint; when the server grows its own export
+// endpoint, only this file changes.
+import { Api } from './api.js';
+import type { CliArgs } from './args.js';
+import { connect } from './connection.js';
+import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+import { markdownTranscript } from './export-markdown.js';
+import type { Io } from './run.js';
+
+export async function exportCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io): Promise<ExitCode> {
+  const id = args.positionals[0];
+  if (!id || args.positionals.length > 1) throw new CliError(EXIT.usage, 'usage: skein export ID [--markdown]');
+  const connection = await connect(args, env);
+  try {
+    const api = new Api(connection);
+    const snapshot = await api.session(id);
+    const events = await api.events(id);
+    io.out(args.markdown ? markdownTranscript(id, snapshot.title, events) : events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    return EXIT.ok;
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function sessionsCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io): Promise<ExitCode> {
+  if (args.positionals.length) throw new CliError(EXIT.usage, 'usage: skein sessions [--json]');
+  const connection = await connect(args, env);
+  try {
+    const sessions = await new Api(connection).sessions();
+    if (args.json) io.out(`${JSON.stringify(sessions)}\n`);
+    else for (const s of sessions) io.out(`${s.id}  ${s.state.padEnd(19)}  ${s.model.padEnd(18)}  ${s.lastActivity.slice(0, 19)}  ${s.title}\n`);
+    return EXIT.ok;
+  } finally {
+    await connection.close();
+  }
+}

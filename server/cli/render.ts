@@ -1,0 +1,84 @@
+// The timeline as terminal lines: the agent's text, one line per tool call,
+// compactions, errors, and the context gauge when a turn ends.
+import type { Gauge, SkeinEvent } from '../../shared/protocol.js';
+
+const WIDTH = 160;
+
+function oneLine(text: string, width = WIDTH): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** What a tool call is about, in a few words: its command or path when it has one. */
+export function toolSummary(input: Record<string, unknown>): string {
+  for (const key of ['command', 'path', 'pattern', 'query', 'file']) {
+    if (typeof input[key] === 'string') return input[key];
+  }
+  return JSON.stringify(input);
+}
+
+export function gaugeLine(gauge: Gauge): string {
+  const pct = Math.round(gauge.ratio * 100);
+  const est = gauge.estimated ? '~' : '';
+  return `── context ${est}${n(gauge.contextTokens)} / ${n(gauge.contextWindow)} tokens (${pct}%, compacts at ${Math.round(gauge.thresholdRatio * 100)}%) · $${gauge.totalCostUsd.toFixed(4)} · ${gauge.model}`;
+}
+
+export class TextRenderer {
+  /** The session's gauge when the run began, until a usage event replaces it. */
+  constructor(private gauge?: Gauge) {}
+
+  /** The lines for one event (often none). */
+  lines(event: SkeinEvent): string[] {
+    switch (event.kind) {
+      case 'user':
+        return [`> ${oneLine(event.text)}`];
+      case 'agent':
+        return event.text.trim() ? [event.text.trimEnd()] : [];
+      case 'tool_call':
+        return [`• ${event.name} ${oneLine(toolSummary(event.input), WIDTH - event.name.length - 3)}`];
+      case 'tool_result':
+        return event.isError ? [`  ✗ ${event.name}: ${oneLine(event.output, WIDTH - event.name.length - 6)}`] : [];
+      case 'compaction':
+        return this.compaction(event);
+      case 'error':
+        return [`! ${oneLine(event.message, 400)}${event.code ? ` (${event.code})` : ''}`];
+      case 'model':
+        return [`· model: ${event.from} → ${event.to}`];
+      case 'limits':
+        return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
+      case 'usage':
+        this.gauge = event.gauge;
+        return [];
+      case 'state':
+        if (event.to === 'Cancelled') return ['── turn cancelled', ...this.gaugeLines()];
+        if (event.to === 'Error') return ['── turn failed', ...this.gaugeLines()];
+        if (event.to === 'EndOfTurn') return this.gaugeLines();
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  private gaugeLines(): string[] {
+    return this.gauge ? [gaugeLine(this.gauge)] : [];
+  }
+
+  private compaction(event: Extract<SkeinEvent, { kind: 'compaction' }>): string[] {
+    switch (event.phase) {
+      case 'started':
+        return [`⟳ compacting (${event.trigger})…`];
+      case 'finished': {
+        const tokens = event.tokensBefore !== undefined && event.tokensAfter !== undefined ? `: ${n(event.tokensBefore)} → ${n(event.tokensAfter)} tokens` : '';
+        const strategies = event.strategies?.join(' + ') ?? event.strategy ?? '';
+        const took = event.durationMs !== undefined ? ` in ${(event.durationMs / 1000).toFixed(1)} s` : '';
+        return [`⟳ compacted (${event.trigger}${strategies ? `, ${strategies}` : ''})${tokens}${took}`];
+      }
+      case 'failed':
+        return [`⟳ compaction failed (${event.trigger}): ${oneLine(event.error ?? 'unknown error', 300)}${event.fallback ? `; ${event.fallback}` : ''}`];
+      default:
+        return [];
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// `skein --help`: the commands, then every server setting (config.ts).
+import { helpText } from '../config.js';
+import { EXIT } from './exit-codes.js';
+
+const COMMANDS_TEXT = `Usage: skein [command] [flags]
+
+Commands:
+  (none)                     start the server and web UI (as \`npm start\` does)
+  run "TASK"                 run one turn headless and stream the timeline; the task may come on stdin
+      --json                 print the session's events as JSON lines instead
+      --session ID           continue that session instead of starting one
+  sessions                   list the sessions (id, state, model, last activity, title)
+      --json                 as JSON
+  export ID                  print a session's event log (JSONL)
+      --markdown             as a readable Markdown transcript instead
+
+Every command:
+  --server URL               drive a running server instead of an embedded one
+                             (token: --token, SKEIN_TOKEN, or <data dir>/token)
+  --token TOKEN              the access token (prefer SKEIN_TOKEN: a flag shows in \`ps\`)
+  Without --server, an embedded server runs in this process with the settings below
+  (on a free port unless SKEIN_PORT or --port is given).
+
+Exit status: ${EXIT.ok} done · ${EXIT.turnFailed} the turn failed · ${EXIT.usage} bad usage or setting · ${EXIT.server} server unreachable or refused
+             ${EXIT.cancelled} cancelled · ${EXIT.notFound} no such session · ${EXIT.turnLimit} the turn hit a turn limit · ${EXIT.internal} a bug in skein
+
+`;
+
+export function usageText(): string {
+  return COMMANDS_TEXT + helpText().replace(/^Usage: .*\n\n/, 'Server settings (flags and environment variables):\n\n');
+}
