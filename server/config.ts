@@ -41,6 +41,8 @@ export interface Config {
   /** How hard reasoning models think; `default`: the provider's default. */
   reasoningEffort: ReasoningEffort;
   statusUpdates: boolean;
+  /** A loaded session unused this long (no client, nothing running) is unloaded; absent: 600000. */
+  sessionIdleUnloadMs?: number;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -203,6 +205,11 @@ export const SETTINGS = [
     key: 'summarizerTimeoutMs', env: 'SKEIN_SUMMARIZER_TIMEOUT_MS', flag: '--summarizer-timeout-ms', defaultText: '60000',
     description: 'A summary that takes longer is abandoned for the deterministic fallback',
     parse: integer(100, 3_600_000), fallback: () => 60_000,
+  }),
+  setting({
+    key: 'sessionIdleUnloadMs', env: 'SKEIN_SESSION_IDLE_UNLOAD_MS', flag: '--session-idle-unload-ms', defaultText: '600000',
+    description: 'A session unused this long (nobody watching, nothing running) has its log unloaded from memory; opening it loads it again (100 to 86400000)',
+    parse: integer(100, 86_400_000), fallback: () => 600_000,
   }),
   setting({
     key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',

@@ -141,6 +141,11 @@ export class Session {
     return () => this.subscribers.delete(subscriber);
   }
 
+  /** How many clients watch (subscribers and frame listeners): a watched session is never unloaded. */
+  get audience(): number {
+    return this.subscribers.size + this.frameListeners.size;
+  }
+
   /** Sends an ephemeral frame to everyone connected now; nothing is written. */
   broadcast(frame: EphemeralFrame): void {
     for (const listener of this.frameListeners) {

@@ -76,6 +76,8 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     try {
       const live = await sessions.fork(req.params.id, seq);
       if (!live) return notFound(res);
+      // The fork's closing of a cut turn is visible to the first GET after this answer.
+      await live.session.durable();
       res.status(201).json({ id: live.session.id });
     } catch (err) {
       if (err instanceof ForkPointError || err instanceof WorkspaceError || err instanceof GitError) res.status(400).json({ error: err.message });
