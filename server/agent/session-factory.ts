@@ -4,7 +4,7 @@ import type { AgentState } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
-import type { EventLog } from '../store/event-log.js';
+import type { SessionLog as EventLog } from '../store/session-log.js';
 import { readMeta } from '../manage/meta.js';
 import { Agent } from './agent.js';
 import { providerSettings, type ModelServices } from './model-switch.js';

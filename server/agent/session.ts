@@ -10,7 +10,7 @@ import type {
 } from '../../shared/protocol.js';
 import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
-import type { EventLog } from '../store/event-log.js';
+import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 
