@@ -6,6 +6,7 @@ import { providerSettings } from './agent/model-switch.js';
 import { SERVER_CHOICE } from './llm/credentials.js';
 import { TokenFileError } from './http/token-file.js';
 import { startServer } from './server.js';
+import { runMigrate } from './migrate-cli.js';
 import { killAllToolProcesses } from './tools/processes.js';
 
 function configOrExit(): Config {
@@ -32,6 +33,9 @@ function configOrExit(): Config {
     throw err;
   }
 }
+
+// `skein migrate …`: moves logs between JSONL files and PostgreSQL, then exits.
+if (process.argv[2] === 'migrate') process.exit(await runMigrate(process.argv.slice(3), process.env));
 
 const config = configOrExit();
 const server = await startServer(config).catch((err: unknown) => {

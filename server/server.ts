@@ -1,12 +1,14 @@
 // Starts skein: sessions, HTTP API and UI, WebSocket hub. Used by main.ts and
 // by the tests, which start real servers on free ports.
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { providerSettings } from './agent/model-switch.js';
 import { Sessions, type SessionOptions } from './agent/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
+import { PgStore } from './store/postgres/pg-store.js';
 import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
@@ -32,7 +34,9 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const token = accessToken(config, warnings);
   // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
   const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
-  const sessions = new Sessions(config, { ...options, toolSecrets });
+  // SKEIN_DATABASE_URL: events in PostgreSQL (migrated and read before the sessions load).
+  const database = config.databaseUrl ? await PgStore.connect(config.databaseUrl, path.join(config.dataDir, 'sessions')) : undefined;
+  const sessions = new Sessions(config, { ...options, toolSecrets, ...(database && { database }) });
   warnings.push(...sessions.loadAll());
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
@@ -62,6 +66,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     async close() {
       // Turns are cancelled and their last events reach the clients before the sockets close (1001).
       await sessions.close();
+      await database?.close();
       await hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -13,6 +13,9 @@ import { createProvider, type ProviderChoice } from '../llm/providers.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
 import { SessionIndex, logFileMentions, userTextOf } from '../store/session-index.js';
+import type { SessionLog } from '../store/session-log.js';
+import type { PgStore } from '../store/postgres/pg-store.js';
+import { logLines } from '../store/jsonl-export.js';
 import { writeMeta, type SessionMeta } from '../manage/meta.js';
 import { copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { Trash } from '../manage/trash.js';
@@ -33,6 +36,8 @@ export interface SessionOptions {
   toolSecrets?: NamedSecret[];
   /** Stands between a session and its provider (benchmarks: a server whose real window is smaller than skein is told). */
   wrapProvider?: (provider: Provider) => Provider;
+  /** SKEIN_DATABASE_URL: the sessions' events live in PostgreSQL (see PgStore); absent: JSONL files. */
+  database?: PgStore;
 }
 
 export interface LiveSession {
@@ -96,16 +101,19 @@ export class Sessions {
     const warnings: string[] = this.trash.purge();
     const saved = this.index.readSaved();
     this.index.clear();
-    for (const name of fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+    const db = this.options.database;
+    const names = db ? db.ids().map((id) => `${id}.jsonl`) : fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort();
+    for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       const entry = saved.get(id);
-      let stat: fs.Stats;
+      let stat: fs.Stats | undefined;
       try {
-        stat = fs.statSync(path.join(this.dir, name));
+        // The database's sessions were all read at connect: each is started once to take its entry.
+        if (!db) stat = fs.statSync(path.join(this.dir, name));
       } catch {
         continue;
       }
-      if (SessionIndex.fresh(entry, stat)) {
+      if (stat && SessionIndex.fresh(entry, stat)) {
         this.index.set(id, entry);
         if (entry.needsStart) this.load(id, warnings);
         continue;
@@ -124,7 +132,8 @@ export class Sessions {
   private load(id: string, warnings: string[] = []): LiveSession | undefined {
     const name = `${id}.jsonl`;
     try {
-      const { log, report } = EventLog.open(path.join(this.dir, name));
+      const db = this.options.database;
+      const { log, report } = db ? db.open(id) : EventLog.open(path.join(this.dir, name));
       this.logsLoaded++;
       if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
       if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
@@ -156,7 +165,8 @@ export class Sessions {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
     const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
-    const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) });
+    const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) };
+    const log = this.options.database ? this.options.database.create(header) : EventLog.create(path.join(this.dir, `${id}.jsonl`), header);
     const live = this.start(log, choice);
     this.changed(id);
     if (choice.warning) {
@@ -252,7 +262,13 @@ export class Sessions {
     await live.agent.whenIdle();
     live.session.log.close();
     const keptWorktree = worktree && fs.existsSync(worktree) ? worktree : undefined;
+    // From the database, the trash gets the log as JSONL (restorable like any other).
+    if (this.options.database) {
+      await live.session.log.flushed?.();
+      fs.writeFileSync(path.join(this.dir, `${id}.jsonl`), logLines(live.session.log.header, live.session.log.all()));
+    }
     this.trash.put(id, live.session.title(), keptWorktree);
+    if (this.options.database) await this.options.database.remove(id);
     this.index.delete(id);
     this.lastUsed.delete(id);
     this.saveIndex();
@@ -265,7 +281,14 @@ export class Sessions {
   restore(id: string): LiveSession | undefined {
     if (!this.trash.has(id) || this.index.has(id)) return undefined;
     this.trash.restore(id);
-    const { log } = EventLog.open(path.join(this.dir, `${id}.jsonl`));
+    const file = path.join(this.dir, `${id}.jsonl`);
+    let { log } = EventLog.open(file) as { log: SessionLog };
+    if (this.options.database) {
+      // Back into the database; the JSONL copy goes.
+      log.close();
+      log = this.options.database.createWith(log.header, log.all());
+      fs.rmSync(file);
+    }
     const live = this.start(log);
     this.changed(id);
     return live;
@@ -289,7 +312,7 @@ export class Sessions {
       : original;
     const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq } };
     copySavedOutputs(this.dir, id, newIdValue, seq);
-    const log = EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
+    const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
     const live = this.start(log);
     live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`);
@@ -352,12 +375,13 @@ export class Sessions {
     const idle = Promise.all(lives.map(({ agent }) => agent.whenIdle()));
     await Promise.race([idle, new Promise((r) => setTimeout(r, graceMs).unref())]);
     for (const { session } of lives) session.log.close();
+    await Promise.all(lives.map(({ session }) => session.log.flushed?.()));
     this.saveIndex();
     this.live.clear();
     this.lastUsed.clear();
   }
 
-  private start(log: EventLog, choice?: ProviderChoice): LiveSession {
+  private start(log: SessionLog, choice?: ProviderChoice): LiveSession {
     const id = log.header.session;
     const live = liveSession(this.config, this.options, this.models, this.dir, log, choice);
     this.live.set(id, live);
@@ -397,9 +421,10 @@ export class Sessions {
 
   /** Records what the list needs of a loaded session, with the size and mtime of its log now. */
   private capture(id: string, { session }: LiveSession): void {
-    let stat: fs.Stats;
+    let stat: { size: number; mtimeMs: number };
     try {
-      stat = fs.statSync(session.log.file);
+      // A database-backed session has no file: its entry is never compared (all are read at connect).
+      stat = this.options.database ? { size: -1, mtimeMs: -1 } : fs.statSync(session.log.file);
     } catch {
       return;
     }
