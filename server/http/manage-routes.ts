@@ -51,9 +51,12 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     res.json({ sessions: sessions.trash.list() });
   });
 
-  app.post('/api/trash/:id/restore', (req, res) => {
+  app.post('/api/trash/:id/restore', async (req, res) => {
     const live = sessions.restore(req.params.id);
     if (!live) return void res.status(404).json({ error: 'no such session in the trash' });
+    // From the database store, the events are inserted again: answered once they are.
+    await live.session.durable();
+    await live.session.log.flushed?.();
     res.json(live.session.snapshot());
   });
 
