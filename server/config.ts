@@ -60,6 +60,10 @@ export interface Config {
   mcpStartTimeoutMs: number;
   /** How the server writes its log lines: text, or JSON lines with the session id on each. */
   logFormat: LogFormat;
+  /** A loaded session unused this long (no client, nothing running) is unloaded; absent: 600000. */
+  sessionIdleUnloadMs?: number;
+  /** SKEIN_DATABASE_URL: keep events in PostgreSQL instead of JSONL files. */
+  databaseUrl?: string | undefined;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -232,6 +236,17 @@ export const SETTINGS = [
     key: 'summarizerTimeoutMs', env: 'SKEIN_SUMMARIZER_TIMEOUT_MS', flag: '--summarizer-timeout-ms', defaultText: '60000',
     description: 'A summary that takes longer is abandoned for the deterministic fallback',
     parse: integer(100, 3_600_000), fallback: () => 60_000,
+  }),
+  setting({
+    key: 'sessionIdleUnloadMs', env: 'SKEIN_SESSION_IDLE_UNLOAD_MS', flag: '--session-idle-unload-ms', defaultText: '600000',
+    description: 'A session unused this long (nobody watching, nothing running) has its log unloaded from memory; opening it loads it again (100 to 86400000)',
+    parse: integer(100, 86_400_000), fallback: () => 600_000,
+  }),
+  setting({
+    key: 'databaseUrl', env: 'SKEIN_DATABASE_URL', flag: '--database-url', defaultText: 'none (JSONL files)',
+    description: 'postgres://user@host:port/db: keep the sessions\' events in PostgreSQL (schema migrated at start; see Team server). A password in a flag shows in `ps`: prefer the variable',
+    parse: (raw) => (/^postgres(ql)?:\/\/\S+$/.test(raw.trim()) ? raw.trim() : new ConfigError('a postgres:// or postgresql:// URL')),
+    fallback: () => undefined,
   }),
   setting({
     key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',

@@ -5,8 +5,12 @@ import { UnknownModelError } from './llm/providers.js';
 import { TokenFileError } from './http/token-file.js';
 import { McpConfigError } from './mcp/config.js';
 import { startServer } from './server.js';
+import { runMigrate } from './migrate-cli.js';
 import { killAllToolProcesses } from './tools/processes.js';
 import { SandboxUnavailableError } from './tools/sandbox.js';
+
+// `skein migrate …`: moves logs between JSONL files and PostgreSQL, then exits.
+if (process.argv[2] === 'migrate') process.exit(await runMigrate(process.argv.slice(3), process.env));
 
 // The log format is known before anything else is logged (a refused setting is plain text on stderr).
 configureLog({ format: process.env.SKEIN_LOG_FORMAT?.trim() === 'json' ? 'json' : 'text' });

@@ -1,12 +1,14 @@
 // Starts skein: sessions, HTTP API and UI, WebSocket hub. Used by main.ts and
 // by the tests, which start real servers on free ports.
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { providerSettings } from './agent/model-switch.js';
 import { Sessions, type SessionOptions } from './agent/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
+import { PgStore } from './store/postgres/pg-store.js';
 import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
@@ -46,10 +48,13 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const metrics = new SkeinMetrics();
   const observe = eventObserver(metrics, { modelOf: (id) => sessions.get(id)?.session.model, summarizerModel: config.summarizerModel });
   const onEvent = options.onEvent;
+  // SKEIN_DATABASE_URL: events in PostgreSQL (migrated and read before the sessions load).
+  const database = config.databaseUrl ? await PgStore.connect(config.databaseUrl, path.join(config.dataDir, 'sessions')) : undefined;
   const sessions = new Sessions(config, {
     ...options,
     toolSecrets,
     ...(mcp && { mcp }),
+    ...(database && { database }),
     onEvent: (id, event) => {
       observe(id, event);
       onEvent?.(id, event);
@@ -88,6 +93,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
       await sessions.close();
       // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
       await mcp?.close();
+      await database?.close();
       await hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -11,7 +11,7 @@ import type {
 import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
 import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
-import type { EventLog } from '../store/event-log.js';
+import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 
@@ -144,6 +144,11 @@ export class Session {
     for (const event of this.events(since)) subscriber(event);
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
+  }
+
+  /** How many clients watch (subscribers and frame listeners): a watched session is never unloaded. */
+  get audience(): number {
+    return this.subscribers.size + this.frameListeners.size;
   }
 
   /** Sends an ephemeral frame to everyone connected now; nothing is written. */

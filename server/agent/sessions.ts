@@ -1,27 +1,35 @@
-// All sessions of a server: created, reloaded from disk at start, listed by
-// last activity.
+// All sessions of a server: created, listed by last activity, loaded lazily.
+// At start only the sessions index is read (see SessionIndex); a session's log
+// is loaded when it is opened, posted to or its agent must run, and unloaded
+// after SKEIN_SESSION_IDLE_UNLOAD_MS without use.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentState, SessionListFrame, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import type { SessionListFrame, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
-import { defaultStrategies } from '../compaction/strategies/index.js';
 import type { Provider } from '../llm/types.js';
-import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
+import { createProvider, type ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
-import { readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
+import { SessionIndex, logFileMentions, userTextOf } from '../store/session-index.js';
+import type { SessionLog } from '../store/session-log.js';
+import type { PgStore } from '../store/postgres/pg-store.js';
+import { logLines } from '../store/jsonl-export.js';
+import { writeMeta, type SessionMeta } from '../manage/meta.js';
 import { copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
 import type { McpHub } from '../mcp/hub.js';
-import { SessionTools } from '../tools/session-tools.js';
-import { Agent } from './agent.js';
-import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
-import { Session } from './session.js';
 import { log as logger } from '../log.js';
+import type { Agent } from './agent.js';
+import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
+import type { Session } from './session.js';
+import { liveSession } from './session-factory.js';
+
+/** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
+export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
 
 export interface SessionOptions {
   strategies?: CompactionStrategy[];
@@ -35,6 +43,8 @@ export interface SessionOptions {
   mcp?: McpHub;
   /** Sees every event any session appends, after it is on disk (metrics). */
   onEvent?: (sessionId: string, event: SkeinEvent) => void;
+  /** SKEIN_DATABASE_URL: the sessions' events live in PostgreSQL (see PgStore); absent: JSONL files. */
+  database?: PgStore;
 }
 
 export interface LiveSession {
@@ -68,6 +78,15 @@ export class Sessions {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** The last MCP state change each server reported to the timelines. */
   private readonly lastMcp = new Map<string, { state: string; retryInMs?: number }>();
+  /** What the list needs of every session, loaded or not. */
+  readonly index: SessionIndex;
+  /** When each loaded session was last used (get, post, its agent). */
+  private readonly lastUsed = new Map<string, number>();
+  private readonly idleUnloadMs: number;
+  private sweepTimer: ReturnType<typeof setInterval> | undefined;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** How many logs were read since this object was made (tests prove a start reads none). */
+  logsLoaded = 0;
 
   constructor(
     private readonly config: Config,
@@ -78,6 +97,8 @@ export class Sessions {
     fs.mkdirSync(this.dir, { recursive: true });
     this.models = modelServices(config);
     this.trash = new Trash(config.dataDir, this.dir);
+    this.index = new SessionIndex(this.dir);
+    this.idleUnloadMs = config.sessionIdleUnloadMs ?? DEFAULT_IDLE_UNLOAD_MS;
     options.mcp?.onStateChange((change) => this.reportMcp(change));
   }
 
@@ -102,24 +123,61 @@ export class Sessions {
     }
   }
 
-  /** Reloads every session log; interrupted turns are closed. Returns warnings for the server log. */
+  /**
+   * Reads the sessions index; only the logs it does not describe (missing or
+   * stale entries) and the sessions that were mid-turn are loaded, and the
+   * interrupted turns closed. Returns warnings for the server log.
+   */
   loadAll(): string[] {
     const warnings: string[] = this.trash.purge();
-    for (const name of fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort()) {
-      const file = path.join(this.dir, name);
+    const saved = this.index.readSaved();
+    this.index.clear();
+    const db = this.options.database;
+    const names = db ? db.ids().map((id) => `${id}.jsonl`) : fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort();
+    for (const name of names) {
+      const id = name.slice(0, -'.jsonl'.length);
+      const entry = saved.get(id);
+      let stat: fs.Stats | undefined;
       try {
-        const { log, report } = EventLog.open(file);
-        if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
-        if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
-        const live = this.start(log);
-        live.agent.recoverInterrupted();
-        // Compactions that were queued and never started run now.
-        if (live.session.compactions.size) live.agent.wake();
-      } catch (err) {
-        warnings.push(`${name}: not loaded: ${err instanceof Error ? err.message : String(err)}`);
+        // The database's sessions were all read at connect: each is started once to take its entry.
+        if (!db) stat = fs.statSync(path.join(this.dir, name));
+      } catch {
+        continue;
       }
+      if (stat && SessionIndex.fresh(entry, stat)) {
+        this.index.set(id, entry);
+        if (entry.needsStart) this.load(id, warnings);
+        continue;
+      }
+      // Not in the index, or its log changed since: read the log once to rebuild the entry.
+      const live = this.load(id, warnings);
+      if (live && this.idle(live)) this.unload(id);
     }
+    this.saveIndex();
+    this.sweepTimer ??= setInterval(() => this.sweep(), Math.max(50, Math.min(this.idleUnloadMs / 2, 30_000)));
+    this.sweepTimer.unref();
     return warnings;
+  }
+
+  /** Loads a session's log and starts its agent; an interrupted turn is closed, queued compactions run. */
+  private load(id: string, warnings: string[] = []): LiveSession | undefined {
+    const name = `${id}.jsonl`;
+    try {
+      const db = this.options.database;
+      const { log, report } = db ? db.open(id) : EventLog.open(path.join(this.dir, name));
+      this.logsLoaded++;
+      if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
+      if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
+      const live = this.start(log);
+      live.agent.recoverInterrupted();
+      // Compactions that were queued and never started run now.
+      if (live.session.compactions.size) live.agent.wake();
+      return live;
+    } catch (err) {
+      this.index.delete(id);
+      warnings.push(`${name}: not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
   }
 
   /**
@@ -138,7 +196,8 @@ export class Sessions {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
     const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
-    const log = EventLog.create(path.join(this.dir, `${id}.jsonl`), { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) });
+    const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) };
+    const log = this.options.database ? this.options.database.create(header) : EventLog.create(path.join(this.dir, `${id}.jsonl`), header);
     const live = this.start(log, choice);
     this.changed(id);
     // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
@@ -150,23 +209,53 @@ export class Sessions {
     return live;
   }
 
+  /** The session, its log loaded on demand; undefined for an id that is not a session. */
   get(id: string): LiveSession | undefined {
-    return this.live.get(id);
+    let live = this.live.get(id);
+    if (!live && this.index.has(id)) {
+      const warnings: string[] = [];
+      live = this.load(id, warnings);
+      for (const warning of warnings) console.warn(`[skein] ${warning}`);
+    }
+    if (live) this.lastUsed.set(id, Date.now());
+    return live;
   }
 
-  /** Most recent activity first; archived sessions only when asked. */
+  /** Whether the session's log is in memory now. */
+  isLoaded(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /**
+   * Most recent activity first; archived sessions only when asked. From the
+   * index: no log is read, except to search a session whose user text is
+   * longer than the index keeps (USER_TEXT_CAP).
+   */
   list(filter: ListFilter = {}): SessionSnapshot[] {
     const query = filter.query?.trim().toLowerCase();
-    return [...this.live.values()]
-      .filter(({ session }) => filter.archived || !session.meta.archived)
-      .filter(({ session }) => !query || matches(session.title(), session.log.all(), query))
-      .map((l) => l.session.snapshot())
-      .sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+    const rows: SessionSnapshot[] = [];
+    for (const id of this.index.ids()) {
+      const live = this.live.get(id);
+      const snapshot = live ? live.session.snapshot() : this.index.get(id)!.snapshot;
+      if (!filter.archived && snapshot.archived) continue;
+      if (query && !this.mentions(id, snapshot.title, query)) continue;
+      rows.push(snapshot);
+    }
+    return rows.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  }
+
+  private mentions(id: string, title: string, query: string): boolean {
+    if (title.toLowerCase().includes(query)) return true;
+    const live = this.live.get(id);
+    if (live) return live.session.log.all().some((e) => e.kind === 'user' && e.text.toLowerCase().includes(query));
+    const entry = this.index.get(id)!;
+    if (entry.userText.includes(query)) return true;
+    return !entry.userTextComplete && logFileMentions(path.join(this.dir, `${id}.jsonl`), query);
   }
 
   /** Renames (an empty title goes back to the first user message) and archives or unarchives. */
   update(id: string, change: SessionMeta & { title?: string }): SessionSnapshot | undefined {
-    const live = this.live.get(id);
+    const live = this.get(id);
     if (!live) return undefined;
     const meta: SessionMeta = { ...live.session.meta };
     if (change.title !== undefined) {
@@ -179,6 +268,9 @@ export class Sessions {
     }
     writeMeta(this.dir, id, meta);
     live.session.meta = meta;
+    // At once: the index must not show the old title after a crash (the log did not change).
+    this.capture(id, live);
+    this.saveIndex();
     this.changed(id);
     return live.session.snapshot();
   }
@@ -190,7 +282,7 @@ export class Sessions {
    * and then nothing at all is deleted).
    */
   async delete(id: string, options: { removeWorktree?: boolean; force?: boolean } = {}): Promise<boolean> {
-    const live = this.live.get(id);
+    const live = this.get(id);
     if (!live) return false;
     const busy = () => live.session.state !== 'WaitingForUserInput';
     if (busy()) throw new SessionBusyError(`the session is busy (${live.session.state}): cancel its turn first (POST /api/sessions/${id}/cancel), then delete it`);
@@ -203,7 +295,16 @@ export class Sessions {
     await live.agent.whenIdle();
     live.session.log.close();
     const keptWorktree = worktree && fs.existsSync(worktree) ? worktree : undefined;
+    // From the database, the trash gets the log as JSONL (restorable like any other).
+    if (this.options.database) {
+      await live.session.log.flushed?.();
+      fs.writeFileSync(path.join(this.dir, `${id}.jsonl`), logLines(live.session.log.header, live.session.log.all()));
+    }
     this.trash.put(id, live.session.title(), keptWorktree);
+    if (this.options.database) await this.options.database.remove(id);
+    this.index.delete(id);
+    this.lastUsed.delete(id);
+    this.saveIndex();
     this.dirty.delete(id);
     this.emit({ type: 'session_removed', id });
     return true;
@@ -211,9 +312,16 @@ export class Sessions {
 
   /** Brings a session back from the trash. */
   restore(id: string): LiveSession | undefined {
-    if (!this.trash.has(id) || this.live.has(id)) return undefined;
+    if (!this.trash.has(id) || this.index.has(id)) return undefined;
     this.trash.restore(id);
-    const { log } = EventLog.open(path.join(this.dir, `${id}.jsonl`));
+    const file = path.join(this.dir, `${id}.jsonl`);
+    let { log } = EventLog.open(file) as { log: SessionLog };
+    if (this.options.database) {
+      // Back into the database; the JSONL copy goes.
+      log.close();
+      log = this.options.database.createWith(log.header, log.all());
+      fs.rmSync(file);
+    }
     const live = this.start(log);
     this.changed(id);
     return live;
@@ -226,7 +334,7 @@ export class Sessions {
    * worktree, on `skein/<new id>`, starting where the original's branch is now.
    */
   async fork(id: string, seq: number): Promise<LiveSession | undefined> {
-    const source = this.live.get(id);
+    const source = this.get(id);
     if (!source) return undefined;
     const events = forkedEvents(source.session.log, seq);
     const header = source.session.log.header;
@@ -237,7 +345,7 @@ export class Sessions {
       : original;
     const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq } };
     copySavedOutputs(this.dir, id, newIdValue, seq);
-    const log = EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
+    const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
     const live = this.start(log);
     live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`);
@@ -257,6 +365,12 @@ export class Sessions {
   }
 
   private changed(id: string): void {
+    this.lastUsed.set(id, Date.now());
+    // The index on disk follows within a second (a crash before: the entry is stale and rebuilt).
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      this.saveIndex();
+    }, 1000).unref();
     if (!this.listeners.size) return;
     this.dirty.add(id);
     // Many events in a row (a tool run, a replay) make one frame per session.
@@ -264,7 +378,7 @@ export class Sessions {
       this.flushTimer = undefined;
       for (const changed of this.dirty) {
         const live = this.live.get(changed);
-        if (live) this.emit({ type: 'session', session: live.session.snapshot() });
+        if (live && this.index.has(changed)) this.emit({ type: 'session', session: live.session.snapshot() });
       }
       this.dirty.clear();
     }, 50);
@@ -283,6 +397,10 @@ export class Sessions {
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
     clearTimeout(this.flushTimer);
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     this.listeners.clear();
     const lives = [...this.live.values()];
     // No new turn starts from here on: a message typed now is logged, not answered.
@@ -290,62 +408,80 @@ export class Sessions {
     const idle = Promise.all(lives.map(({ agent }) => agent.whenIdle()));
     await Promise.race([idle, new Promise((r) => setTimeout(r, graceMs).unref())]);
     for (const { session } of lives) session.log.close();
+    await Promise.all(lives.map(({ session }) => session.log.flushed?.()));
+    this.saveIndex();
     this.live.clear();
+    this.lastUsed.clear();
   }
 
-  /** `choice`: the provider create() already made (a replay reads its recording once). */
-  private start(log: EventLog, choice?: ProviderChoice): LiveSession {
+  private start(log: SessionLog, choice?: ProviderChoice): LiveSession {
     const id = log.header.session;
     // Only a server with no session at all goes without the tokenizer (most of an idle server's memory).
     warmTokenizer();
-    // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
-    const model = log.last('model')?.to ?? log.header.model;
-    const made = choice ?? createProviderOrPlaceholder(model, providerSettings(this.config));
-    const { info } = made;
-    const provider = this.options.wrapProvider ? this.options.wrapProvider(made.provider) : made.provider;
-    // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
-    const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
-    const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : this.config.reasoningEffort);
-    session.meta = readMeta(this.dir, id);
-    const onEvent = this.options.onEvent;
-    // From now on only: what the log held before this server started is not counted again.
-    if (onEvent) session.subscribe(log.lastSeq, (event) => onEvent(id, event));
-    const lastState = log.last('state');
-    const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
-    const agent = new Agent(
-      session,
-      provider,
-      info,
-      {
-        // The session's own folder (its worktree, when it has one); logs from before workspaces: SKEIN_WORKDIR.
-        workDir: log.header.workspace?.workDir ?? this.config.workDir,
-        contextWindow: info.contextWindow,
-        targetRatio: this.config.compactTargetRatio,
-        policy: {
-          thresholdRatio: this.config.compactThresholdRatio,
-          preflight: this.config.compactPreflight,
-          everyNCalls: this.config.compactEveryNCalls,
-        },
-        strategies: this.options.strategies ?? defaultStrategies(this.config.compactKeepToolResults, { provider: this.config.compactProvider }),
-        resultCap: this.options.resultCap ?? true,
-        summariserTimeoutMs: this.config.summarizerTimeoutMs,
-        models: this.models,
-        bashTimeoutMs: this.config.bashTimeoutMs,
-        toolOutputLimit: this.config.toolOutputLimit,
-        tools: { envAllow: this.config.toolEnvAllow, secrets: this.options.toolSecrets ?? [] },
-        maxStepsPerTurn: this.config.maxStepsPerTurn,
-        maxTurnCostUsd: this.config.maxTurnCostUsd,
-        statusUpdates: this.config.statusUpdates,
-        approval: this.config.approval,
-        ...(this.config.sandbox === 'workspace' && { sandbox: { network: this.config.sandboxNetwork } }),
-        toolSet: new SessionTools(undefined, this.options.mcp),
-      },
-      initial,
-    );
-    const live = { session, agent };
+    const live = liveSession(this.config, this.options, this.models, this.dir, log, choice);
     this.live.set(id, live);
-    session.subscribe(log.lastSeq, () => this.changed(id));
+    this.lastUsed.set(id, Date.now());
+    this.capture(id, live);
+    log.onDurable(() => this.changed(id));
     return live;
+  }
+
+  /** Nothing runs, is queued or waits for the disk, and nobody watches: the session may be unloaded. */
+  private idle({ session, agent }: LiveSession): boolean {
+    return agent.ready && session.compactions.size === 0 && session.audience === 0 && session.log.durableSeq === session.log.lastSeq;
+  }
+
+  /** Unloads the sessions unused for SKEIN_SESSION_IDLE_UNLOAD_MS. */
+  private sweep(): void {
+    const before = Date.now() - this.idleUnloadMs;
+    let unloaded = false;
+    for (const [id, live] of this.live) {
+      if ((this.lastUsed.get(id) ?? 0) > before || !this.idle(live)) continue;
+      this.unload(id);
+      unloaded = true;
+    }
+    if (unloaded) this.saveIndex();
+  }
+
+  /** Synchronous, so no message can reach the agent between its close and its removal. */
+  private unload(id: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    live.agent.close();
+    live.session.log.close();
+    this.capture(id, live);
+    this.live.delete(id);
+    this.lastUsed.delete(id);
+  }
+
+  /** Records what the list needs of a loaded session, with the size and mtime of its log now. */
+  private capture(id: string, { session }: LiveSession): void {
+    let stat: { size: number; mtimeMs: number };
+    try {
+      // A database-backed session has no file: its entry is never compared (all are read at connect).
+      stat = this.options.database ? { size: -1, mtimeMs: -1 } : fs.statSync(session.log.file);
+    } catch {
+      return;
+    }
+    const all = session.log.all();
+    this.index.set(id, {
+      // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
+      snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
+      ...userTextOf(all),
+    });
+  }
+
+  /** Live sessions' entries are refreshed; the index is written whole. A failure only costs a rebuild at the next start. */
+  private saveIndex(): void {
+    for (const [id, live] of this.live) this.capture(id, live);
+    try {
+      this.index.save();
+    } catch (err) {
+      console.warn(`[skein] could not write the sessions index (${err instanceof Error ? err.message : String(err)}); the next start rebuilds it from the logs`);
+    }
   }
 }
 
@@ -354,7 +490,3 @@ function newId(): string {
   return `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-function matches(title: string, events: readonly { kind: string; text?: string }[], query: string): boolean {
-  if (title.toLowerCase().includes(query)) return true;
-  return events.some((e) => e.kind === 'user' && typeof e.text === 'string' && e.text.toLowerCase().includes(query));
-}

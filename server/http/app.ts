@@ -96,6 +96,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     }
     try {
       const { session } = await sessions.createIn(model, { ...(folder && { folder }), ...(worktree && { worktree }) });
+      // The database store inserts the session's row with its first group: answered once it is.
+      await session.log.flushed?.();
       res.status(201).json({ id: session.id });
     } catch (err) {
       if (err instanceof UnknownModelError || err instanceof WorkspaceError || err instanceof GitError) res.status(400).json({ error: err.message });

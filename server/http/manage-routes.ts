@@ -2,6 +2,7 @@
 // the trash and restore, export (JSONL, Markdown), fork, the Changes of a
 // session's folder, and the folders a new session may work in.
 import fs from 'node:fs';
+import { logLines } from '../store/jsonl-export.js';
 import type express from 'express';
 import type { Response } from 'express';
 import { SessionBusyError, type Sessions } from '../agent/sessions.js';
@@ -50,9 +51,12 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     res.json({ sessions: sessions.trash.list() });
   });
 
-  app.post('/api/trash/:id/restore', (req, res) => {
+  app.post('/api/trash/:id/restore', async (req, res) => {
     const live = sessions.restore(req.params.id);
     if (!live) return void res.status(404).json({ error: 'no such session in the trash' });
+    // From the database store, the events are inserted again: answered once they are.
+    await live.session.durable();
+    await live.session.log.flushed?.();
     res.json(live.session.snapshot());
   });
 
@@ -62,7 +66,9 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     const format = req.query.format ?? 'jsonl';
     const { log } = live.session;
     if (format === 'jsonl') {
-      res.type('application/x-ndjson').attachment(`${live.session.id}.jsonl`).send(fs.readFileSync(log.file));
+      // The file byte for byte; from the database, the same format rebuilt from its rows.
+      const body = fs.existsSync(log.file) ? fs.readFileSync(log.file) : logLines(log.header, log.all());
+      res.type('application/x-ndjson').attachment(`${live.session.id}.jsonl`).send(body);
     } else if (format === 'md' || format === 'markdown') {
       res.type('text/markdown; charset=utf-8').attachment(`${live.session.id}.md`).send(markdownTranscript(log.header, live.session.title(), log.all()));
     } else {
@@ -76,6 +82,8 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     try {
       const live = await sessions.fork(req.params.id, seq);
       if (!live) return notFound(res);
+      // The fork's closing of a cut turn is visible to the first GET after this answer.
+      await live.session.durable();
       res.status(201).json({ id: live.session.id });
     } catch (err) {
       if (err instanceof ForkPointError || err instanceof WorkspaceError || err instanceof GitError) res.status(400).json({ error: err.message });

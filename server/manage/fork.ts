@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SkeinEvent } from '../../shared/protocol.js';
-import type { EventLog } from '../store/event-log.js';
+import type { SessionLog as EventLog } from '../store/session-log.js';
 
 /** A fork point that is not an event of the session (HTTP 400). */
 export class ForkPointError extends Error {

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import type { SessionLog } from './session-log.js';
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -40,7 +41,7 @@ export interface LogOptions {
   sync?: SyncMode;
 }
 
-export class EventLog {
+export class EventLog implements SessionLog {
   private readonly events: SkeinEvent[] = [];
   private fd: number;
   /** Size of the file after the last complete append. */

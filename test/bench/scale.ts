@@ -1,7 +1,9 @@
 // Scale on one machine: append throughput of a busy session with group commit
 // vs one fdatasync per event (and the append-to-broadcast latency each gives),
 // and the first screen of a 100,000-event session vs a 1,000-event one in
-// Chromium (tail first). Side by side in one run; medians.
+// Chromium (tail first); start time and RSS with 1,000 sessions of 1,000 events
+// vs an empty data folder (lazy sessions, see start-scale.ts). Side by side in
+// one run; medians.
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +13,8 @@ import { EventLog, type SyncMode } from '../../server/store/event-log.js';
 import { tempDir } from '../helpers/server.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 import { measureUi, type UiMeasurement } from './ui-measure.js';
+import { startScaleRows } from './start-scale.js';
+import { pgAppendRuns, type PgAppendRun } from './pg-append.js';
 
 const BENCH = 'scale';
 /** A busy session: bursts of events in one tick (a tool loop: state, usage, agent, tool calls, results). */
@@ -89,6 +93,22 @@ export const section: BenchSection = {
       value: `group ${fmt(lat('group', (r) => r.latencyP50Ms), 2)} / ${fmt(lat('group', (r) => r.latencyP99Ms), 2)} ms; each ${fmt(lat('each', (r) => r.latencyP50Ms), 2)} / ${fmt(lat('each', (r) => r.latencyP99Ms), 2)} ms`,
     });
 
+    const pgRuns = await pgAppendRuns(RUNS, PACED_BURSTS, BURST, PACE_MS);
+    const pgMed = (runs: PgAppendRun[], pick: (r: PgAppendRun) => number) => median(runs.map(pick));
+    rows.push({
+      bench: BENCH,
+      measure: `append-to-broadcast latency p50 / p99 at ${(1000 / PACE_MS) * BURST} events/s: PostgreSQL (local cluster, one INSERT transaction per tick) vs JSONL group commit (median of ${RUNS})`,
+      value: `PostgreSQL ${fmt(pgMed(pgRuns.paced, (r) => r.latencyP50Ms), 2)} / ${fmt(pgMed(pgRuns.paced, (r) => r.latencyP99Ms), 2)} ms; JSONL ${fmt(lat('group', (r) => r.latencyP50Ms), 2)} / ${fmt(lat('group', (r) => r.latencyP99Ms), 2)} ms`,
+    });
+    rows.push({
+      bench: BENCH,
+      measure: `append throughput, busy session (${BURST} events per tick, ${PACED_BURSTS} ticks): PostgreSQL (median of ${RUNS})`,
+      value: `${fmt(pgMed(pgRuns.fast, (r) => r.eventsPerSecond), 0)} events/s`,
+    });
+
+    const starts = await startScaleRows(BENCH);
+    rows.push(...starts.rows);
+
     if (!fs.existsSync(`${DEFAULT_UI_DIR}/index.html`)) throw new Error(`the web UI is not built (${DEFAULT_UI_DIR}): run \`npm run build\` first`);
     const ui: Record<string, UiMeasurement[]> = { small: [], large: [] };
     for (let i = 0; i < RUNS; i++) {
@@ -109,6 +129,6 @@ export const section: BenchSection = {
       measure: `Home to the first event of the 100,000-event session (every earlier page fetched; median of ${RUNS})`,
       value: `${fmt(median(ui.large!.map((m) => m.scrollToTopMs)), 0)} ms`,
     });
-    return { rows, details: { appends, paced, ui } };
+    return { rows, details: { appends, paced, ui, starts: starts.details, postgres: pgRuns } };
   },
 };

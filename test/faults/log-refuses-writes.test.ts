@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NewEvent, ServerFrame, SkeinEvent } from '../../shared/protocol.js';
-import type { EventLog } from '../../server/store/event-log.js';
+import type { SessionLog as EventLog } from '../../server/store/session-log.js';
 import { until } from '../helpers/scripted-provider.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';

@@ -6,6 +6,24 @@ import { loadConfig, type Config } from '../../server/config.js';
 import type { HubOptions } from '../../server/http/ws-hub.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { authHeaders, rememberToken } from './auth.js';
+import { startTempPostgres, type TempPostgres } from './postgres.js';
+
+let sharedPostgres: Promise<TempPostgres> | undefined;
+const databases = new Map<string, Promise<string>>();
+
+/** The database of a data folder (a restart with the same folder finds the same sessions); one cluster per test worker. */
+function databaseFor(dataDir: string): Promise<string> {
+  if (!sharedPostgres) {
+    sharedPostgres = startTempPostgres();
+    void sharedPostgres.then((pg) => process.once('exit', () => pg.stop()));
+  }
+  let url = databases.get(dataDir);
+  if (!url) {
+    url = sharedPostgres.then((pg) => pg.database());
+    databases.set(dataDir, url);
+  }
+  return url;
+}
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -20,7 +38,9 @@ export function tempDir(prefix: string): string {
 export async function startTestServer(env: Record<string, string> = {}, dirs?: { dataDir?: string; workDir?: string }, hub?: HubOptions): Promise<TestServer> {
   const dataDir = dirs?.dataDir ?? tempDir('data');
   const workDir = dirs?.workDir ?? tempDir('work');
-  const config = loadConfig([], { SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, ...env });
+  // SKEIN_TEST_STORE=postgres: the same tests on the PostgreSQL store (one database per data folder).
+  const store = process.env.SKEIN_TEST_STORE === 'postgres' && !env.SKEIN_DATABASE_URL ? { SKEIN_DATABASE_URL: await databaseFor(dataDir) } : {};
+  const config = loadConfig([], { SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, ...store, ...env });
   const server = await startServer(config, undefined, {}, hub);
   rememberToken(server.url, server.token);
   return Object.assign(server, { dataDir, workDir, config });

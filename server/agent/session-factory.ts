@@ -1,0 +1,63 @@
+// Builds a live session (its Session and its Agent) from an open event log:
+// the model and effort last chosen, the state the log ended in, the settings.
+import type { AgentState } from '../../shared/protocol.js';
+import type { Config } from '../config.js';
+import { defaultStrategies } from '../compaction/strategies/index.js';
+import { createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
+import type { SessionLog as EventLog } from '../store/session-log.js';
+import { readMeta } from '../manage/meta.js';
+import { Agent } from './agent.js';
+import { providerSettings, type ModelServices } from './model-switch.js';
+import { Session } from './session.js';
+import { SessionTools } from '../tools/session-tools.js';
+import type { LiveSession, SessionOptions } from './sessions.js';
+
+/** `choice`: the provider create() already made (a replay reads its recording once). */
+export function liveSession(config: Config, options: SessionOptions, models: ModelServices, sessionsDir: string, log: EventLog, choice?: ProviderChoice): LiveSession {
+  const id = log.header.session;
+  // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
+  const model = log.last('model')?.to ?? log.header.model;
+  const made = choice ?? createProviderOrPlaceholder(model, providerSettings(config));
+  const { info } = made;
+  const provider = options.wrapProvider ? options.wrapProvider(made.provider) : made.provider;
+  // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
+  const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
+  const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : config.reasoningEffort);
+  session.meta = readMeta(sessionsDir, id);
+  const onEvent = options.onEvent;
+  // From now on only (what the log held before is not counted again); an observer, so it is no audience that keeps the session loaded.
+  if (onEvent) session.observe((event) => onEvent(id, event));
+  const lastState = log.last('state');
+  const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
+  const agent = new Agent(
+    session,
+    provider,
+    info,
+    {
+      // The session's own folder (its worktree, when it has one); logs from before workspaces: SKEIN_WORKDIR.
+      workDir: log.header.workspace?.workDir ?? config.workDir,
+      contextWindow: info.contextWindow,
+      targetRatio: config.compactTargetRatio,
+      policy: {
+        thresholdRatio: config.compactThresholdRatio,
+        preflight: config.compactPreflight,
+        everyNCalls: config.compactEveryNCalls,
+      },
+      strategies: options.strategies ?? defaultStrategies(config.compactKeepToolResults, { provider: config.compactProvider }),
+      resultCap: options.resultCap ?? true,
+      summariserTimeoutMs: config.summarizerTimeoutMs,
+      models,
+      bashTimeoutMs: config.bashTimeoutMs,
+      toolOutputLimit: config.toolOutputLimit,
+      tools: { envAllow: config.toolEnvAllow, secrets: options.toolSecrets ?? [] },
+      maxStepsPerTurn: config.maxStepsPerTurn,
+      maxTurnCostUsd: config.maxTurnCostUsd,
+      statusUpdates: config.statusUpdates,
+      approval: config.approval,
+      ...(config.sandbox === 'workspace' && { sandbox: { network: config.sandboxNetwork } }),
+      toolSet: new SessionTools(undefined, options.mcp),
+    },
+    initial,
+  );
+  return { session, agent };
+}

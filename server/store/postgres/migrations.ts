@@ -1,0 +1,57 @@
+// The PostgreSQL schema, as numbered migrations applied in order at start
+// (each in its own transaction, recorded in skein_migrations; an advisory
+// lock keeps two instances starting at once from applying one twice).
+import type pg from 'pg';
+
+export const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE skein_sessions (
+        id text PRIMARY KEY,
+        header text NOT NULL,
+        -- The seq claim: a batch of events commits only if it continues exactly from here.
+        last_seq bigint NOT NULL DEFAULT 0
+      );
+      CREATE TABLE skein_events (
+        session text NOT NULL REFERENCES skein_sessions (id) ON DELETE CASCADE,
+        seq bigint NOT NULL CHECK (seq > 0),
+        -- The event's JSONL line as written (the log format stays the contract; export gives it back byte for byte).
+        line text NOT NULL,
+        PRIMARY KEY (session, seq)
+      );`,
+  },
+];
+
+const LOCK_KEY = 0x736b65696e; // "skein"
+
+/** Applies the migrations this database has not seen; returns the versions applied. */
+export async function migrate(pool: pg.Pool): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query('CREATE TABLE IF NOT EXISTS skein_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await client.query<{ version: number }>('SELECT version FROM skein_migrations')).rows.map((r) => r.version));
+    const newest = Math.max(0, ...done);
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    if (newest > known) throw new Error(`the database schema is version ${newest}, newer than this skein knows (${known}): upgrade skein`);
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query('INSERT INTO skein_migrations (version) VALUES ($1)', [m.version]);
+        await client.query('COMMIT');
+        applied.push(m.version);
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

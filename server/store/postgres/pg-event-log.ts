@@ -1,0 +1,176 @@
+// A session's log in PostgreSQL, with the JSONL log's shape: append() assigns
+// the seq in memory (the session has one owner) and returns at once; the
+// events of a tick are inserted by one transaction that also claims their
+// seqs on the session's row (last_seq must be the batch's first seq - 1), so
+// a duplicate or a gap can never commit. onDurable fires after COMMIT. A
+// failed insert is reported and retried with back-off, never dropped.
+import type pg from 'pg';
+import type { NewEvent, SkeinEvent } from '../../../shared/protocol.js';
+import type { LogHeader } from '../event-log.js';
+import type { SessionLog } from '../session-log.js';
+
+/** Appends queued beyond this while the database refuses are refused (like a full disk). */
+export const MAX_UNCOMMITTED = 10_000;
+const BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000];
+
+/** Another writer committed seqs of this session: this copy must not write. */
+export class SeqConflictError extends Error {
+  override readonly name = 'SeqConflictError';
+}
+
+export class PgEventLog implements SessionLog {
+  private readonly events: SkeinEvent[];
+  private durable: number;
+  /** Events appended and not committed yet, in seq order. */
+  private pending: SkeinEvent[] = [];
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+  private conflict: Error | undefined;
+  private readonly durableListeners = new Set<(upTo: number) => void>();
+  /** Told each time an insert fails (it is retried). */
+  onSyncError: (err: Error) => void = (err) => console.error(`[skein] session ${this.header.session}: database insert failed (retrying): ${err.message}`);
+
+  /** The session's row is not in the database yet: the first transaction inserts it. */
+  private rowPending: boolean;
+
+  /** `isNew`: a session just made here (its row and any events given are inserted by the first group). */
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly file: string,
+    readonly header: LogHeader,
+    events: SkeinEvent[],
+    isNew = false,
+  ) {
+    this.events = events;
+    this.rowPending = isNew;
+    this.durable = isNew ? 0 : this.lastSeq;
+    if (isNew) {
+      this.pending = [...events];
+      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
+    }
+  }
+
+  get lastSeq(): number {
+    return this.events.at(-1)?.seq ?? 0;
+  }
+
+  get durableSeq(): number {
+    return this.durable;
+  }
+
+  since(since: number): SkeinEvent[] {
+    let lo = 0;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid]!.seq <= since) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.events.slice(lo);
+  }
+
+  all(): readonly SkeinEvent[] {
+    return this.events;
+  }
+
+  last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined {
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i]!;
+      if (e.kind === kind) return e as Extract<SkeinEvent, { kind: K }>;
+    }
+    return undefined;
+  }
+
+  onDurable(listener: (upTo: number) => void): () => void {
+    this.durableListeners.add(listener);
+    return () => this.durableListeners.delete(listener);
+  }
+
+  append(event: NewEvent): SkeinEvent {
+    if (this.closed) throw new Error(`session ${this.header.session}: the log is closed`);
+    if (this.conflict) throw this.conflict;
+    if (this.pending.length >= MAX_UNCOMMITTED) throw new Error(`the database has not accepted the last ${this.pending.length} events (see the server log); nothing more is taken until it does`);
+    const full = { seq: this.lastSeq + 1, ts: new Date().toISOString(), ...event } as SkeinEvent;
+    this.events.push(full);
+    this.pending.push(full);
+    // After the current tick: everything appended in it shares one transaction.
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
+    return full;
+  }
+
+  private async flushLoop(): Promise<void> {
+    let failures = 0;
+    while ((this.pending.length || this.rowPending) && !this.conflict) {
+      const batch = this.pending.slice();
+      try {
+        await insertBatch(this.pool, this.header.session, batch, this.rowPending ? this.header : undefined);
+        this.rowPending = false;
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        if (error instanceof SeqConflictError) {
+          this.conflict = error;
+          this.onSyncError(error);
+          break;
+        }
+        this.onSyncError(error);
+        await new Promise((r) => setTimeout(r, BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]));
+        continue;
+      }
+      failures = 0;
+      this.pending = this.pending.slice(batch.length);
+      if (batch.length) this.madeDurable(batch.at(-1)!.seq);
+    }
+    this.flushing = undefined;
+  }
+
+  private madeDurable(upTo: number): void {
+    if (upTo <= this.durable) return;
+    this.durable = upTo;
+    for (const listener of this.durableListeners) listener(upTo);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  async flushed(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+}
+
+/** One transaction: claim the seqs on the session's row, insert the events. */
+export async function insertBatch(pool: pg.Pool, session: string, batch: readonly SkeinEvent[], newRow?: LogHeader): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    if (newRow) await client.query('INSERT INTO skein_sessions (id, header, last_seq) VALUES ($1, $2, 0) ON CONFLICT (id) DO NOTHING', [session, JSON.stringify(newRow)]);
+    if (!batch.length) {
+      await client.query('COMMIT');
+      return;
+    }
+    const first = batch[0]!.seq;
+    const last = batch.at(-1)!.seq;
+    const claim = await client.query('UPDATE skein_sessions SET last_seq = $3 WHERE id = $1 AND last_seq = $2', [session, first - 1, last]);
+    if (claim.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      const row = await client.query<{ last_seq: string }>('SELECT last_seq FROM skein_sessions WHERE id = $1', [session]);
+      // A retry of a batch whose COMMIT went through but whose answer was lost: already durable.
+      const mine = await client.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq = $2', [session, last]);
+      if (Number(row.rows[0]?.last_seq) === last && mine.rows[0]?.line === JSON.stringify(batch.at(-1))) return;
+      throw new SeqConflictError(`session ${session}: the database holds events up to ${row.rows[0]?.last_seq ?? 'none (no such session)'}, this instance tried to add ${first}..${last}; another writer owns it`);
+    }
+    const values: string[] = [];
+    const params: unknown[] = [session];
+    for (const e of batch) {
+      params.push(e.seq, JSON.stringify(e));
+      values.push(`($1, $${params.length - 1}, $${params.length})`);
+    }
+    await client.query(`INSERT INTO skein_events (session, seq, line) VALUES ${values.join(', ')}`, params);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
