@@ -40,7 +40,8 @@ export class LogWriteError extends Error {
 }
 
 export class Session {
-  private readonly subscribers = new Set<Subscriber>();
+  /** Each subscriber, with the seq it has seen up to (it asked for events after `since`). */
+  private readonly subscribers = new Map<Subscriber, { since: number }>();
   /** In-process observers told at append time, before durability (tests, metrics). */
   private readonly observers = new Set<Subscriber>();
   private readonly frameListeners = new Set<FrameListener>();
@@ -109,7 +110,9 @@ export class Session {
     const fresh = this.log.since(this.delivered).filter((e) => e.seq <= upTo);
     this.delivered = upTo;
     for (const event of fresh) {
-      for (const subscriber of this.subscribers) {
+      for (const [subscriber, from] of this.subscribers) {
+        // Asked for events after a seq not yet durable when it subscribed: nothing at or before it.
+        if (event.seq <= from.since) continue;
         try {
           subscriber(event);
         } catch {
@@ -142,7 +145,7 @@ export class Session {
    */
   subscribe(since: number, subscriber: Subscriber): () => void {
     for (const event of this.events(since)) subscriber(event);
-    this.subscribers.add(subscriber);
+    this.subscribers.set(subscriber, { since });
     return () => this.subscribers.delete(subscriber);
   }
 

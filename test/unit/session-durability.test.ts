@@ -67,3 +67,22 @@ describe('a session over a group-committed log', () => {
     log.close();
   });
 });
+
+describe('subscribe(since) with events not yet durable', () => {
+  it('never hands a subscriber an event at or before the seq it asked to start after', async () => {
+    const { log, release } = heldLog();
+    const session = new Session('s', log, 'predictable');
+    session.append({ kind: 'user', text: 'one' });
+    session.append({ kind: 'user', text: 'two' });
+    // Subscribes after seq 2 while 1 and 2 still wait for their fdatasync (as an approval waits after its request).
+    const got: number[] = [];
+    session.subscribe(2, (e) => got.push(e.seq));
+    session.append({ kind: 'user', text: 'three' });
+    await release();
+    await vi.waitFor(() => expect(session.events(0)).toHaveLength(3));
+    await new Promise((r) => setImmediate(r));
+    if (log.durableSeq < 3) await release();
+    await vi.waitFor(() => expect(got).toEqual([3]));
+    log.close();
+  });
+});
