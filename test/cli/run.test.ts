@@ -32,7 +32,7 @@ describe('skein run (embedded server, predictable model)', () => {
     expect(lines.filter((l) => l.startsWith('── context '))).toHaveLength(1);
     expect(r.stderr).toMatch(/skein: session \d{8}-\d{6}-[0-9a-f]{6}/);
     // The session is on disk in the data dir, like the server's.
-    expect(fs.readdirSync(path.join(env.SKEIN_DATA_DIR, 'sessions'))).toHaveLength(1);
+    expect(fs.readdirSync(path.join(env.SKEIN_DATA_DIR, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
   });
 
   it('--json prints every event as one JSON line; a compaction shows up; --session continues the session', SLOW, async () => {

@@ -197,6 +197,9 @@ describe('MCP servers', () => {
     expect(view.body.messages.filter((m) => m.content.startsWith('<skein-tools>'))).toHaveLength(2);
 
     // A compaction that folds a note takes its news out of the view: the model is told again.
+    // (Enough history first that folding it makes the view smaller; a summary longer than its span is not taken.)
+    await run.say('big: 1200');
+    await run.say('big: 1200');
     await run.say('/compact');
     const fold = run.client.events.filter((e) => e.kind === 'compaction' && e.phase === 'finished').at(-1)!;
     expect(fold.kind === 'compaction' && fold.coversSeq![1]).toBeGreaterThan(added.seq);

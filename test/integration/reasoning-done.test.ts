@@ -81,6 +81,8 @@ describe('reasoning models end to end (issue 12, done when)', () => {
         await work(run, `r${round}p`);
         await run.say('/compact');
         await work(run, `r${round}s`);
+        // Enough new history beyond the kept tail for a summary to fold (the provider's item leads the view).
+        await work(run, `r${round}s2`);
         fake.failures.next(500);
         await run.say('/compact');
         await work(run, `r${round}f`);
