@@ -11,7 +11,7 @@
 // part included) and `eval_count`. A failure is `{"error": "..."}`, as the
 // body of a 4xx/5xx or as a line in the middle of a stream.
 import { parseRefusal } from './limits/refusal.js';
-import { retryableStatus } from './provider-errors.js';
+import { retryableStatus } from './errors/common.js';
 import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type StreamHandlers, type ToolCall } from './types.js';
 
 export interface OllamaEndpoint {
