@@ -69,7 +69,8 @@ describe('chat box', () => {
     for (const text of ['big: 150', 'big: 150', 'echo: third']) {
       await converse(page, server.url, text);
     }
-    expect((await scroll()).bottom).toBeLessThan(2); // it followed
+    // It followed (once the last rows are measured and pinned, a frame or two after the events arrive).
+    await expect.poll(async () => (await scroll()).bottom, { timeout: 15_000 }).toBeLessThan(2);
 
     await timeline.hover();
     await page.mouse.wheel(0, -400);
