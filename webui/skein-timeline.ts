@@ -215,8 +215,11 @@ export class SkeinTimeline extends LitElement {
     // after the list), which must not read as the user scrolling up.
     if (this.clientHeight === 0) return; // hidden (the model view is shown)
     if (this.atBottom && this.scrollTop === this.pinnedTop) return this.schedule();
+    // Only a move up leaves the bottom: content growing before our pin, or the timeline shrinking,
+    // also fire scroll events, with scrollTop where it was.
+    const movedUp = this.scrollTop < this.savedTop;
     this.savedTop = this.scrollTop;
-    const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK;
+    const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK || (this.atBottom && !movedUp);
     if (atBottom !== this.atBottom) this.atBottom = atBottom;
     if (atBottom) this.unseen = 0;
     if (this.scrollTop < OVERSCAN) this.askEarlier();
@@ -332,6 +335,7 @@ export class SkeinTimeline extends LitElement {
   private pin() {
     this.scrollTop = this.scrollHeight;
     this.pinnedTop = this.scrollTop;
+    this.savedTop = this.scrollTop;
   }
 
   /** A row's "Fork from here": the app makes the fork. */
