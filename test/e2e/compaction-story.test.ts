@@ -94,7 +94,7 @@ describe('compaction story', () => {
     });
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 120_000); // six turns and a slow summariser: well over 30 s on a loaded 2-core machine
 
   it('streams the answer as it arrives, shows a retry, and switches the model', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
