@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
 import type { SessionLog } from './session-log.js';
+import { LoadedEvents } from './loaded-events.js';
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -41,18 +42,14 @@ export interface LogOptions {
   sync?: SyncMode;
 }
 
-export class EventLog implements SessionLog {
-  private readonly events: SkeinEvent[] = [];
+export class EventLog extends LoadedEvents implements SessionLog {
   private fd: number;
   /** Size of the file after the last complete append. */
   private bytes: number;
   private readonly sync: SyncMode;
-  /** Every event up to this seq has been fdatasynced (or loaded from disk). */
-  private durable: number;
   /** An fdatasync is in flight (its callback starts the next one if more was appended). */
   private syncing = false;
   private closed = false;
-  private readonly durableListeners = new Set<(upTo: number) => void>();
   /** Told when an fdatasync fails (the events were written, their durability is unknown). */
   onSyncError: (err: Error) => void = (err) => console.error(`[skein] ${this.file}: fdatasync failed: ${err.message}`);
 
@@ -63,11 +60,10 @@ export class EventLog implements SessionLog {
     fd: number,
     options: LogOptions,
   ) {
-    this.events = events;
+    super(events, events.at(-1)?.seq ?? 0);
     this.fd = fd;
     this.bytes = fs.fstatSync(fd).size;
     this.sync = options.sync ?? 'group';
-    this.durable = this.lastSeq;
   }
 
   static create(file: string, header: LogHeader, options: LogOptions = {}): EventLog {
@@ -115,46 +111,6 @@ export class EventLog implements SessionLog {
     return { log: new EventLog(file, header, events, fd, options), report };
   }
 
-  /** The highest seq in the log (seqs only grow; a skipped damaged line may leave a gap). */
-  get lastSeq(): number {
-    return this.events.at(-1)?.seq ?? 0;
-  }
-
-  /** All events with seq > since, in order (a binary search: seqs are increasing, not always index + 1). */
-  since(since: number): SkeinEvent[] {
-    let lo = 0;
-    let hi = this.events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.events[mid]!.seq <= since) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.events.slice(lo);
-  }
-
-  all(): readonly SkeinEvent[] {
-    return this.events;
-  }
-
-  last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.kind === kind) return e as Extract<SkeinEvent, { kind: K }>;
-    }
-    return undefined;
-  }
-
-  /** The highest seq known to be on stable storage. */
-  get durableSeq(): number {
-    return this.durable;
-  }
-
-  /** Calls `listener(upTo)` each time events up to `upTo` become durable, in seq order. */
-  onDurable(listener: (upTo: number) => void): () => void {
-    this.durableListeners.add(listener);
-    return () => this.durableListeners.delete(listener);
-  }
-
   /**
    * Gives the event its seq and ts, writes it to the file, and returns it; it
    * is durable at once (`each`) or with the tick's group fdatasync (`group`).
@@ -198,12 +154,6 @@ export class EventLog implements SessionLog {
       if (this.lastSeq > upTo) this.groupSync();
       else this.syncing = false;
     });
-  }
-
-  private madeDurable(upTo: number): void {
-    if (upTo <= this.durable) return;
-    this.durable = upTo;
-    for (const listener of this.durableListeners) listener(upTo);
   }
 
   /** Flushes what is pending (synchronously) and closes the file. */

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { NewEvent, SkeinEvent } from '../../../shared/protocol.js';
 import type { LogHeader } from '../event-log.js';
+import { LoadedEvents } from '../loaded-events.js';
 import type { SessionLog } from '../session-log.js';
 
 /** Appends queued beyond this while the database refuses are refused (like a full disk). */
@@ -18,15 +19,12 @@ export class SeqConflictError extends Error {
   override readonly name = 'SeqConflictError';
 }
 
-export class PgEventLog implements SessionLog {
-  private readonly events: SkeinEvent[];
-  private durable: number;
+export class PgEventLog extends LoadedEvents implements SessionLog {
   /** Events appended and not committed yet, in seq order. */
   private pending: SkeinEvent[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
   private conflict: Error | undefined;
-  private readonly durableListeners = new Set<(upTo: number) => void>();
   /** Told each time an insert fails (it is retried). */
   onSyncError: (err: Error) => void = (err) => console.error(`[skein] session ${this.header.session}: database insert failed (retrying): ${err.message}`);
 
@@ -41,49 +39,12 @@ export class PgEventLog implements SessionLog {
     events: SkeinEvent[],
     isNew = false,
   ) {
-    this.events = events;
+    super(events, isNew ? 0 : (events.at(-1)?.seq ?? 0));
     this.rowPending = isNew;
-    this.durable = isNew ? 0 : this.lastSeq;
     if (isNew) {
       this.pending = [...events];
       this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
     }
-  }
-
-  get lastSeq(): number {
-    return this.events.at(-1)?.seq ?? 0;
-  }
-
-  get durableSeq(): number {
-    return this.durable;
-  }
-
-  since(since: number): SkeinEvent[] {
-    let lo = 0;
-    let hi = this.events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.events[mid]!.seq <= since) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.events.slice(lo);
-  }
-
-  all(): readonly SkeinEvent[] {
-    return this.events;
-  }
-
-  last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.kind === kind) return e as Extract<SkeinEvent, { kind: K }>;
-    }
-    return undefined;
-  }
-
-  onDurable(listener: (upTo: number) => void): () => void {
-    this.durableListeners.add(listener);
-    return () => this.durableListeners.delete(listener);
   }
 
   append(event: NewEvent): SkeinEvent {
@@ -121,12 +82,6 @@ export class PgEventLog implements SessionLog {
       if (batch.length) this.madeDurable(batch.at(-1)!.seq);
     }
     this.flushing = undefined;
-  }
-
-  private madeDurable(upTo: number): void {
-    if (upTo <= this.durable) return;
-    this.durable = upTo;
-    for (const listener of this.durableListeners) listener(upTo);
   }
 
   close(): void {
