@@ -131,7 +131,7 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
       if (m.summaryOf.ledger) b.merge(m.summaryOf.ledger);
       continue;
     }
-    if (m.role === 'user' && m.content.startsWith(INSTRUCTIONS_NOTE_OPEN)) {
+    if (m.content.startsWith(INSTRUCTIONS_NOTE_OPEN)) {
       // Changed project instructions are kept whole (the latest), not as a user message.
       b.instructions = { seq: m.seq, text: m.content };
       continue;

@@ -11,7 +11,7 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
   for (const m of messages) {
     if (m.summaryOf) {
       parts.push(`<previous-summary>\n${m.summaryOf.summary}\n</previous-summary>`);
-    } else if (m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN))) {
+    } else if (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN)) {
       continue; // skein's own notes are not part of the story (a folded tools note is sent again after the fold)
     } else if (m.role === 'user') {
       parts.push(`[user] ${m.content}`);

@@ -113,15 +113,15 @@ export class IncrementalView {
         break;
       }
       case 'instructions':
-        // Instructions read at session start are in the system prompt; a change is a message, as a status note is.
-        if (e.phase !== 'changed') break;
-        if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
-        else out.push({ role: 'user', content: e.text, seq: e.seq });
-        break;
       case 'tools_changed':
       case 'status': {
-        // A status note (or a tools-changed note) to the agent reaches it as a user-role message (adapters merge it with what precedes).
-        const note: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
+        // Instructions read at session start are in the system prompt and never change.
+        if (e.kind === 'instructions' && e.phase !== 'changed') break;
+        // A change to the instructions or the tools is an update to the model's setup: a system-role message at
+        // the end, as Anthropic documents for mid-conversation changes (each adapter sends it its provider's way:
+        // Anthropic `system` where the model takes it, Responses `developer`, else a user-turn block).
+        // A status note is the user's side of the conversation: a user-role message.
+        const note: SourcedMessage = { role: e.kind === 'status' ? 'user' : 'system', content: e.text, seq: e.seq };
         if (open.size) this.deferred.push(note);
         else out.push(note);
         break;

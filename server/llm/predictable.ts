@@ -148,7 +148,7 @@ export class PredictableProvider implements Provider {
 
 /** Notes from skein (status, changed instructions) are not the user speaking. */
 function isStatusNote(m: ViewMessage): boolean {
-  return m.role === 'user' && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN));
+  return (m.role === 'user' || m.role === 'system') && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN));
 }
 
 function lastUserText(messages: ViewMessage[]): string {

@@ -29,6 +29,9 @@ interface Case {
   declared(body: any): Map<string, any>;
   /** The text of the wire request's last user content. */
   lastUserText(body: any): string;
+  /** The role the tools note arrives in: Anthropic documents a `system` message at the end for mid-conversation changes. */
+  noteRole: string;
+  lastRole(body: any): string;
 }
 
 const CASES: Case[] = [
@@ -43,6 +46,8 @@ const CASES: Case[] = [
       const content = body.messages.at(-1).content;
       return typeof content === 'string' ? content : content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('\n');
     },
+    noteRole: 'system',
+    lastRole: (body) => body.messages.at(-1).role,
   },
   {
     name: 'OpenAI',
@@ -52,6 +57,8 @@ const CASES: Case[] = [
     },
     declared: (body) => new Map((body.tools ?? []).map((t: any) => [t.function.name, t.function.parameters])),
     lastUserText: (body) => String(body.messages.at(-1).content),
+    noteRole: 'user',
+    lastRole: (body) => body.messages.at(-1).role,
   },
   {
     name: 'Gemini',
@@ -61,6 +68,8 @@ const CASES: Case[] = [
     },
     declared: (body) => new Map((body.tools ?? []).flatMap((t: any) => t.functionDeclarations ?? []).map((d: any) => [d.name, d.parametersJsonSchema])),
     lastUserText: (body) => body.contents.at(-1).parts.filter((p: any) => typeof p.text === 'string').map((p: any) => p.text).join('\n'),
+    noteRole: 'user',
+    lastRole: (body) => body.contents.at(-1).role,
   },
 ];
 
@@ -134,6 +143,7 @@ describe.each(CASES)('MCP tools through $name', (c) => {
     expect(changed.added).toEqual(['mcp__local__late']);
     const withNote = fake.requests.find((r) => c.lastUserText(r).includes('<skein-tools>'));
     expect(withNote, 'a request ending with the note').toBeDefined();
+    expect(c.lastRole(withNote)).toBe(c.noteRole);
     for (const r of fake.requests.filter((r) => c.declared(r).size)) expect([...c.declared(r).keys()]).toEqual([...first.keys()]);
     expect(fake.violations).toEqual([]);
     expect((await mcpServers(server.url)).map((s) => s.state)).toEqual(['ready', 'ready']);
