@@ -4,7 +4,10 @@
 // session with thousands of events opens and scrolls like a short one.
 // It sticks to the bottom while the user is there, stops when they scroll up
 // (with a "jump to latest" button), and keeps what is on screen still when
-// rows above it are measured or change height.
+// rows above it are measured or change height. Only the reader leaves the
+// bottom: a move up counts when it follows their wheel, touch, keys or pointer,
+// never when it comes from layout (content that shrank, then grew again before
+// the resize observer re-pinned, reads as a move up in the scroll event).
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { AgentState } from '../shared/protocol.js';
@@ -15,6 +18,7 @@ import { estimateHeight, renderRow } from './timeline-rows.js';
 import { renderRowMenu, rowMenuStyles } from './row-menu.js';
 import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
+import { ReaderIntent } from './reader-intent.js';
 
 /** Pixels rendered beyond the viewport, above and below. */
 const OVERSCAN = 900;
@@ -63,6 +67,9 @@ export class SkeinTimeline extends LitElement {
   private homePending = false;
   /** Pixels the rows prepended in this update add above what was on screen (applied once rendered). */
   private prependShift = 0;
+  private readonly reader = new ReaderIntent();
+  /** The content box: when it grows or shrinks while at the bottom, pin again. */
+  private inner: Element | null = null;
 
   constructor() {
     super();
@@ -113,6 +120,7 @@ export class SkeinTimeline extends LitElement {
     this.setAttribute('aria-label', 'Timeline');
     this.addEventListener('scroll', this.onScroll, { passive: true });
     this.addEventListener('keydown', this.onKey);
+    this.reader.attach(this);
     this.resizeObserver.observe(this);
   }
 
@@ -120,6 +128,8 @@ export class SkeinTimeline extends LitElement {
     super.disconnectedCallback();
     this.removeEventListener('scroll', this.onScroll);
     this.removeEventListener('keydown', this.onKey);
+    this.reader.detach();
+    this.inner = null;
     this.resizeObserver.disconnect();
     this.observed.clear();
     cancelAnimationFrame(this.frame);
@@ -215,9 +225,10 @@ export class SkeinTimeline extends LitElement {
     // after the list), which must not read as the user scrolling up.
     if (this.clientHeight === 0) return; // hidden (the model view is shown)
     if (this.atBottom && this.scrollTop === this.pinnedTop) return this.schedule();
-    // Only a move up leaves the bottom: content growing before our pin, or the timeline shrinking,
-    // also fire scroll events, with scrollTop where it was.
-    const movedUp = this.scrollTop < this.savedTop;
+    // Only the reader's own move up leaves the bottom. Layout also fires scroll events:
+    // content that shrank clamps scrollTop, and may grow back before the resize observer
+    // pins again, which looks exactly like a move up.
+    const movedUp = this.scrollTop < this.savedTop && this.reader.scrolling();
     this.savedTop = this.scrollTop;
     const atBottom = this.scrollHeight - this.scrollTop - this.clientHeight < STICK || (this.atBottom && !movedUp);
     if (atBottom !== this.atBottom) this.atBottom = atBottom;
@@ -261,6 +272,11 @@ export class SkeinTimeline extends LitElement {
       else this.scrollTop = this.savedTop;
       this.schedule();
       entries = entries.filter((e) => e.target !== this);
+    }
+    if (entries.some((e) => e.target === this.inner)) {
+      // Something grew or shrank that is not a row (the answer being streamed, a row's late render).
+      if (this.atBottom) this.pin();
+      entries = entries.filter((e) => e.target !== this.inner);
     }
     const viewTop = this.getBoundingClientRect().top;
     let shift = 0;
@@ -307,6 +323,12 @@ export class SkeinTimeline extends LitElement {
   }
 
   protected override updated() {
+    const inner = this.renderRoot.querySelector('.inner');
+    if (inner !== this.inner) {
+      if (this.inner) this.resizeObserver.unobserve(this.inner);
+      this.inner = inner;
+      if (inner) this.resizeObserver.observe(inner);
+    }
     for (const el of this.observed) {
       if (!el.isConnected) {
         this.resizeObserver.unobserve(el);

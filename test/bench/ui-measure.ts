@@ -139,6 +139,8 @@ export async function measureOpenAndScroll(browser: Browser, base: string, id: s
             resolve({ frames: times.length, p50: at(0.5), p95: at(0.95), max: at(1) });
             return;
           }
+          // What Page Up does: the key (the timeline follows the bottom until the reader moves), then the scroll.
+          timeline.dispatchEvent(new KeyboardEvent('keydown', { key: 'PageUp', bubbles: true, composed: true }));
           timeline.scrollTop -= timeline.clientHeight;
           requestAnimationFrame(step);
         };
