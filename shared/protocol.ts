@@ -266,7 +266,8 @@ export type SkeinEvent =
   | ApprovalRequestEvent
   | ApprovalDecisionEvent
   | McpEvent
-  | ToolsChangedEvent;
+  | ToolsChangedEvent
+  | ToolsetEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -666,6 +667,26 @@ export interface ToolsChangedEvent extends EventBase {
   removed: string[];
 }
 export const TOOLS_NOTE_OPEN = '<skein-tools>';
+
+/**
+ * What every request carries before the conversation changed size: in a small
+ * window (the full system prompt and tools would take over a quarter of it)
+ * skein sends a short system prompt and only its core tools (`lean`); a window
+ * large enough again (a model switch) brings the full set back. Logged when
+ * the first request of the new shape goes out.
+ */
+export interface ToolsetEvent extends EventBase {
+  kind: 'toolset';
+  lean: boolean;
+  /** The tools every request carries from here on. */
+  tools: string[];
+  /** Estimated tokens of the system prompt and the tools, as now sent. */
+  tokens: number;
+  /** The window that decided it. */
+  contextWindow: number;
+  /** A sentence for the timeline. */
+  message: string;
+}
 export const TOOLS_NOTE_CLOSE = '</skein-tools>';
 
 /** One tool of an MCP server as GET /api/mcp lists it. */

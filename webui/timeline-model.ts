@@ -184,6 +184,10 @@ export class TimelineModel {
         this.rows.push({ kind: 'notice', seq: e.seq, text: `Tools changed (the agent is told): ${parts.join('; ')}`, tone: 'status' });
         break;
       }
+      case 'toolset':
+        // A small window made the system prompt and tools lean (or a larger one brought them back).
+        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'info' });
+        break;
       case 'error':
         // A retry the server is about to make is news, not a failure.
         if (e.code === 'retrying') this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'retry' });

@@ -10,6 +10,7 @@ import { ContextOverflowError, hasScriptedUser, type LlmRequest, type LlmRespons
 import { TOOLS } from '../tools/registry.js';
 import type { SandboxSettings } from '../tools/sandbox.js';
 import { SessionTools } from '../tools/session-tools.js';
+import { RequestShape } from './request-shape.js';
 import type { ToolSecrets } from '../tools/tool.js';
 import { ApprovalGate, ApprovalSuspended, unansweredCalls } from './approvals.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
@@ -30,6 +31,7 @@ import { ToolNotes } from './tool-notes.js';
 import { log } from '../log.js';
 
 const SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt.md', import.meta.url), 'utf8');
+const LEAN_SYSTEM_TEMPLATE = fs.readFileSync(new URL('./system-prompt-lean.md', import.meta.url), 'utf8').trim();
 
 export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSettings> {
   workDir: string;
@@ -90,6 +92,8 @@ export class Agent implements AgentHandle {
   /** After a restart in WaitingForApproval: the answer's calls still to run, the first one still asking. */
   private resumeCalls: ToolCall[] | undefined;
   private readonly toolNotes: ToolNotes;
+  /** The system prompt and tools each request carries (lean in a small window). */
+  private readonly shape: RequestShape;
 
   constructor(
     private readonly session: Session,
@@ -102,6 +106,8 @@ export class Agent implements AgentHandle {
     this.instructions = new ProjectInstructions(session, settings.workDir);
     const template = SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
     this.system = this.instructions.systemSection ? `${template}\n\n${this.instructions.systemSection}` : template;
+    const leanTemplate = LEAN_SYSTEM_TEMPLATE.replaceAll('{{workDir}}', settings.workDir);
+    const leanSystem = this.instructions.systemSection ? `${leanTemplate}\n\n${this.instructions.systemSection}` : leanTemplate;
     this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
     this.seenSeq = session.log.lastSeq;
     this.summariser = settings.models?.summariser();
@@ -129,8 +135,9 @@ export class Agent implements AgentHandle {
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);
     const toolSet = settings.toolSet ?? new SessionTools();
+    this.shape = new RequestShape({ system: this.system, tools: toolSet.specs }, leanSystem);
     this.compaction = new CompactionRunner(session, settings, {
-      base: () => ({ system: this.system, tools: toolSet.specs }),
+      base: () => this.shape.current(this.settings.contextWindow),
       // The session's own model summarises within the window learned so far.
       summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
       provider: () => this.provider,
@@ -356,6 +363,8 @@ export class Agent implements AgentHandle {
    */
   private async requestAnswer(signal: AbortSignal): Promise<{ request: LlmRequest; response: LlmResponse; trusted: boolean } | undefined> {
     for (;;) {
+      const reshaped = this.shape.change(this.settings.contextWindow, this.session.log);
+      if (reshaped) this.session.append(reshaped);
       const request = this.nextRequest();
       this.seenSeq = this.session.log.lastSeq;
       const estimate = Math.ceil(this.compaction.estimator.ratio * requestTokens(request));

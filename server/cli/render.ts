@@ -48,6 +48,8 @@ export class TextRenderer {
         return [`· model: ${event.from} → ${event.to}`];
       case 'limits':
         return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
+      case 'toolset':
+        return [`· ${oneLine(event.message, 400)}`];
       case 'usage':
         this.gauge = event.gauge;
         return [];

@@ -126,6 +126,12 @@ export class IncrementalView {
         else out.push(note);
         break;
       }
+      case 'toolset':
+        // The system prompt and tools changed (a small window made them lean): Anthropic's thinking
+        // blocks were checked against the old ones, so no earlier turn can send its thinking now.
+        dropStaleThinking(out, -1);
+        dropStaleThinking(this.deferred, -1);
+        break;
       case 'agent':
         // Only a damaged log has an answer while calls are open: close them so the view stays valid.
         for (const callId of open) out.push({ role: 'tool', content: '[no result was recorded for this call]', toolCallId: callId, seq: e.seq });

@@ -18,11 +18,13 @@ import { TRAJECTORIES, trajectoryFiles } from '../helpers/trajectories.js';
 import { requestTokens } from '../../server/llm/tokens.js';
 import { outputFloor, windowMargin } from '../../server/agent/window.js';
 import { TOOLS } from '../../server/tools/registry.js';
+import { RequestShape } from '../../server/agent/request-shape.js';
 import type { BenchRow, BenchSection } from './types.js';
 
-/** skein's system prompt and tools as every request carries them (about 1,040 tokens). */
+/** skein's system prompt and tools as every request carries them: about 1,500 tokens, or 400 when lean (a small window). */
 const SYSTEM = fs.readFileSync(new URL('../../server/agent/system-prompt.md', import.meta.url), 'utf8');
-const BASE_REQUEST = { system: SYSTEM, tools: TOOLS.map((t) => t.spec) };
+const LEAN_SYSTEM = fs.readFileSync(new URL('../../server/agent/system-prompt-lean.md', import.meta.url), 'utf8');
+const SHAPE = new RequestShape({ system: SYSTEM, tools: TOOLS.map((t) => t.spec) }, LEAN_SYSTEM);
 
 const MAX_STALLS = 10;
 const TOLD = 200_000;
@@ -78,7 +80,7 @@ export async function replayMismatch(file: string, real: number, told: number, f
       }
     }
     const events: readonly SkeinEvent[] = live.session.log.all();
-    const head = requestTokens({ ...BASE_REQUEST, messages: [{ role: 'user', content: first }] });
+    const head = requestTokens({ ...SHAPE.current(real), messages: [{ role: 'user', content: first }] });
     const room = real - head - outputFloor(real) - windowMargin(real);
     const stats = windowed!.stats;
     // The answer to the request in which a cut was noticed is dropped; earlier cut answers were kept.

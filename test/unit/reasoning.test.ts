@@ -8,7 +8,8 @@ import { anthropicThinking, effectiveEffort, geminiThinking, openaiEffort } from
 import { messageTokens } from '../../server/llm/tokens.js';
 import type { LlmRequest } from '../../server/llm/types.js';
 import type { Reasoning, ViewMessage } from '../../shared/protocol.js';
-import { applyCompaction, type SourcedMessage } from '../../server/compaction/view.js';
+import { applyCompaction, deriveView, type SourcedMessage } from '../../server/compaction/view.js';
+import type { SkeinEvent } from '../../shared/protocol.js';
 
 const caps = (name: string) => MODELS[name]!.thinking;
 
@@ -95,5 +96,22 @@ describe('the view after a compaction', () => {
     const untouched = [...messages];
     applyCompaction(untouched, {}, new Map());
     expect(untouched.map((m) => m.reasoning?.provider)).toEqual([undefined, 'anthropic', undefined, 'anthropic', undefined, 'openai']);
+  });
+
+  it('drops Anthropic thinking from every turn before a change of system prompt and tools (a toolset event), keeps it after', () => {
+    const r = (provider: Reasoning['provider']): Reasoning => ({ provider, model: 'm', output: [{ type: 'x' }], text: 't' });
+    let seq = 0;
+    const e = (event: Record<string, unknown>) => ({ seq: ++seq, ts: '', ...event }) as SkeinEvent;
+    const events = [
+      e({ kind: 'user', text: 'one' }),
+      e({ kind: 'agent', text: 'a', model: 'm', endOfTurn: true, reasoning: r('anthropic') }),
+      e({ kind: 'user', text: 'two' }),
+      e({ kind: 'agent', text: 'b', model: 'm', endOfTurn: true, reasoning: r('gemini') }),
+      e({ kind: 'toolset', lean: true, tools: ['bash'], tokens: 400, contextWindow: 4096, message: 'lean' }),
+      e({ kind: 'user', text: 'three' }),
+      e({ kind: 'agent', text: 'c', model: 'm', endOfTurn: true, reasoning: r('anthropic') }),
+    ];
+    expect(deriveView(events).map((m) => m.reasoning?.provider)).toEqual([undefined, undefined, undefined, 'gemini', undefined, 'anthropic']);
+    expect(deriveView(events.filter((x) => x.kind !== 'toolset')).map((m) => m.reasoning?.provider)).toEqual([undefined, 'anthropic', undefined, 'gemini', undefined, 'anthropic']);
   });
 });

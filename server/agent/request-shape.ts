@@ -1,0 +1,60 @@
+// What every request carries before the conversation: the system prompt and
+// the tools. Normally the full set, fixed for the session's life (providers
+// cache by prefix, Anthropic checks thinking against it). In a small window
+// it would crowd out the conversation (about 1,500 tokens of a local model's
+// 4,096), so when it takes more than a quarter of the window skein sends a
+// lean one: a short prompt and the core tools with one-line descriptions.
+// The choice follows the window in use, which the log holds, so a restart
+// makes the same one; the first request of a new shape logs a `toolset` event.
+import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
+import type { LlmRequest } from '../llm/types.js';
+import { requestTokens } from '../llm/tokens.js';
+import { leanSpecs } from '../tools/lean.js';
+
+export type FixedPart = Pick<LlmRequest, 'system' | 'tools'>;
+
+/** The full fixed part may take at most this share of the window. */
+export const LEAN_SHARE = 0.25;
+
+export interface ShapeLog {
+  last(kind: 'toolset'): Extract<SkeinEvent, { kind: 'toolset' }> | undefined;
+}
+
+export class RequestShape {
+  private readonly full: FixedPart;
+  private readonly lean: FixedPart;
+  private readonly fullTokens: number;
+  private readonly leanTokens: number;
+
+  constructor(full: FixedPart, leanSystem: string) {
+    this.full = full;
+    this.lean = { system: leanSystem, tools: leanSpecs(full.tools) };
+    this.fullTokens = requestTokens({ ...full, messages: [] });
+    this.leanTokens = requestTokens({ ...this.lean, messages: [] });
+  }
+
+  isLean(contextWindow: number): boolean {
+    return this.fullTokens > LEAN_SHARE * contextWindow && this.leanTokens < this.fullTokens;
+  }
+
+  /** The system prompt and tools for a request in this window. */
+  current(contextWindow: number): FixedPart {
+    return this.isLean(contextWindow) ? this.lean : this.full;
+  }
+
+  /**
+   * Before a request goes out: the `toolset` event to log when its shape is
+   * not the one the log last said (none said means full), else undefined.
+   */
+  change(contextWindow: number, log: ShapeLog): Extract<NewEvent, { kind: 'toolset' }> | undefined {
+    const lean = this.isLean(contextWindow);
+    if ((log.last('toolset')?.lean ?? false) === lean) return undefined;
+    const fixed = this.current(contextWindow);
+    const tools = fixed.tools.map((t) => t.name);
+    const window = contextWindow.toLocaleString('en-US');
+    const message = lean
+      ? `The ${window}-token window is small: skein sends a short system prompt and only its core tools (${tools.join(', ')}), about ${this.leanTokens.toLocaleString('en-US')} tokens instead of ${this.fullTokens.toLocaleString('en-US')}, to leave room for the conversation.`
+      : `The ${window}-token window has room again: skein sends its full system prompt and all its tools.`;
+    return { kind: 'toolset', lean, tools, tokens: lean ? this.leanTokens : this.fullTokens, contextWindow, message };
+  }
+}
