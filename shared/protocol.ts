@@ -286,6 +286,8 @@ export interface SessionSnapshot extends SessionManagement {
   lastActivity: string;
   /** The session's reasoning effort (`default`: the provider's). */
   effort?: ReasoningEffort;
+  /** The efforts the session's model accepts as its provider said them (Models API capabilities); wins over GET /api/models' table entry. */
+  efforts?: ReasoningEffort[];
 }
 
 /** One message of the model view (GET /api/sessions/:id/view). */

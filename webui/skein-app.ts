@@ -261,6 +261,13 @@ export class SkeinApp extends LitElement {
     return this.renderRoot.querySelector<SkeinTimeline>('skein-timeline');
   }
 
+  /** What the provider said the current model's efforts are: a live `limits` event, else the snapshot (tail-first pages may not reach it). */
+  private discoveredEfforts(): string[] | undefined {
+    const model = this.snapshot?.model;
+    const live = this.model.efforts;
+    return live && live.model === model ? live.efforts : this.snapshot?.efforts;
+  }
+
   override render() {
     const m = this.model;
     const state = m.lastSeq ? m.state : (this.snapshot?.state ?? 'WaitingForUserInput');
@@ -276,6 +283,7 @@ export class SkeinApp extends LitElement {
           <span class="pulse" aria-hidden="true"></span>${STATE_WORDS[state]}<span class="raw" data-testid="agent-state" aria-hidden="true">${state}</span>
         </span>
         <skein-model-picker .models=${this.models} .current=${this.snapshot?.model ?? ''} .busy=${busy} .effort=${this.snapshot?.effort ?? 'default'}
+          .efforts=${this.discoveredEfforts()}
           @switch-model=${(e: CustomEvent<{ model: string; effort?: string }>) => void this.switchModel(e.detail.model, e.detail.effort)}></skein-model-picker>
         <span class="conn ${this.status}" title="Live connection to the server"><span class="dot" aria-hidden="true"></span>${STATUS_TEXT[this.status]}</span>
       </header>

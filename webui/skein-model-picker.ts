@@ -7,12 +7,20 @@ import type { ModelChoice } from './api.js';
 import { exact } from './format.js';
 
 export class SkeinModelPicker extends LitElement {
-  static override properties = { models: { attribute: false }, current: { attribute: false }, busy: { attribute: false }, effort: { attribute: false } };
+  static override properties = {
+    models: { attribute: false },
+    current: { attribute: false },
+    busy: { attribute: false },
+    effort: { attribute: false },
+    efforts: { attribute: false },
+  };
   declare models: ModelChoice[];
   declare current: string;
   declare busy: boolean;
   /** The session's reasoning effort (`default`: the provider's). */
   declare effort: string;
+  /** The efforts the current model accepts as its provider said them (undefined: the model table's, from `models`). */
+  declare efforts: string[] | undefined;
 
   constructor() {
     super();
@@ -35,7 +43,7 @@ export class SkeinModelPicker extends LitElement {
     const names = this.models.some((m) => m.name === this.current) ? this.models : [{ name: this.current, available: true }, ...this.models];
     const windows = names.filter((m) => m.contextWindow).map((m) => `${m.name}: ${exact(m.contextWindow!)} tokens`).join('\n');
     const title = `${this.busy ? 'Switch model (applies at the next safe point)' : 'Switch model'}${windows ? `\n${windows}` : ''}`;
-    const efforts = names.find((m) => m.name === this.current)?.efforts;
+    const efforts = this.efforts ?? names.find((m) => m.name === this.current)?.efforts;
     return html`<select aria-label="Model" title=${title} @change=${this.onChange}>
       ${names.map((m) => html`<option value=${m.name} ?selected=${m.name === this.current} ?disabled=${!m.available}>
         ${m.name}${m.available ? '' : ` (${m.note ?? 'unavailable'})`}</option>`)}

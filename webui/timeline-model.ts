@@ -80,6 +80,8 @@ export class TimelineModel {
   rows: Row[] = [];
   /** Bumped on every change, so views know to re-render. */
   version = 0;
+  /** The efforts the provider said the model accepts (a `limits` event's Models API capabilities). */
+  efforts: { model: string; efforts: string[] } | undefined;
   gauge: Gauge | undefined;
   state: AgentState = 'WaitingForUserInput';
   points: SparkPoint[] = [];
@@ -201,7 +203,11 @@ export class TimelineModel {
           this.rows.push({ kind: 'notice', seq: e.seq, text: `Model switched from ${String(m.from)} to ${m.to}${window}`, tone: 'info' });
         }
         // A window learned from a refusal, or a server seen cutting the prompt: worth a line.
-        const limits = e as { kind: string; message?: unknown; contextWindow?: unknown };
+        const limits = e as { kind: string; message?: unknown; contextWindow?: unknown; model?: unknown; thinking?: { mode?: unknown; efforts?: unknown } };
+        // The provider said how the model thinks: the effort picker offers what it said.
+        if (limits.kind === 'limits' && typeof limits.model === 'string' && limits.thinking && Array.isArray(limits.thinking.efforts)) {
+          this.efforts = { model: limits.model, efforts: limits.thinking.mode === 'off' ? [] : (limits.thinking.efforts as string[]) };
+        }
         if (limits.kind === 'limits' && typeof limits.message === 'string') {
           this.rows.push({ kind: 'notice', seq: e.seq, text: limits.message, tone: 'info' });
           if (this.gauge && typeof limits.contextWindow === 'number') {
@@ -228,6 +234,7 @@ export class TimelineModel {
     this.points = [];
     this.marks = [];
     this.gauge = undefined;
+    this.efforts = undefined;
     this.state = this.initialState;
     this.toolRows.clear();
     this.openCompaction = undefined;

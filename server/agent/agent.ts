@@ -166,6 +166,12 @@ export class Agent implements AgentHandle {
     return this.machine.state;
   }
 
+  /** The efforts the model accepts as its provider said them, when it did ('off': none). */
+  get discoveredEfforts(): ReasoningEffort[] | undefined {
+    const caps = this.window.capabilities;
+    return caps && (caps.mode === 'off' ? [] : caps.efforts);
+  }
+
   /** Decisions on tool calls waiting for approval (REST, WebSocket). */
   get approvals(): ApprovalGate {
     return this.tools.approvals;

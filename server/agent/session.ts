@@ -29,6 +29,8 @@ export interface AgentHandle {
   /** A wake() now would start work at once (idle, not shutting down, no write back-off under way). */
   readonly ready: boolean;
   gauge(): Gauge;
+  /** The efforts the model accepts as its provider said them (undefined: it did not say). */
+  readonly discoveredEfforts?: ReasoningEffort[] | undefined;
   /** Something arrived in the inbox. */
   wake(): void;
   cancel(): void;
@@ -227,6 +229,7 @@ export class Session {
       ...(this.log.header.workspace && { workspace: this.log.header.workspace }),
       ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
       ...(this.plan && { plan: this.plan }),
+      ...(this.agent?.discoveredEfforts && { efforts: this.agent.discoveredEfforts }),
     };
   }
 }

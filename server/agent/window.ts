@@ -81,6 +81,11 @@ export class SessionWindow {
     return this.limits.maxOutputTokens;
   }
 
+  /** How the model thinks as its provider said (undefined: it did not say; the model table holds). */
+  get capabilities(): ThinkingCapabilities | undefined {
+    return this.thinking;
+  }
+
   /** A new model (start, or a switch): the table or the setting, unless the log already knows better. */
   reset(): void {
     const model = this.host.provider().model;

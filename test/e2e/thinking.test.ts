@@ -52,4 +52,33 @@ describe('thinking in the UI', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('offers the efforts the provider says the model has (its Models API), not the model table\'s, also after a reload', async () => {
+    const advertising = await startAnthropicFake({ modelInfo: 'advertise' });
+    const on = { supported: true };
+    const off = { supported: false };
+    // Adaptive thinking with two effort levels: the table lists none, low, medium, high and max for this model.
+    advertising.advertise('claude-sonnet-5-5', {
+      thinking: { supported: true, types: { adaptive: on, enabled: off, disabled: on, between_tools: off } },
+      effort: { supported: true, low: on, medium: off, high: on, max: off, xhigh: off },
+    });
+    const own = await startTestServer({ SKEIN_MODEL: 'claude-sonnet-5-5', ANTHROPIC_API_KEY: advertising.key, ANTHROPIC_BASE_URL: advertising.url });
+    try {
+      const { page, errors } = await openPage(browser, own.url);
+      const id = await newSession(page);
+      const options = () => page.getByRole('combobox', { name: 'Reasoning effort' }).locator('option').allTextContents();
+      expect(await options()).toContain('effort: max'); // the table's, before the provider was asked
+      await converse(page, own.url, 'echo: ask first');
+      await expect.poll(options).toEqual(['effort: default', 'effort: none', 'effort: low', 'effort: high']);
+      await page.reload();
+      await page.locator('skein-agent-message', { hasText: 'ask first' }).waitFor();
+      await expect.poll(options).toEqual(['effort: default', 'effort: none', 'effort: low', 'effort: high']);
+      expect((await eventsOf(own.url, id)).filter((e) => e.kind === 'error')).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await own.close();
+      await advertising.close();
+    }
+  });
 });

@@ -3,10 +3,10 @@
 // and used for every request's thinking options, through the real SDK
 // against the Anthropic fake, which serves them and enforces them.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LimitsEvent } from '../../shared/protocol.js';
+import type { LimitsEvent, SessionSnapshot } from '../../shared/protocol.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
 import { agents, startSession } from '../fakes/scenario.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 const servers: TestServer[] = [];
@@ -49,6 +49,8 @@ describe('Models API capabilities over the model table', () => {
     const limits = run.client.events.find((e): e is LimitsEvent => e.kind === 'limits');
     expect(limits?.thinking).toEqual({ mode: 'always', efforts: ['low', 'medium', 'high', 'max'] });
     expect(limits?.via).toMatch(/capabilities/);
+    // The session says them, so the effort picker offers what the provider said, not the table.
+    expect((await api<SessionSnapshot>(run.server.url, `/api/sessions/${run.id}`)).body.efforts).toEqual(['low', 'medium', 'high', 'max']);
     // Its thinking came back and went back (the prefix check ran) with zero refusals.
     expect(agents(run.client.events).every((a) => a.reasoning?.model === 'claude-nova-9')).toBe(true);
     expect(f.requests.some((r) => r.messages.some((m: any) => m.role === 'assistant' && m.content.some((b: any) => b.type === 'thinking')))).toBe(true);
@@ -87,6 +89,8 @@ describe('Models API capabilities over the model table', () => {
     expect(turns(f).length).toBeGreaterThan(0);
     expect(turns(f).every((r) => r.thinking === undefined && r.output_config === undefined)).toBe(true);
     expect(run.client.events.find((e): e is LimitsEvent => e.kind === 'limits')?.thinking).toEqual({ mode: 'off', efforts: [] });
+    // No effort to offer, though the table lists five.
+    expect((await api<SessionSnapshot>(run.server.url, `/api/sessions/${run.id}`)).body.efforts).toEqual([]);
     expect([...f.violations, ...f.thinking.refusals]).toEqual([]);
   });
 });
