@@ -4,6 +4,7 @@
 // window; this one about a quarter of that. Names and schemas are the same,
 // so a call the model makes runs exactly as with the full set.
 import type { ToolSpec } from '../llm/types.js';
+import { MCP_PREFIX } from '../mcp/schema.js';
 
 /** The tools a small window keeps, with the line that describes each. */
 const LEAN: Record<string, string> = {
@@ -16,9 +17,15 @@ const LEAN: Record<string, string> = {
 
 export const LEAN_TOOL_NAMES: readonly string[] = Object.keys(LEAN);
 
-/** The lean versions of the built-in tools among `specs` (others, MCP's included, are left out). */
+/** MCP tools are the user's own choice: a lean request keeps them as their servers describe them. */
+export function isMcpTool(spec: ToolSpec): boolean {
+  return spec.name.startsWith(MCP_PREFIX);
+}
+
+/** The lean versions of the core built-in tools among `specs`, then the MCP tools as they are; other built-ins are left out. */
 export function leanSpecs(specs: readonly ToolSpec[]): ToolSpec[] {
-  return specs.filter((s) => s.name in LEAN).map((s) => ({ name: s.name, description: LEAN[s.name]!, inputSchema: stripDescriptions(s.inputSchema) }));
+  const core = specs.filter((s) => s.name in LEAN).map((s) => ({ name: s.name, description: LEAN[s.name]!, inputSchema: stripDescriptions(s.inputSchema) }));
+  return [...core, ...specs.filter(isMcpTool)];
 }
 
 /** A JSON schema without its `description` fields (types, enums and required stay). */

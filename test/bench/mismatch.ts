@@ -80,8 +80,10 @@ export async function replayMismatch(file: string, real: number, told: number, f
       }
     }
     const events: readonly SkeinEvent[] = live.session.log.all();
-    const head = requestTokens({ ...SHAPE.current(real), messages: [{ role: 'user', content: first }] });
-    const room = real - head - outputFloor(real) - windowMargin(real);
+    // skein works within the smaller of the real window and the one it is told (SKEIN_CONTEXT_WINDOW wins until a refusal).
+    const known = Math.min(real, told);
+    const head = requestTokens({ ...SHAPE.current(known), messages: [{ role: 'user', content: first }] });
+    const room = known - head - outputFloor(known) - windowMargin(known);
     const stats = windowed!.stats;
     // The answer to the request in which a cut was noticed is dropped; earlier cut answers were kept.
     const noticed = events.filter((e) => e.kind === 'limits' && e.truncated).length;

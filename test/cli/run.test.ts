@@ -36,7 +36,7 @@ describe('skein run (embedded server, predictable model)', () => {
   });
 
   it('--json prints every event as one JSON line; a compaction shows up; --session continues the session', SLOW, async () => {
-    const env = { ...dirs(), SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
+    const env = { ...dirs(), SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
     const first = await runCli(['run', '--json', 'big: 2000'], env);
     expect(first.code, first.stderr).toBe(EXIT.ok);
     const events = jsonEvents(first.stdout);
@@ -55,10 +55,10 @@ describe('skein run (embedded server, predictable model)', () => {
   });
 
   it('text mode shows the compaction and the turn end', SLOW, async () => {
-    const r = await runCli(['run', 'big: 2000'], { ...dirs(), SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' });
+    const r = await runCli(['run', 'big: 2000'], { ...dirs(), SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^⟳ compacted \((preflight|threshold), [^)]*summarize\): [\d,]+ → [\d,]+ tokens/m);
-    expect(r.stdout).toMatch(/^── context ~?[\d,]+ \/ 4,000 tokens/m);
+    expect(r.stdout).toMatch(/^── context ~?[\d,]+ \/ 8,000 tokens/m);
   });
 
   it('exit codes: a failed turn 1, bad usage 2, an unknown session 5, a turn limit 6', SLOW, async () => {
@@ -129,7 +129,7 @@ describe('skein run through a provider (the OpenAI fake via OPENAI_BASE_URL)', (
   it('runs tool calls and a compaction with the real SDK; --json lines parse; exit 0', SLOW, async () => {
     const f = await startOpenAIFake();
     fakes.push(f);
-    const env = { ...dirs(), SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: f.key, OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '4000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
+    const env = { ...dirs(), SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: f.key, OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
     const r = await runCli(['run', '--json', 'big: 2000'], env);
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const events = jsonEvents(r.stdout);

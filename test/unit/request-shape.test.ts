@@ -46,8 +46,21 @@ describe('request shape', () => {
       expect(spec.inputSchema.required).toEqual(full.inputSchema.required);
       expect(Object.keys(spec.inputSchema.properties as object)).toEqual(Object.keys(full.inputSchema.properties as object));
     }
-    // MCP tools and the rest of the built-ins are left out.
-    expect(leanSpecs([...FULL.tools, { name: 'mcp__x__y', description: 'y', inputSchema: { type: 'object' } }]).some((t) => t.name.startsWith('mcp__'))).toBe(false);
+    // The rest of the built-ins are left out; MCP tools (the user's own) stay exactly as their server gave them.
+    const mcp = { name: 'mcp__x__y', description: 'a long description of y, '.repeat(5), inputSchema: { type: 'object', properties: { a: { type: 'string', description: 'kept' } } } };
+    expect(leanSpecs([...FULL.tools, mcp]).map((t) => t.name)).toEqual([...LEAN_TOOL_NAMES, 'mcp__x__y']);
+    expect(leanSpecs([...FULL.tools, mcp]).at(-1)).toEqual(mcp);
+  });
+
+  it('decides on skein\'s own part: MCP tools neither make a window lean nor go when it is', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ name: `mcp__srv__tool${i}`, description: 'does a thing with the project, at length. '.repeat(8), inputSchema: { type: 'object' } }));
+    const withMcp = new RequestShape({ system: SYSTEM, tools: [...FULL.tools, ...many] }, LEAN);
+    // The default 8,000-token window of the offline model: the full set, MCP tools and all.
+    expect(withMcp.isLean(8_000)).toBe(false);
+    expect(withMcp.current(8_000).tools).toHaveLength(TOOLS.length + 20);
+    const lean = withMcp.current(4_096);
+    expect(lean.tools.map((t) => t.name)).toEqual([...LEAN_TOOL_NAMES, ...many.map((t) => t.name)]);
+    expect(withMcp.change(4_096, logOf([]))!.message).toContain('and the MCP tools');
   });
 
   it('says a change once: lean when the window shrinks, full when it has room again, nothing when the log already says it', () => {
