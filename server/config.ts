@@ -64,6 +64,8 @@ export interface Config {
   sessionIdleUnloadMs?: number;
   /** SKEIN_DATABASE_URL: keep events in PostgreSQL instead of JSONL files. */
   databaseUrl?: string | undefined;
+  /** Several instances on one database: a session's lease is taken over this long after its owner's last heartbeat; absent: 5000. */
+  leaseTimeoutMs?: number;
   /** Provider keys and base URLs: environment only, never flags (see README "Providers"). */
   credentials: Credentials;
 }
@@ -247,6 +249,11 @@ export const SETTINGS = [
     description: 'postgres://user@host:port/db: keep the sessions\' events in PostgreSQL (schema migrated at start; see Team server). A password in a flag shows in `ps`: prefer the variable',
     parse: (raw) => (/^postgres(ql)?:\/\/\S+$/.test(raw.trim()) ? raw.trim() : new ConfigError('a postgres:// or postgresql:// URL')),
     fallback: () => undefined,
+  }),
+  setting({
+    key: 'leaseTimeoutMs', env: 'SKEIN_LEASE_TIMEOUT_MS', flag: '--lease-timeout-ms', defaultText: '5000',
+    description: 'With SKEIN_DATABASE_URL and several instances: how long after an instance\'s last heartbeat (every fifth of this) another one takes over its sessions (1000 to 600000)',
+    parse: integer(1000, 600_000), fallback: () => 5000,
   }),
   setting({
     key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',

@@ -9,6 +9,8 @@ import { Sessions, type SessionOptions } from './agent/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
 import { PgStore } from './store/postgres/pg-store.js';
+import { Cluster } from './store/postgres/cluster.js';
+import { ClusterRoles } from './agent/cluster-roles.js';
 import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
@@ -50,16 +52,25 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const onEvent = options.onEvent;
   // SKEIN_DATABASE_URL: events in PostgreSQL (migrated and read before the sessions load).
   const database = config.databaseUrl ? await PgStore.connect(config.databaseUrl, path.join(config.dataDir, 'sessions')) : undefined;
+  // Other instances may share the database: each session runs on the one holding its lease.
+  const cluster = database
+    ? new ClusterRoles(new Cluster(database.pool, database.url, config.leaseTimeoutMs ?? 5000, config.dataDir), database, {
+        roots: [...(config.workDirs?.length ? config.workDirs : [config.workDir]), config.dataDir],
+        workDir: config.workDir,
+      })
+    : undefined;
   const sessions = new Sessions(config, {
     ...options,
     toolSecrets,
     ...(mcp && { mcp }),
     ...(database && { database }),
+    ...(cluster && { cluster }),
     onEvent: (id, event) => {
       observe(id, event);
       onEvent?.(id, event);
     },
   });
+  await cluster?.start(sessions);
   warnings.push(...sessions.loadAll());
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
@@ -93,6 +104,8 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
       await sessions.close();
       // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
       await mcp?.close();
+      // The leases go at once: another instance takes the sessions over at its next heartbeat.
+      await cluster?.stop();
       await database?.close();
       await hub.close();
       server.closeAllConnections();

@@ -80,6 +80,8 @@ interface EventBase {
 export interface UserEvent extends EventBase {
   kind: 'user';
   text: string;
+  /** Posted to another instance and forwarded through the database's inbox (its row id; several instances on one database). */
+  inbox?: number;
 }
 export interface AgentEvent extends EventBase {
   kind: 'agent';
@@ -288,6 +290,10 @@ export interface SessionSnapshot extends SessionManagement {
   effort?: ReasoningEffort;
   /** The efforts the session's model accepts as its provider said them (Models API capabilities); wins over GET /api/models' table entry. */
   efforts?: ReasoningEffort[];
+  /** Several instances on one database: the session's agent runs on another instance (why, and which); what is posted here is forwarded there. */
+  runsElsewhere?: string;
+  /** No instance can run the session from here (its folder is out of this instance's reach): posts are refused with this reason. */
+  readOnly?: string;
 }
 
 /** One message of the model view (GET /api/sessions/:id/view). */

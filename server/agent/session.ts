@@ -14,6 +14,7 @@ import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
+import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
 
 export type { CompactionRequest } from './pending-compactions.js';
 
@@ -60,6 +61,10 @@ export class Session {
   private readonly durableWaiters: { seq: number; resolve: () => void }[] = [];
   /** The agent's latest plan, kept as it changes (snapshots carry it: a client may load only the log's tail). */
   private plan: Plan | undefined;
+  /** Set while another instance runs this session: commands go there (see remote-owner.ts). */
+  remote: RemoteOwner | undefined;
+  /** Told when this copy is about to be replaced (the session moved between instances): clients reconnect. */
+  private readonly evictListeners = new Set<() => void>();
 
   constructor(
     readonly id: string,
@@ -80,11 +85,37 @@ export class Session {
   }
 
   get state(): AgentState {
+    // Another instance runs the agent: its state is the last one it logged.
+    if (this.remote) return this.log.last('state')?.to ?? 'WaitingForUserInput';
     return this.agent?.state ?? 'WaitingForUserInput';
+  }
+
+  /** Another instance runs the session: the command goes there (resolves once handed over); undefined here. */
+  forward(command: ForwardedCommand): Promise<void> | undefined {
+    return this.remote?.forward(command);
+  }
+
+  onEvict(listener: () => void): () => void {
+    this.evictListeners.add(listener);
+    return () => this.evictListeners.delete(listener);
+  }
+
+  /** This copy is being replaced: every client is told to reconnect (and resumes from its last seq). */
+  evict(): void {
+    for (const listener of [...this.evictListeners]) {
+      try {
+        listener();
+      } catch {
+        /* a closed socket */
+      }
+    }
+    this.evictListeners.clear();
   }
 
   /** Appends to the log; subscribers are told once it is durable (group commit, see EventLog). */
   append(event: NewEvent): SkeinEvent {
+    // Only the instance that runs the session writes its log.
+    if (this.remote) throw new ReadOnlySessionError(`this session runs elsewhere (${this.remote.reason}): do this on the instance that runs it`);
     let full: SkeinEvent;
     try {
       full = this.log.append(event);
@@ -178,16 +209,19 @@ export class Session {
     return this.cachedView.messages();
   }
 
-  /** A user message; `/compact [focus]` asks for a compaction instead. */
-  userMessage(text: string): void {
+  /** A user message; `/compact [focus]` asks for a compaction instead. Another instance's session: forwarded there. */
+  userMessage(text: string, inbox?: number): void | Promise<void> {
+    const forwarded = this.forward({ type: 'user_message', text });
+    if (forwarded) return forwarded;
     const command = parseCompactCommand(text);
-    this.append({ kind: 'user', text });
+    this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }) });
     if (command) this.requestCompaction({ trigger: 'manual', ...command });
     else this.agent?.wake();
   }
 
   /** Queues a compaction; one that cannot start at once is logged as `queued` first (throws LogWriteError if the log refuses). */
-  requestCompaction(request: CompactionRequest): void {
+  requestCompaction(request: CompactionRequest): void | Promise<void> {
+    if (this.remote && request.trigger === 'manual') return this.remote.forward({ type: 'compact', ...(request.instructions !== undefined && { instructions: request.instructions }) });
     if (!this.agent?.ready) {
       this.append({
         kind: 'compaction',
@@ -201,7 +235,9 @@ export class Session {
     this.agent?.wake();
   }
 
-  cancel(): void {
+  cancel(): void | Promise<void> {
+    const forwarded = this.forward({ type: 'cancel' });
+    if (forwarded) return forwarded;
     this.agent?.cancel();
   }
 
@@ -230,6 +266,8 @@ export class Session {
       ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
       ...(this.plan && { plan: this.plan }),
       ...(this.agent?.discoveredEfforts && { efforts: this.agent.discoveredEfforts }),
+      ...(this.remote && { runsElsewhere: this.remote.reason }),
+      ...(this.remote?.readOnly && { readOnly: this.remote.reason }),
     };
   }
 }

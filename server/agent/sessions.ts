@@ -24,6 +24,9 @@ import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../works
 import type { McpHub } from '../mcp/hub.js';
 import { log as logger } from '../log.js';
 import type { Agent } from './agent.js';
+import type { ClusterHost, ClusterRoles } from './cluster-roles.js';
+import { ReadOnlySessionError } from './remote-owner.js';
+import type { PgEventLog } from '../store/postgres/pg-event-log.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import type { Session } from './session.js';
 import { liveSession } from './session-factory.js';
@@ -45,6 +48,8 @@ export interface SessionOptions {
   onEvent?: (sessionId: string, event: SkeinEvent) => void;
   /** SKEIN_DATABASE_URL: the sessions' events live in PostgreSQL (see PgStore); absent: JSONL files. */
   database?: PgStore;
+  /** Several instances on that database: which sessions this one runs (see cluster-roles.ts). */
+  cluster?: ClusterRoles;
 }
 
 export interface LiveSession {
@@ -67,7 +72,7 @@ export interface ListFilter {
   query?: string;
 }
 
-export class Sessions {
+export class Sessions implements ClusterHost {
   private readonly live = new Map<string, LiveSession>();
   private readonly dir: string;
   private readonly models: ModelServices;
@@ -85,6 +90,8 @@ export class Sessions {
   private readonly idleUnloadMs: number;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** New sessions whose lease is being taken (several instances on one database). */
+  private readonly claimed = new Map<string, Promise<void>>();
   /** How many logs were read since this object was made (tests prove a start reads none). */
   logsLoaded = 0;
 
@@ -115,6 +122,7 @@ export class Sessions {
     this.lastMcp.set(change.server, change);
     if (change.state === 'failed' && last?.state === 'failed' && last.retryInMs === change.retryInMs) return;
     for (const { session } of this.live.values()) {
+      if (session.remote) continue; // the instance that runs it reports its own
       try {
         session.append({ kind: 'mcp', ...change });
       } catch {
@@ -169,6 +177,13 @@ export class Sessions {
       if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
       if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
       const live = this.start(log);
+      // Another instance runs it: this copy shows what that one commits and forwards what is asked of it.
+      const role = this.options.cluster?.roleAt(id, log.header);
+      if (role && role !== 'owner') {
+        live.session.remote = role;
+        (log as PgEventLog).readOnly = role.reason;
+        return live;
+      }
       live.agent.recoverInterrupted();
       // Compactions that were queued and never started run now.
       if (live.session.compactions.size) live.agent.wake();
@@ -189,7 +204,10 @@ export class Sessions {
     createProvider(model, providerSettings(this.config));
     const id = newId();
     const workspace = await createWorkspace(this.roots(), this.config.dataDir, id, request);
-    return this.create(model, workspace, id);
+    const live = this.create(model, workspace, id);
+    // Its lease first: no other instance may take a session that is being answered to its creator.
+    await this.claimed.get(id);
+    return this.live.get(id) ?? live;
   }
 
   create(model = this.config.model, workspace?: Workspace, id = newId()): LiveSession {
@@ -200,6 +218,13 @@ export class Sessions {
     const log = this.options.database ? this.options.database.create(header) : EventLog.create(path.join(this.dir, `${id}.jsonl`), header);
     const live = this.start(log, choice);
     this.changed(id);
+    // Once its row is in the database (its first group), so that other instances can read it when told.
+    const cluster = this.options.cluster;
+    const claim = cluster && Promise.resolve((log as SessionLog).flushed?.()).then(() => cluster.created(id)).catch((err: unknown) => logger.warn(`cluster: could not take the new session's lease: ${err instanceof Error ? err.message : String(err)}`, { session: id }));
+    if (claim) {
+      this.claimed.set(id, claim);
+      void claim.finally(() => this.claimed.delete(id));
+    }
     // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
     for (const state of this.options.mcp?.states() ?? []) live.session.append({ kind: 'mcp', ...state });
     if (choice.warning) {
@@ -224,6 +249,29 @@ export class Sessions {
   /** Whether the session's log is in memory now. */
   isLoaded(id: string): boolean {
     return this.live.has(id);
+  }
+
+  loaded(): Iterable<[string, LiveSession]> {
+    return [...this.live];
+  }
+
+  /** A fresh copy of a loaded session, its role decided again (it moved between instances); its clients reconnect. */
+  reload(id: string): void {
+    const live = this.live.get(id);
+    if (live) {
+      live.session.evict();
+      this.unload(id);
+    }
+    this.load(id);
+    this.changed(id);
+  }
+
+  /** A session another instance made: listed from now on. */
+  discovered(id: string): void {
+    if (this.index.has(id) || this.live.has(id)) return;
+    const live = this.load(id);
+    if (live && this.idle(live)) this.unload(id);
+    this.changed(id);
   }
 
   /**
@@ -284,6 +332,7 @@ export class Sessions {
   async delete(id: string, options: { removeWorktree?: boolean; force?: boolean } = {}): Promise<boolean> {
     const live = this.get(id);
     if (!live) return false;
+    if (live.session.remote) throw new ReadOnlySessionError(`this session ${live.session.remote.reason}: delete it there`);
     const busy = () => live.session.state !== 'WaitingForUserInput';
     if (busy()) throw new SessionBusyError(`the session is busy (${live.session.state}): cancel its turn first (POST /api/sessions/${id}/cancel), then delete it`);
     const worktree = live.session.log.header.workspace?.worktree;
@@ -302,6 +351,7 @@ export class Sessions {
     }
     this.trash.put(id, live.session.title(), keptWorktree);
     if (this.options.database) await this.options.database.remove(id);
+    await this.options.cluster?.forget(id);
     this.index.delete(id);
     this.lastUsed.delete(id);
     this.saveIndex();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { checkText, MAX_FRAME_BYTES, REASONING_EFFORTS, type ModelEntry, type ReasoningEffort } from '../../shared/protocol.js';
 import { LogWriteError } from '../agent/session.js';
+import { ReadOnlySessionError } from '../agent/remote-owner.js';
 import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
@@ -167,13 +168,14 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
       res.status(400).json({ error: text.error });
       return;
     }
-    live.session.userMessage(text);
+    // Another instance's session: acknowledged once it is in the owner's inbox.
+    await live.session.userMessage(text);
     // Acknowledged once the message is durable (group commit).
     await live.session.durable();
     res.status(202).json({ accepted: true });
   });
 
-  app.post('/api/sessions/:id/compact', (req, res) => {
+  app.post('/api/sessions/:id/compact', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
     const raw = (req.body as { instructions?: unknown } | undefined)?.instructions;
@@ -182,14 +184,14 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
       res.status(400).json({ error: instructions.error });
       return;
     }
-    live.session.requestCompaction({ trigger: 'manual', ...(instructions ? { instructions } : {}) });
+    await live.session.requestCompaction({ trigger: 'manual', ...(instructions ? { instructions } : {}) });
     res.status(202).json({ accepted: true });
   });
 
-  app.post('/api/sessions/:id/cancel', (req, res) => {
+  app.post('/api/sessions/:id/cancel', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    live.session.cancel();
+    await live.session.cancel();
     res.status(202).json({ accepted: true });
   });
 
@@ -213,6 +215,10 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof ReadOnlySessionError) {
+      res.status(409).json({ error: err.message });
+      return;
+    }
     if (err instanceof LogWriteError) {
       res.status(507).json({ error: `not recorded: could not write the session log (${err.message})` });
       return;

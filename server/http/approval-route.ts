@@ -8,11 +8,17 @@ import { NoPendingApprovalError } from '../agent/approvals.js';
 import type { Sessions } from '../agent/sessions.js';
 
 export function addApprovalRoute(app: express.Express, sessions: Sessions): void {
-  app.post('/api/sessions/:id/approvals/:callId', (req, res) => {
+  app.post('/api/sessions/:id/approvals/:callId', async (req, res) => {
     const live = sessions.get(String(req.params.id));
     if (!live) return void res.status(404).json({ error: 'unknown session' });
     const parsed = parseApprovalDecision((req.body ?? {}) as Record<string, unknown>);
     if (!parsed.ok) return void res.status(400).json({ error: parsed.error });
+    // Another instance runs the session: the decision goes there.
+    const forwarded = live.session.forward({ type: 'approval', callId: String(req.params.callId), ...parsed.value });
+    if (forwarded) {
+      await forwarded;
+      return void res.status(202).json({ accepted: true, decision: parsed.value.decision });
+    }
     try {
       live.agent.approvals.decide(String(req.params.callId), parsed.value.decision, parsed.value.reason);
     } catch (err) {

@@ -82,6 +82,8 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         if (ws.bufferedAmount > limit) ws.close(CLOSE_RESUME, 'too far behind: reconnect with since=<last seq>');
       };
       send({ type: 'hello', session: live.session.snapshot() });
+      // The session moves to another copy (this instance took it over, or gave it up): reconnect and resume.
+      const unevict = live.session.onEvict(() => ws.close(CLOSE_RESUME, 'the session moved: reconnect with since=<last seq>'));
       const unsubscribe = live.session.subscribe(Number(sinceRaw), (event) => send({ type: 'event', event }));
       limit = ws.bufferedAmount + maxBuffered;
       const unlisten = live.session.listen(send);
@@ -93,6 +95,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         unsubscribe();
         unlisten();
         unwatch();
+        unevict();
       });
       ws.on('error', () => ws.terminate());
       ws.on('message', (data, isBinary) => {
@@ -101,10 +104,15 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         if (!parsed.ok) return send({ type: 'error', message: parsed.error });
         const frame = parsed.value;
         try {
-          if (frame.type === 'user_message') live.session.userMessage(frame.text);
-          else if (frame.type === 'compact') live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
-          else if (frame.type === 'approval') live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
-          else live.session.cancel();
+          let pending: void | Promise<void>;
+          if (frame.type === 'user_message') pending = live.session.userMessage(frame.text);
+          else if (frame.type === 'compact') pending = live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
+          else if (frame.type === 'approval') {
+            pending = live.session.forward({ type: 'approval', callId: frame.callId, decision: frame.decision, ...(frame.reason && { reason: frame.reason }) });
+            if (!pending) live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
+          } else pending = live.session.cancel();
+          // Forwarded to the instance that runs the session: a refusal (read-only, database down) is said here.
+          pending?.catch((err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
         } catch (err) {
           if (err instanceof NoPendingApprovalError) return send({ type: 'error', message: err.message });
           // The session could not take it (its log refused the write): say so, keep the socket.

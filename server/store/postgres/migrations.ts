@@ -21,6 +21,31 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         PRIMARY KEY (session, seq)
       );`,
   },
+  {
+    // Several instances on one database (see cluster.ts): who is alive, who runs each session's
+    // agent, and what other instances posted to a session for its owner.
+    version: 2,
+    sql: `
+      CREATE TABLE skein_instances (
+        id text PRIMARY KEY,
+        heartbeat_at timestamptz NOT NULL DEFAULT now(),
+        started_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE skein_leases (
+        -- No foreign key: a new session's row is inserted by its first group commit, after the lease.
+        session text PRIMARY KEY,
+        owner text NOT NULL,
+        acquired_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE skein_inbox (
+        id bigserial PRIMARY KEY,
+        session text NOT NULL,
+        command text NOT NULL,
+        from_instance text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX skein_inbox_session ON skein_inbox (session, id);`,
+  },
 ];
 
 const LOCK_KEY = 0x736b65696e; // "skein"

@@ -10,6 +10,9 @@ import type { LogHeader } from '../event-log.js';
 import { LoadedEvents } from '../loaded-events.js';
 import type { SessionLog } from '../session-log.js';
 
+/** NOTIFY channel of committed events: the payload is "<session> <last seq>". */
+export const EVENTS_CHANNEL = 'skein_events';
+
 /** Appends queued beyond this while the database refuses are refused (like a full disk). */
 export const MAX_UNCOMMITTED = 10_000;
 const BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000];
@@ -47,8 +50,12 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
     }
   }
 
+  /** Set while another instance owns the session: this copy only shows what that one commits (see merged). */
+  readOnly: string | undefined;
+
   append(event: NewEvent): SkeinEvent {
     if (this.closed) throw new Error(`session ${this.header.session}: the log is closed`);
+    if (this.readOnly) throw new Error(this.readOnly);
     if (this.conflict) throw this.conflict;
     if (this.pending.length >= MAX_UNCOMMITTED) throw new Error(`the database has not accepted the last ${this.pending.length} events (see the server log); nothing more is taken until it does`);
     const full = { seq: this.lastSeq + 1, ts: new Date().toISOString(), ...event } as SkeinEvent;
@@ -82,6 +89,15 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
       if (batch.length) this.madeDurable(batch.at(-1)!.seq);
     }
     this.flushing = undefined;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Another instance committed events up to `upTo`; the store has put them in the shared array: show them. */
+  merged(upTo: number): void {
+    this.madeDurable(upTo);
   }
 
   close(): void {
@@ -121,6 +137,8 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
       values.push(`($1, $${params.length - 1}, $${params.length})`);
     }
     await client.query(`INSERT INTO skein_events (session, seq, line) VALUES ${values.join(', ')}`, params);
+    // Delivered at COMMIT to every instance listening (cluster.ts): they read the new rows and show them.
+    await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${session} ${last}`]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -13,7 +13,15 @@ export class PgStore {
   private readonly headers = new Map<string, LogHeader>();
   /** Shared with the session's PgEventLog, so a session unloaded and opened again sees every event. */
   private readonly events = new Map<string, SkeinEvent[]>();
-  private constructor(readonly pool: pg.Pool, private readonly sessionsDir: string) {}
+  /** The log open for each session (the latest), so events other instances commit reach its subscribers. */
+  private readonly logs = new Map<string, PgEventLog>();
+  /** One catch-up at a time per session (two would add the same rows twice). */
+  private readonly catchingUp = new Map<string, Promise<void>>();
+  private constructor(
+    readonly pool: pg.Pool,
+    private readonly sessionsDir: string,
+    readonly url: string,
+  ) {}
 
   static async connect(url: string, sessionsDir: string): Promise<PgStore> {
     const pool = new pg.Pool({ connectionString: url, max: 8 });
@@ -21,7 +29,7 @@ export class PgStore {
     pool.on('error', (err) => console.error(`[skein] database connection lost: ${err.message}`));
     try {
       await migrate(pool);
-      const store = new PgStore(pool, sessionsDir);
+      const store = new PgStore(pool, sessionsDir, url);
       await store.preload();
       return store;
     } catch (err) {
@@ -47,10 +55,56 @@ export class PgStore {
     return this.headers.has(id);
   }
 
+  header(id: string): LogHeader | undefined {
+    return this.headers.get(id);
+  }
+
+  /** The last seq held here for the session (undefined: not known here). */
+  lastSeq(id: string): number | undefined {
+    const held = this.events.get(id);
+    return held && (held.at(-1)?.seq ?? 0);
+  }
+
   open(id: string): { log: PgEventLog; report: LoadReport } {
     const header = this.headers.get(id);
     if (!header) throw new Error(`no session ${id} in the database`);
-    return { log: new PgEventLog(this.pool, this.fileOf(id), header, this.events.get(id)!), report: { badLines: [] } };
+    const log = new PgEventLog(this.pool, this.fileOf(id), header, this.events.get(id)!);
+    this.logs.set(id, log);
+    return { log, report: { badLines: [] } };
+  }
+
+  /**
+   * Reads the events another instance committed after the ones held here (a
+   * session made elsewhere is read whole) and shows them through the open
+   * log. Never for a session this instance writes: its own appends are ahead.
+   */
+  catchUp(id: string): Promise<void> {
+    const previous = this.catchingUp.get(id) ?? Promise.resolve();
+    const next = previous.then(() => this.readNew(id));
+    const settled = next.catch(() => undefined);
+    this.catchingUp.set(id, settled);
+    void settled.then(() => {
+      if (this.catchingUp.get(id) === settled) this.catchingUp.delete(id);
+    });
+    return next;
+  }
+
+  private async readNew(id: string): Promise<void> {
+    if (!this.headers.has(id)) {
+      const row = await this.pool.query<{ header: string }>('SELECT header FROM skein_sessions WHERE id = $1', [id]);
+      if (!row.rows[0] || this.headers.has(id)) return;
+      this.headers.set(id, JSON.parse(row.rows[0].header) as LogHeader);
+      this.events.set(id, []);
+    }
+    const log = this.logs.get(id);
+    // This instance writes the session: its own appends are ahead of the table.
+    if (log && !log.readOnly && !log.isClosed) return;
+    const held = this.events.get(id)!;
+    const from = held.at(-1)?.seq ?? 0;
+    const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq > $2 ORDER BY seq', [id, from]);
+    if (!rows.rows.length) return;
+    for (const row of rows.rows) held.push(JSON.parse(row.line) as SkeinEvent);
+    this.logs.get(id)?.merged(held.at(-1)!.seq);
   }
 
   create(header: LogHeader): PgEventLog {
@@ -63,13 +117,16 @@ export class PgStore {
     this.headers.set(id, header);
     const stored = [...events];
     this.events.set(id, stored);
-    return new PgEventLog(this.pool, this.fileOf(id), header, stored, true);
+    const log = new PgEventLog(this.pool, this.fileOf(id), header, stored, true);
+    this.logs.set(id, log);
+    return log;
   }
 
   /** Removes a session and its events (after its log was written to the trash as JSONL). */
   async remove(id: string): Promise<void> {
     this.headers.delete(id);
     this.events.delete(id);
+    this.logs.delete(id);
     await this.pool.query('DELETE FROM skein_sessions WHERE id = $1', [id]);
   }
 

@@ -1,0 +1,216 @@
+// Which sessions this instance runs when several share one PostgreSQL
+// database (server/store/postgres/cluster.ts holds the database side). A
+// session is run by the instance holding its lease; every other instance
+// keeps a read-only copy that shows what the owner commits and forwards
+// what its clients ask through the inbox. When an owner stops heartbeating,
+// an instance that can reach the session's folder takes the lease over,
+// reloads the session (closing the interrupted turn as after a restart) and
+// carries on; one that cannot reach it keeps the copy read-only and says why.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LogHeader } from '../store/event-log.js';
+import type { Cluster, InboxRow } from '../store/postgres/cluster.js';
+import type { PgStore } from '../store/postgres/pg-store.js';
+import { log } from '../log.js';
+import { NoPendingApprovalError } from './approvals.js';
+import { ReadOnlySessionError, type RemoteOwner } from './remote-owner.js';
+import type { LiveSession } from './sessions.js';
+
+/** What the roles need of the sessions manager. */
+export interface ClusterHost {
+  /** The session, loaded if needed. */
+  get(id: string): LiveSession | undefined;
+  /** The sessions in memory now. */
+  loaded(): Iterable<[string, LiveSession]>;
+  /** Replaces the loaded copy with a fresh one (its role decided again); clients are told to reconnect. */
+  reload(id: string): void;
+  /** A session made on another instance: listed here from now on. */
+  discovered(id: string): void;
+}
+
+export interface Reach {
+  /** SKEIN_WORKDIR's roots and the data folder: a session's folder must be inside one. */
+  roots: string[];
+  /** SKEIN_WORKDIR of a log from before workspaces (always reachable). */
+  workDir: string;
+}
+
+export class ClusterRoles {
+  private host: ClusterHost | undefined;
+  /** The last inbox row applied per owned session (from its log after a load). */
+  private readonly lastInbox = new Map<string, number>();
+  private readonly draining = new Map<string, Promise<void>>();
+  private readonly takingOver = new Set<string>();
+
+  constructor(
+    readonly cluster: Cluster,
+    private readonly store: PgStore,
+    private readonly reach: Reach,
+  ) {}
+
+  /** Joins the cluster (before the sessions load: their roles need the leases). */
+  async start(host: ClusterHost): Promise<void> {
+    this.host = host;
+    await this.cluster.start(
+      {
+        // A session not listed here yet (made elsewhere) is listed once its row is read.
+        events: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'catching up', err)),
+        inbox: (session) => {
+          const hint = this.cluster.ownerHint(session);
+          if (hint === 'me') void this.drain(session);
+          else if (hint === 'free') void this.takeOver(session);
+        },
+        created: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'reading a new session', err)),
+        leases: () => void this.tick(),
+        reconnected: () => void this.tick(),
+      },
+      () => this.tick(),
+    );
+  }
+
+  /** At load: 'owner' to run the session here, or the read-only copy's link to its owner. */
+  roleAt(id: string, header: LogHeader): 'owner' | RemoteOwner {
+    const hint = this.cluster.ownerHint(id);
+    if (hint === 'me' && !this.unreachable(header)) {
+      void this.drain(id);
+      return 'owner';
+    }
+    // Free as far as we know: a copy until the lease is ours (another instance may be writing it right now).
+    if (hint === 'free') queueMicrotask(() => void this.takeOver(id));
+    return this.remote(id, header);
+  }
+
+  /** A session made here: its lease is ours (else this copy becomes the owner's), and the other instances hear of it. */
+  async created(id: string): Promise<void> {
+    if (!(await this.cluster.claim(id))) return this.host?.reload(id);
+    await this.cluster.announce(id);
+  }
+
+  async forget(id: string): Promise<void> {
+    this.lastInbox.delete(id);
+    await this.cluster.forget(id);
+  }
+
+  async stop(): Promise<void> {
+    await this.cluster.stop();
+  }
+
+  private remote(id: string, header: LogHeader): RemoteOwner {
+    const owner = () => {
+      const hint = this.cluster.ownerHint(id);
+      return hint === 'me' || hint === 'free' ? undefined : hint;
+    };
+    const unreachable = () => this.unreachable(header);
+    return {
+      get reason() {
+        const running = owner();
+        if (running) return `runs on instance ${running}`;
+        return unreachable() ?? 'its instance stopped; another one is taking it over';
+      },
+      get readOnly() {
+        return !owner() && unreachable() !== undefined;
+      },
+      forward: async (command) => {
+        const running = owner();
+        const why = unreachable();
+        if (!running && why) throw new ReadOnlySessionError(why);
+        await this.cluster.post(id, command);
+        // Nobody runs it now: this instance takes it over, and its inbox with it.
+        if (!running) void this.takeOver(id);
+      },
+    };
+  }
+
+  /** Why this instance cannot run the session (its folder is not here), or undefined. */
+  private unreachable(header: LogHeader): string | undefined {
+    const folder = header.workspace?.workDir;
+    if (!folder) return undefined;
+    const inside = this.reach.roots.some((root) => {
+      const rel = path.relative(path.resolve(root), path.resolve(folder));
+      return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    });
+    if (inside && fs.existsSync(folder)) return undefined;
+    return `read-only on this instance: the session's folder ${folder} is not within its reach (SKEIN_WORKDIR ${this.reach.roots.join(', ')}); an instance that can reach it runs the session`;
+  }
+
+  /** Each heartbeat: catch up copies that missed a notification, take over orphaned sessions, drain inboxes. */
+  private async tick(): Promise<void> {
+    const host = this.host;
+    if (!host) return;
+    const copies: string[] = [];
+    const owned: string[] = [];
+    for (const [id, live] of host.loaded()) (live.session.remote ? copies : owned).push(id);
+    const last = await this.cluster.lastSeqs(copies);
+    for (const id of copies) if ((last.get(id) ?? 0) > (this.store.lastSeq(id) ?? 0)) await this.store.catchUp(id);
+    for (const id of await this.cluster.orphaned()) await this.takeOver(id);
+    for (const id of copies) if (this.cluster.ownerHint(id) === 'free') await this.takeOver(id);
+    for (const id of owned) if (this.cluster.ownerHint(id) === 'me') await this.drain(id);
+  }
+
+  /** Takes an orphaned session's lease (when its folder is here), then runs it from the table's last event. */
+  private async takeOver(id: string): Promise<void> {
+    const host = this.host;
+    if (!host || this.takingOver.has(id)) return;
+    this.takingOver.add(id);
+    try {
+      await this.store.catchUp(id);
+      const header = this.store.header(id);
+      if (!header || this.unreachable(header)) return;
+      if (!(await this.cluster.claim(id))) return;
+      // Everything the old owner committed, then a fresh copy that runs: its interrupted turn is closed.
+      await this.store.catchUp(id);
+      log.info(`took over the session from a stopped instance`, { session: id });
+      host.reload(id);
+      await this.drain(id);
+    } catch (err) {
+      this.warn(id, 'taking over', err);
+    } finally {
+      this.takingOver.delete(id);
+    }
+  }
+
+  /** Applies what other instances posted to an owned session, once each, in order. */
+  drain(id: string): Promise<void> {
+    const running = this.draining.get(id);
+    if (running) return running.then(() => this.drain(id));
+    const next = this.applyInbox(id)
+      .catch((err) => this.warn(id, 'reading its inbox', err))
+      .finally(() => this.draining.delete(id));
+    this.draining.set(id, next);
+    return next;
+  }
+
+  private async applyInbox(id: string): Promise<void> {
+    const live = this.host?.get(id);
+    if (!live || live.session.remote) return;
+    let after = this.lastInbox.get(id);
+    if (after === undefined) {
+      // After a load: the messages a previous owner already logged are not applied twice.
+      after = 0;
+      for (const e of live.session.log.all()) if (e.kind === 'user' && e.inbox !== undefined) after = Math.max(after, e.inbox);
+    }
+    const rows = await this.cluster.inbox(id, after);
+    if (!rows.length) return this.lastInbox.set(id, after), undefined;
+    for (const row of rows) this.apply(live, row);
+    this.lastInbox.set(id, rows.at(-1)!.id);
+    await live.session.durable();
+    await this.cluster.done(id, rows.at(-1)!.id);
+  }
+
+  private apply(live: LiveSession, row: InboxRow): void {
+    const command = row.command;
+    try {
+      if (command.type === 'user_message') void live.session.userMessage(command.text, row.id);
+      else if (command.type === 'cancel') void live.session.cancel();
+      else if (command.type === 'compact') void live.session.requestCompaction({ trigger: 'manual', ...(command.instructions && { instructions: command.instructions }) });
+      else live.agent.approvals.decide(command.callId, command.decision, command.reason);
+    } catch (err) {
+      // A decision for a call no longer waiting is moot; anything else is reported.
+      if (!(err instanceof NoPendingApprovalError)) this.warn(live.session.id, `applying a forwarded ${command.type}`, err);
+    }
+  }
+
+  private warn(session: string, what: string, err: unknown): void {
+    log.warn(`cluster: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, { session });
+  }
+}

@@ -1,0 +1,25 @@
+// A session whose agent runs on another skein instance (several instances on
+// one PostgreSQL database, see server/store/postgres/cluster.ts). This copy
+// shows what the owner commits; what a client asks of it is forwarded to the
+// owner, or refused with the reason when no instance can run it.
+
+/** What a client asked of a session on an instance that does not run it. */
+export type ForwardedCommand =
+  | { type: 'user_message'; text: string }
+  | { type: 'cancel' }
+  | { type: 'compact'; instructions?: string }
+  | { type: 'approval'; callId: string; decision: 'approve' | 'approve_session' | 'deny'; reason?: string };
+
+export interface RemoteOwner {
+  /** Why this instance does not run the session, for the snapshot ("runs on instance …", or why it is read-only). */
+  readonly reason: string;
+  /** True when no instance can run it from here (its folder is out of reach): commands are refused. */
+  readonly readOnly: boolean;
+  /** Hands the command to the owner; resolves once it is committed, rejects with ReadOnlySessionError. */
+  forward(command: ForwardedCommand): Promise<void>;
+}
+
+/** No instance can run the session from here (HTTP 409). */
+export class ReadOnlySessionError extends Error {
+  override readonly name = 'ReadOnlySessionError';
+}

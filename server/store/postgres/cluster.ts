@@ -1,0 +1,229 @@
+// Several skein instances on one database. Each instance has a row it
+// heartbeats; each session's agent runs on the one instance that holds its
+// lease (a row naming the owner: valid while the owner's heartbeat is fresh,
+// taken over in one compare-and-set once it is not). Committed events are
+// announced with NOTIFY (pg-event-log.ts) so every instance shows them live;
+// the table stays the truth, and each tick also catches up what a lost
+// notification missed. What a client posts to an instance that is not the
+// owner goes to the owner through the inbox table.
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { EVENTS_CHANNEL } from './pg-event-log.js';
+
+const INBOX_CHANNEL = 'skein_inbox';
+const LEASES_CHANNEL = 'skein_leases';
+const SESSIONS_CHANNEL = 'skein_new_session';
+
+/** What a client asked of a session on an instance that does not run it. */
+export type InboxCommand =
+  | { type: 'user_message'; text: string }
+  | { type: 'cancel' }
+  | { type: 'compact'; instructions?: string }
+  | { type: 'approval'; callId: string; decision: 'approve' | 'approve_session' | 'deny'; reason?: string };
+
+export interface InboxRow {
+  id: number;
+  command: InboxCommand;
+}
+
+export interface ClusterListener {
+  /** Another instance (or this one) committed events of `session` up to `lastSeq`. */
+  events(session: string, lastSeq: number): void;
+  /** Something was posted to `session`'s inbox. */
+  inbox(session: string): void;
+  /** A lease changed hands, or an instance stopped: ownership may have moved. */
+  leases(): void;
+  /** A session was made on another instance. */
+  created(session: string): void;
+  /** The listening connection was re-established: notifications may have been missed. */
+  reconnected(): void;
+}
+
+export class Cluster {
+  /**
+   * This instance's name in skein_instances and skein_leases: the host and its
+   * data folder, so a restart of the same server is the same instance and runs
+   * its sessions again at once (two live servers never share a data folder).
+   */
+  readonly instance: string;
+  private listenClient: pg.Client | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+  /** The owner of each leased session, as last read; refreshed every heartbeat. */
+  private owners = new Map<string, string>();
+  /** Instances whose heartbeat was fresh at the last read. */
+  private alive = new Set<string>();
+  private listener: ClusterListener | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    /** A lease whose owner has not heartbeated for this long is taken over. */
+    readonly leaseTimeoutMs: number,
+    dataDir: string,
+  ) {
+    this.instance = `${os.hostname()}:${crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 10)}`;
+  }
+
+  get heartbeatMs(): number {
+    return Math.max(100, Math.floor(this.leaseTimeoutMs / 5));
+  }
+
+  /** Registers this instance, listens, and heartbeats; `onTick` runs after each heartbeat (catch-up, takeovers). */
+  async start(listener: ClusterListener, onTick: () => Promise<void>): Promise<void> {
+    this.listener = listener;
+    await this.pool.query('INSERT INTO skein_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()', [this.instance]);
+    await this.listen();
+    await this.refresh();
+    let running = false;
+    this.heartbeat = setInterval(() => {
+      if (running || this.stopped) return;
+      running = true;
+      void this.tick(onTick).finally(() => (running = false));
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private async tick(onTick: () => Promise<void>): Promise<void> {
+    try {
+      await this.pool.query('UPDATE skein_instances SET heartbeat_at = now() WHERE id = $1', [this.instance]);
+      if (!this.listenClient) await this.listen();
+      await this.refresh();
+      await onTick();
+    } catch (err) {
+      console.error(`[skein] cluster: ${err instanceof Error ? err.message : String(err)} (retrying)`);
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('error', (err) => {
+      console.error(`[skein] cluster: the notification connection failed (${err.message}); reconnecting`);
+      if (this.listenClient === client) this.listenClient = undefined;
+      void client.end().catch(() => undefined);
+    });
+    client.on('notification', (n) => this.notified(n.channel, n.payload ?? ''));
+    await client.connect();
+    for (const channel of [EVENTS_CHANNEL, INBOX_CHANNEL, LEASES_CHANNEL, SESSIONS_CHANNEL]) await client.query(`LISTEN ${channel}`);
+    const first = this.listenClient === undefined && this.heartbeat === undefined;
+    this.listenClient = client;
+    if (!first) this.listener?.reconnected();
+  }
+
+  private notified(channel: string, payload: string): void {
+    const listener = this.listener;
+    if (!listener || this.stopped) return;
+    if (channel === EVENTS_CHANNEL) {
+      const [session, last] = payload.split(' ');
+      if (session && last) listener.events(session, Number(last));
+    } else if (channel === INBOX_CHANNEL) listener.inbox(payload);
+    else if (channel === SESSIONS_CHANNEL) listener.created(payload);
+    else if (channel === LEASES_CHANNEL) void this.refresh().then(() => listener.leases(), () => undefined);
+  }
+
+  /** Reads who is alive and who owns what. */
+  private async refresh(): Promise<void> {
+    const alive = await this.pool.query<{ id: string }>('SELECT id FROM skein_instances WHERE heartbeat_at > now() - make_interval(secs => $1)', [this.leaseTimeoutMs / 1000]);
+    const leases = await this.pool.query<{ session: string; owner: string }>('SELECT session, owner FROM skein_leases');
+    this.alive = new Set(alive.rows.map((r) => r.id));
+    this.alive.add(this.instance);
+    this.owners = new Map(leases.rows.map((r) => [r.session, r.owner]));
+  }
+
+  /** Who runs the session as far as this instance knows: this one, nobody (free or its owner is dead), or another live instance. */
+  ownerHint(session: string): 'me' | 'free' | string {
+    const owner = this.owners.get(session);
+    if (owner === this.instance) return 'me';
+    if (!owner || !this.alive.has(owner)) return 'free';
+    return owner;
+  }
+
+  /** Takes the lease if it is free, ours, or its owner's heartbeat is stale. True when this instance owns it now. */
+  async claim(session: string): Promise<boolean> {
+    const result = await this.pool.query<{ owner: string }>(
+      `INSERT INTO skein_leases (session, owner) VALUES ($1, $2)
+       ON CONFLICT (session) DO UPDATE SET owner = EXCLUDED.owner, acquired_at = now()
+       WHERE skein_leases.owner = EXCLUDED.owner
+          OR NOT EXISTS (SELECT 1 FROM skein_instances i WHERE i.id = skein_leases.owner AND i.heartbeat_at > now() - make_interval(secs => $3))
+       RETURNING owner`,
+      [session, this.instance, this.leaseTimeoutMs / 1000],
+    );
+    const mine = result.rowCount === 1;
+    if (mine) {
+      this.owners.set(session, this.instance);
+      await this.pool.query('SELECT pg_notify($1, $2)', [LEASES_CHANNEL, session]);
+    } else await this.refresh();
+    return mine;
+  }
+
+  /** Sessions leased to an instance whose heartbeat is stale (its agent loops run nowhere now). */
+  async orphaned(): Promise<string[]> {
+    const rows = await this.pool.query<{ session: string }>(
+      `SELECT l.session FROM skein_leases l
+       WHERE l.owner <> $1 AND NOT EXISTS (SELECT 1 FROM skein_instances i WHERE i.id = l.owner AND i.heartbeat_at > now() - make_interval(secs => $2))`,
+      [this.instance, this.leaseTimeoutMs / 1000],
+    );
+    return rows.rows.map((r) => r.session);
+  }
+
+  /** The last committed seq of each session (a missed notification is caught up from here). */
+  async lastSeqs(sessions: string[]): Promise<Map<string, number>> {
+    if (!sessions.length) return new Map();
+    const rows = await this.pool.query<{ id: string; last_seq: string }>('SELECT id, last_seq FROM skein_sessions WHERE id = ANY($1)', [sessions]);
+    return new Map(rows.rows.map((r) => [r.id, Number(r.last_seq)]));
+  }
+
+  /** Posts a command for the session's owner; resolves once it is committed. */
+  async post(session: string, command: InboxCommand): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO skein_inbox (session, command, from_instance) VALUES ($1, $2, $3)', [session, JSON.stringify(command), this.instance]);
+      await client.query('SELECT pg_notify($1, $2)', [INBOX_CHANNEL, session]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The session's inbox rows after `afterId`, oldest first. */
+  async inbox(session: string, afterId: number): Promise<InboxRow[]> {
+    const rows = await this.pool.query<{ id: string; command: string }>('SELECT id, command FROM skein_inbox WHERE session = $1 AND id > $2 ORDER BY id', [session, afterId]);
+    return rows.rows.map((r) => ({ id: Number(r.id), command: JSON.parse(r.command) as InboxCommand }));
+  }
+
+  /** Forgets inbox rows up to `upToId` (their effect is durable in the log). */
+  async done(session: string, upToId: number): Promise<void> {
+    await this.pool.query('DELETE FROM skein_inbox WHERE session = $1 AND id <= $2', [session, upToId]);
+  }
+
+  /** A session made here: other instances learn of it. */
+  async announce(session: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [SESSIONS_CHANNEL, session]);
+  }
+
+  async forget(session: string): Promise<void> {
+    await this.pool.query('DELETE FROM skein_leases WHERE session = $1', [session]);
+    await this.pool.query('DELETE FROM skein_inbox WHERE session = $1', [session]);
+  }
+
+  /** Graceful stop: the leases are released at once, so another instance takes over at its next tick. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.heartbeat);
+    try {
+      await this.pool.query('DELETE FROM skein_leases WHERE owner = $1', [this.instance]);
+      await this.pool.query('DELETE FROM skein_instances WHERE id = $1', [this.instance]);
+      await this.pool.query('SELECT pg_notify($1, $2)', [LEASES_CHANNEL, '']);
+    } catch {
+      /* the database is gone: the leases expire by themselves */
+    }
+    await this.listenClient?.end().catch(() => undefined);
+    this.listenClient = undefined;
+  }
+}
