@@ -55,7 +55,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
       statusUpdates: config.statusUpdates,
       approval: config.approval,
       ...(config.sandbox === 'workspace' && { sandbox: { network: config.sandboxNetwork } }),
-      toolSet: new SessionTools(undefined, options.mcp),
+      toolSet: new SessionTools(undefined, options.mcp, log.header.mcpTools),
     },
     initial,
   );

@@ -214,7 +214,8 @@ export class Sessions implements ClusterHost {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
     const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
-    const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }) };
+    const mcpTools = this.options.mcp?.tools().map((t) => t.spec);
+    const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }), ...(mcpTools && { mcpTools }) };
     const log = this.options.database ? this.options.database.create(header) : EventLog.create(path.join(this.dir, `${id}.jsonl`), header);
     const live = this.start(log, choice);
     this.changed(id);
@@ -393,7 +394,7 @@ export class Sessions implements ClusterHost {
     const workspace = original?.worktree
       ? await createWorkspace(this.roots(), this.config.dataDir, newIdValue, { folder: original.folder, worktree: true, ...(original.branch && { startPoint: original.branch }) })
       : original;
-    const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq } };
+    const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq }, ...(header.mcpTools && { mcpTools: header.mcpTools }) };
     copySavedOutputs(this.dir, id, newIdValue, seq);
     const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });

@@ -27,7 +27,8 @@ export class ToolNotes {
 
   /** At the safe point before a request: logs a note when the live MCP tools differ from what the model knows. */
   beforeRequest(): void {
-    if (!this.tools.mcp) return;
+    // No MCP servers now and none at the start: nothing to tell (with tools recorded at the start, their going is news).
+    if (!this.tools.mcp && this.known.size === 0) return;
     this.afterFolds();
     const live = this.tools.liveMcp();
     const added = [...live.values()].filter((spec) => !this.known.has(spec.name) || changed(this.known.get(spec.name)!, spec));

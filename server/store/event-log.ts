@@ -5,6 +5,7 @@
 // appended in the same tick shares one fdatasync, run off the event loop; the
 // log says when events are durable (onDurable), and the session shows an
 // event to nobody before that.
+import type { ToolSpec } from '../llm/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
@@ -22,6 +23,12 @@ export interface LogHeader {
   workspace?: Workspace;
   /** A fork: the session it was copied from and the last event copied. */
   forkOf?: { session: string; seq: number };
+  /**
+   * The MCP tools the session started with, as every one of its requests
+   * declares them for its whole life (a restart too: the servers may offer
+   * others by then, which reach the model as a note). Absent: no MCP servers.
+   */
+  mcpTools?: ToolSpec[];
 }
 
 export interface LoadReport {

@@ -15,12 +15,22 @@ export class SessionTools {
   readonly specs: ToolSpec[];
   private readonly fixed: readonly Tool[];
 
+  /** `recorded`: the MCP tools the session started with (its log header), which win over what the servers offer now. */
   constructor(
     private readonly builtIn: readonly Tool[] = TOOLS,
     readonly mcp?: McpHub,
+    recorded?: readonly ToolSpec[],
   ) {
-    this.fixed = [...builtIn, ...(mcp?.tools() ?? [])];
+    const live = mcp?.tools() ?? [];
+    const started = recorded ? recorded.map((spec) => live.find((t) => t.spec.name === spec.name && sameSpec(t.spec, spec)) ?? this.viaHub(spec)) : live;
+    this.fixed = [...builtIn, ...started];
     this.specs = this.fixed.map((t) => t.spec);
+  }
+
+  /** A recorded tool the server no longer offers as it was: declared as recorded, run by name (the hub says if it is gone). */
+  private viaHub(spec: ToolSpec): Tool {
+    const mcp = this.mcp;
+    return { spec, run: (input, ctx) => (mcp ? mcp.call(spec.name, input, ctx.signal) : Promise.resolve({ output: `${spec.name} is not available: no MCP servers are configured now`, isError: true })) };
   }
 
   /**
@@ -29,8 +39,10 @@ export class SessionTools {
    * server's hub, which says why it is not available.
    */
   callable(name: string): Tool[] {
-    const names = new Set(this.fixed.map((t) => t.spec.name));
-    const tools = [...this.fixed, ...(this.mcp?.tools() ?? []).filter((t) => !names.has(t.spec.name))];
+    // The live tool first (it runs as its server offers it now), then the fixed list, then tools that appeared.
+    const live = this.mcp?.tools() ?? [];
+    const liveNames = new Set(live.map((t) => t.spec.name));
+    const tools = [...this.fixed.filter((t) => !liveNames.has(t.spec.name)), ...live];
     const mcp = this.mcp;
     if (mcp && name.startsWith(MCP_PREFIX) && !tools.some((t) => t.spec.name === name)) {
       tools.push({ spec: { name, description: '', inputSchema: { type: 'object' } }, run: (input, ctx) => mcp.call(name, input, ctx.signal) });
@@ -48,4 +60,8 @@ export class SessionTools {
     const builtIn = new Set(this.builtIn.map((t) => t.spec.name));
     return new Map(this.specs.filter((s) => !builtIn.has(s.name)).map((s) => [s.name, s]));
   }
+}
+
+function sameSpec(a: ToolSpec, b: ToolSpec): boolean {
+  return a.description === b.description && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);
 }

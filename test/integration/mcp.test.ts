@@ -210,6 +210,34 @@ describe('MCP servers', () => {
     expect(run.requests.at(-1)!.messages.at(-1)!.content).toBe(again.text);
   });
 
+  it('a restart keeps the tools the session started with in every request; what the servers offer differently now arrives as a note', async () => {
+    const run = await start({ local: stdioEntry() });
+    await run.say('echo: before the restart');
+    const first = run.requests[0]!;
+    expect(first.tools.some((t) => t.name === 'mcp__local__echo')).toBe(true);
+    const before = run.requests.length;
+    run.client.close();
+    await run.server.close();
+    servers.splice(servers.indexOf(run.server), 1);
+    // The same session after a restart whose configuration has no MCP server any more.
+    writeMcpJson(run.workDir, {});
+    const again = await startTestServer({ SKEIN_MODEL: 'predictable' }, { dataDir: run.server.dataDir, workDir: run.workDir });
+    servers.push(again);
+    const client = await TestClient.connect(again.url, run.id, run.client.events.at(-1)!.seq);
+    client.send({ type: 'user_message', text: 'echo: after the restart' });
+    await client.untilIdle(1, 60_000);
+    const after = run.requests[before]!;
+    // Byte for byte the tools of the first request (prompt cache and thinking prefix checks hold).
+    expect(JSON.stringify(after.tools)).toBe(JSON.stringify(first.tools));
+    const note = client.events.find((e): e is ToolsChangedEvent => e.kind === 'tools_changed')!;
+    expect(note.removed).toContain('mcp__local__echo');
+    expect(after.messages.some((m) => m.content === note.text)).toBe(true);
+    client.send({ type: 'user_message', text: 'mcp: local echo {"text":"x"}' });
+    await client.untilIdle(2, 60_000);
+    expect(results(client.events).at(-1)).toMatchObject({ name: 'mcp__local__echo', isError: true });
+    client.close();
+  });
+
   it('a server that cannot start is reported, retried with back-off, and its tools reach the session as a note once it connects', async () => {
     const readyDir = tempDir('ready');
     const readyFile = path.join(readyDir, 'ready');
