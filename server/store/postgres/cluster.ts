@@ -212,12 +212,15 @@ export class Cluster {
     await this.pool.query('DELETE FROM skein_inbox WHERE session = $1', [session]);
   }
 
-  /** Graceful stop: the leases are released at once, so another instance takes over at its next tick. */
+  /**
+   * Graceful stop: this instance's row goes, so its leases count as orphaned at
+   * once (another instance takes them at its next tick). The leases stay: a
+   * restart of this same server finds them its own and runs its sessions at once.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.heartbeat);
     try {
-      await this.pool.query('DELETE FROM skein_leases WHERE owner = $1', [this.instance]);
       await this.pool.query('DELETE FROM skein_instances WHERE id = $1', [this.instance]);
       await this.pool.query('SELECT pg_notify($1, $2)', [LEASES_CHANNEL, '']);
     } catch {
