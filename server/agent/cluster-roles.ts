@@ -22,6 +22,8 @@ export interface ClusterHost {
   get(id: string): LiveSession | undefined;
   /** The sessions in memory now. */
   loaded(): Iterable<[string, LiveSession]>;
+  /** The session if it is in memory (never loads it). */
+  peek(id: string): LiveSession | undefined;
   /** Replaces the loaded copy with a fresh one (its role decided again); clients are told to reconnect. */
   reload(id: string): void;
   /** A session made on another instance: listed here from now on. */
@@ -151,6 +153,9 @@ export class ClusterRoles {
   private async takeOver(id: string): Promise<void> {
     const host = this.host;
     if (!host || this.takingOver.has(id)) return;
+    // Already run here (a second call after the first took it): reloading would cut its turn.
+    const here = host.peek(id);
+    if (here && !here.session.remote) return;
     this.takingOver.add(id);
     try {
       await this.store.catchUp(id);

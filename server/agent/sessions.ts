@@ -256,6 +256,10 @@ export class Sessions implements ClusterHost {
     return [...this.live];
   }
 
+  peek(id: string): LiveSession | undefined {
+    return this.live.get(id);
+  }
+
   /** A fresh copy of a loaded session, its role decided again (it moved between instances); its clients reconnect. */
   reload(id: string): void {
     const live = this.live.get(id);
