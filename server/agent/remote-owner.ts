@@ -3,12 +3,9 @@
 // shows what the owner commits; what a client asks of it is forwarded to the
 // owner, or refused with the reason when no instance can run it.
 
-/** What a client asked of a session on an instance that does not run it. */
-export type ForwardedCommand =
-  | { type: 'user_message'; text: string }
-  | { type: 'cancel' }
-  | { type: 'compact'; instructions?: string }
-  | { type: 'approval'; callId: string; decision: 'approve' | 'approve_session' | 'deny'; reason?: string };
+/** What a client asked of a session on an instance that does not run it (it travels through the inbox table). */
+export type { InboxCommand as ForwardedCommand } from '../store/postgres/cluster.js';
+import type { InboxCommand as ForwardedCommand } from '../store/postgres/cluster.js';
 
 export interface RemoteOwner {
   /** Why this instance does not run the session, for the snapshot ("runs on instance …", or why it is read-only). */

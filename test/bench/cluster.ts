@@ -10,20 +10,11 @@ import { startChildServer } from '../helpers/child-server.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { fmt, median, percentile, type BenchSection } from './types.js';
+import { until } from '../helpers/until.js';
 
 const CLIENTS = 100;
 const TURNS = 25;
 const FAILOVERS = 5;
-
-async function until<T>(check: () => Promise<T | false | undefined> | T | false | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A client that records how long each event took from its append (its `ts`) to arrival here. */
 function watch(base: string, id: string, since: number, latencies: number[]): Promise<WebSocket> {

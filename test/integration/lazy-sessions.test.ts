@@ -8,6 +8,7 @@ import { startChildServer } from '../helpers/child-server.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { until } from '../helpers/until.js';
 
 const COUNT = 1000;
 
@@ -37,16 +38,6 @@ function spyLogReads(): { files: () => string[]; restore: () => void } {
 }
 const originalRead = fs.readFileSync;
 const originalOpen = fs.openSync;
-
-async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const logEvents = (file: string) =>
   originalRead(file, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as SkeinEvent);

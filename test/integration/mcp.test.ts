@@ -13,6 +13,7 @@ import { untilGone } from '../helpers/processes.js';
 import { observePredictableRequests } from '../helpers/request-rules.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { until } from '../helpers/until.js';
 
 // Real servers and child processes (skein, MCP servers under tsx): slow on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -46,16 +47,6 @@ async function start(mcp: Record<string, unknown>, env: Record<string, string> =
 
 const results = (events: SkeinEvent[]) => events.filter((e): e is ToolResultEvent => e.kind === 'tool_result');
 const mcpEvents = (events: SkeinEvent[]) => events.filter((e): e is McpEvent => e.kind === 'mcp');
-
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('MCP servers', () => {
   it('lists the tools of a stdio and an HTTP server, calls them with arguments, returns results and errors, and skips broken schemas', async () => {

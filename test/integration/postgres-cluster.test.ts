@@ -14,6 +14,7 @@ import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { until } from '../helpers/until.js';
 
 const LEASE = '1500';
 let postgres: TempPostgres;
@@ -30,16 +31,6 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
   for (const c of children.splice(0)) await c.kill();
 });
-
-async function until<T>(check: () => T | false | undefined | Promise<T | false | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function instance(url: string, workDir: string): Promise<TestServer> {
   const server = await startTestServer({ SKEIN_DATABASE_URL: url, SKEIN_LEASE_TIMEOUT_MS: LEASE }, { workDir });

@@ -14,22 +14,13 @@ import { PgStore } from '../../server/store/postgres/pg-store.js';
 import { api, startTestServer, tempDir } from '../helpers/server.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { sessionEvents, writeSessionLogs } from '../helpers/session-logs.js';
+import { until } from '../helpers/until.js';
 
 let postgres: TempPostgres;
 beforeAll(async () => {
   postgres = await startTempPostgres();
 }, 180_000);
 afterAll(() => postgres?.stop());
-
-async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const header = (id: string) => ({ skein: 1 as const, session: id, createdAt: new Date().toISOString(), model: 'predictable' });
 
