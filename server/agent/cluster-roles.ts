@@ -145,8 +145,19 @@ export class ClusterRoles {
     const last = await this.cluster.lastSeqs(copies);
     for (const id of copies) if ((last.get(id) ?? 0) > (this.store.lastSeq(id) ?? 0)) await this.store.catchUp(id);
     for (const id of await this.cluster.orphaned()) await this.takeOver(id);
-    for (const id of copies) if (this.cluster.ownerHint(id) === 'free') await this.takeOver(id);
-    for (const id of owned) if (this.cluster.ownerHint(id) === 'me') await this.drain(id);
+    // A copy whose lease is free, or ours (given to this instance), becomes the running session.
+    for (const id of copies) if (this.cluster.ownerHint(id) !== 'me' ? this.cluster.ownerHint(id) === 'free' : true) await this.takeOver(id);
+    for (const id of owned) {
+      const hint = this.cluster.ownerHint(id);
+      const log = host.peek(id)?.session.log as { conflicted?: boolean } | undefined;
+      // Fencing: another instance took the lease (this one looked dead, e.g. a stalled event loop), or
+      // committed seqs this copy also wrote. Start again from the table: as its copy, or as the owner.
+      if ((hint !== 'me' && hint !== 'free') || log?.conflicted) {
+        this.warn(id, 'running it here', new Error(hint !== 'me' ? `another instance (${hint}) holds its lease now` : 'another writer committed its next events'));
+        await this.store.reread(id);
+        host.reload(id);
+      } else if (hint === 'me') await this.drain(id);
+    }
   }
 
   /** Takes an orphaned session's lease (when its folder is here), then runs it from the table's last event. */

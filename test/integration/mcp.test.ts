@@ -65,7 +65,8 @@ describe('MCP servers', () => {
       expect(s.tools.find((t) => t.name.endsWith('__dangling'))?.skipped).toMatch(/#\/\$defs\/missing/);
     }
     expect(remote.headers.some((h) => h['x-test'] === 'from-config')).toBe(true);
-    // The session's timeline starts with each server's state, skipped tools named.
+    // The session's timeline starts with each server's state, skipped tools named (shown once durable).
+    await run.client.until(() => mcpEvents(run.client.events).length >= 2, "the servers' states at the start", 30_000);
     const atStart = mcpEvents(run.client.events);
     expect(atStart.map((e) => [e.server, e.state])).toEqual([
       ['local', 'ready'],

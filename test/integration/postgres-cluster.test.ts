@@ -16,7 +16,8 @@ import { api, startTestServer, tempDir, type TestServer } from '../helpers/serve
 import { TestClient } from '../helpers/ws-client.js';
 import { until } from '../helpers/until.js';
 
-const LEASE = '1500';
+// Short, so failover tests are quick; long enough that a loaded machine's late heartbeat is not taken for a death.
+const LEASE = '3000';
 let postgres: TempPostgres;
 beforeAll(async () => {
   postgres = await startTempPostgres();
@@ -109,10 +110,15 @@ describe('several instances on one database', () => {
     expect(statuses.every((s) => s === 202)).toBe(true);
     // Messages that arrive during a turn join the next request together (the offline model answers the last): all are in, the agent idle.
     const users = (events: SkeinEvent[]) => events.filter((e) => e.kind === 'user').map((e) => (e as { text: string }).text);
+    let seen = '';
     const all = await until(async () => {
       const events = await rows(url, id);
-      return users(events).length === texts.length && events.at(-1)?.kind === 'state' && (await snapshot(a.url, id)).state === 'WaitingForUserInput' && events;
-    }, 'every message in and the agent idle', 60_000);
+      const state = (await snapshot(a.url, id)).state;
+      seen = `${users(events).length} user events, last ${JSON.stringify(events.at(-1))}, A says ${state}`;
+      return users(events).length === texts.length && events.at(-1)?.kind === 'state' && state === 'WaitingForUserInput' && events;
+    }, 'every message in and the agent idle', 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${seen}`);
+    });
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
     expect([...users(all)].sort()).toEqual([...texts].sort());
     expect(answered(all, users(all).at(-1)!.slice('echo: '.length))).toBe(true);
@@ -149,6 +155,35 @@ describe('several instances on one database', () => {
     expect(after.map((e) => e.seq)).toEqual(after.map((_, i) => i + 1));
     expect((await api(b.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: after the takeover' } })).status).toBe(202);
     await until(async () => answered(await rows(url, id), 'after the takeover'), 'an answer from the new owner');
+  }, 120_000);
+
+  it('fencing: an owner whose lease another instance took (it looked dead) stops writing and becomes a copy; nothing is lost', async () => {
+    const url = await postgres.database();
+    const work = tempDir('work');
+    const a = await instance(url, work);
+    const b = await instance(url, work);
+    const id = await newSession(a.url);
+    await until(async () => (await api(b.url, `/api/sessions/${id}`)).status === 200, 'B to know the session');
+    expect((await api(a.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: on A' } })).status).toBe(202);
+    await until(async () => answered(await rows(url, id), 'on A'), 'the first answer');
+    // What a takeover after a stall leaves behind: the lease names B while A still runs the session.
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      const owner = (await pool.query<{ owner: string }>('SELECT owner FROM skein_leases WHERE session = $1', [id])).rows[0]!.owner;
+      const other = (await pool.query<{ id: string }>('SELECT id FROM skein_instances WHERE id <> $1', [owner])).rows[0]!.id;
+      await pool.query('UPDATE skein_leases SET owner = $2 WHERE session = $1', [id, other]);
+      await pool.query("SELECT pg_notify('skein_leases', $1)", [id]);
+    } finally {
+      await pool.end();
+    }
+    await until(async () => (await snapshot(a.url, id)).runsElsewhere?.startsWith('runs on instance') && (await snapshot(b.url, id)).runsElsewhere === undefined && true, 'A to step down and B to run it');
+    expect((await api(a.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: posted to A after' } })).status).toBe(202);
+    const all = await until(async () => {
+      const events = await rows(url, id);
+      return answered(events, 'posted to A after') && events;
+    }, 'B to answer what A forwarded');
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    expect(all.filter((e) => e.kind === 'user').map((e) => (e as { text: string }).text)).toEqual(['echo: on A', 'echo: posted to A after']);
   }, 120_000);
 
   it('an instance that cannot reach the session\'s folder keeps it read-only and says why; one that can takes it over', async () => {

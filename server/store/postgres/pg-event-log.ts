@@ -95,6 +95,11 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
     return this.closed;
   }
 
+  /** Another writer committed this session's next seqs: this copy's appends can never commit. */
+  get conflicted(): boolean {
+    return this.conflict !== undefined;
+  }
+
   /** Another instance committed events up to `upTo`; the store has put them in the shared array: show them. */
   merged(upTo: number): void {
     this.madeDurable(upTo);

@@ -89,6 +89,17 @@ export class PgStore {
     return next;
   }
 
+  /**
+   * Forgets what is held for the session (events this instance appended that
+   * can never commit, after another instance took it) and reads it again from
+   * the table; the next open starts from there.
+   */
+  async reread(id: string): Promise<void> {
+    const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [id]);
+    this.events.set(id, rows.rows.map((r) => JSON.parse(r.line) as SkeinEvent));
+    this.logs.delete(id);
+  }
+
   private async readNew(id: string): Promise<void> {
     if (!this.headers.has(id)) {
       const row = await this.pool.query<{ header: string }>('SELECT header FROM skein_sessions WHERE id = $1', [id]);
