@@ -81,7 +81,10 @@ export class CompactionRunner {
     if (byTokens) return byTokens;
     // A strategy with its own trigger (an event count, stale results worth clearing) runs alone:
     // no token trigger fired, so the others (a summary) have nothing to do yet.
-    const own = this.settings.strategies.some((s) => s.due !== undefined) ? this.settings.strategies.filter((s) => s.due?.(this.session.view())) : [];
+    if (!this.settings.strategies.some((s) => s.due !== undefined)) return undefined;
+    // The token trigger's threshold in counted tokens of the messages (the fixed part taken off).
+    const threshold = (this.settings.policy.thresholdRatio * this.settings.contextWindow) / this.estimator.ratio - requestTokens({ ...this.deps.base(), messages: [] });
+    const own = this.settings.strategies.filter((s) => s.due?.(this.session.view(), threshold));
     return own.length ? { trigger: 'strategy', only: own.map((s) => s.name) } : undefined;
   }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../../server/compaction/pipeline.js';
 import { clearStaleResults, MIN_BATCH_TOKENS, PAYBACK_REQUESTS, staleBatch, worthClearing } from '../../server/compaction/strategies/clear-stale-results.js';
 import { defaultStrategies } from '../../server/compaction/strategies/index.js';
+import { tokensOfMessages } from '../../server/compaction/plan.js';
 import { deriveView } from '../../server/compaction/view.js';
 import { LogBuilder } from '../helpers/events.js';
 import { context, summariser } from '../helpers/compaction.js';
@@ -24,10 +25,10 @@ describe('clear_stale_results', () => {
   it('is worth it when the batch, read PAYBACK_REQUESTS more times, costs more than rewriting what follows it', () => {
     expect(PAYBACK_REQUESTS).toBe(10);
     // cleared x 0.1 x 10 against rewritten x (1.25 - 0.1)
-    expect(worthClearing({ cleared: 2310, rewritten: 2000 })).toBe(true);
-    expect(worthClearing({ cleared: 2290, rewritten: 2000 })).toBe(false);
+    expect(worthClearing({ cleared: 2310, rewritten: 2000, requestsToFold: Infinity })).toBe(true);
+    expect(worthClearing({ cleared: 2290, rewritten: 2000, requestsToFold: Infinity })).toBe(false);
     // A small batch is not worth a compaction, however little it rewrites.
-    expect(worthClearing({ cleared: MIN_BATCH_TOKENS - 1, rewritten: 0 })).toBe(false);
+    expect(worthClearing({ cleared: MIN_BATCH_TOKENS - 1, rewritten: 0, requestsToFold: Infinity })).toBe(false);
     expect(worthClearing(undefined)).toBe(false);
   });
 
@@ -39,10 +40,10 @@ describe('clear_stale_results', () => {
     expect(batch.cleared).toBeGreaterThan(4 * 1500);
     expect(worthClearing(batch)).toBe(true);
     const strategy = clearStaleResults(3);
-    expect(strategy.due!(view)).toBe(true);
+    expect(strategy.due!(view, Infinity)).toBe(true);
     const noLlm = summariser(new Error('must not be called'));
     // The default pipeline, far under its target: only the stale results' own rule runs.
-    const result = await runPipeline(defaultStrategies(3), view, context({ summariser: noLlm, targetTokens: 1_000_000 }));
+    const result = await runPipeline(defaultStrategies(3), view, context({ summariser: noLlm, targetTokens: 1_000_000, trigger: 'strategy' }));
     expect(result.strategies).toEqual(['clear_stale_results']);
     expect(noLlm.calls).toHaveLength(0);
     expect(result.summary).toMatch(/^Cleared 4 old tool results/);
@@ -52,7 +53,23 @@ describe('clear_stale_results', () => {
     expect(tools.slice(0, 4).every((m) => m.content.startsWith(`[tool result cleared to save context (event ${m.seq}): bash {"command":"cat src/module`))).toBe(true);
     expect(tools.slice(4).every((m) => m.content.startsWith('line '))).toBe(true);
     // Nothing left to clear: not due again.
-    expect(strategy.due!(after)).toBe(false);
+    expect(strategy.due!(after, Infinity)).toBe(false);
+  });
+
+  it('pays back only until the next fold: near the threshold a batch is not worth its rewrite', () => {
+    // Four stale results before three as large: worth it only over about 9 requests.
+    const view = deriveView(session([1500, 1500, 1500, 1500, 1500, 1500, 1500]).events);
+    const total = staleBatch(view, 3, Infinity)!;
+    expect(total.requestsToFold).toBe(Infinity);
+    expect(worthClearing(total)).toBe(true);
+    // The view grows by about 750 tokens an answer: 2,000 tokens of room is under 3 requests, too few to pay back.
+    const near = staleBatch(view, 3, tokensOfMessages(view) + 2000)!;
+    expect(near.requestsToFold).toBeGreaterThan(1);
+    expect(near.requestsToFold).toBeLessThan(4);
+    expect(worthClearing(near)).toBe(false);
+    expect(clearStaleResults(3).due!(view, tokensOfMessages(view) + 2000)).toBe(false);
+    // At a token threshold clear_tool_results does this work: the stale strategy runs only on its own trigger.
+    expect(clearStaleResults(3).shouldRun({ messages: view, tokens: 0, strategies: [] }, context({ trigger: 'threshold' }))).toBe(false);
   });
 
   it('waits while the rewrite would cost more than the reads it saves', () => {
@@ -62,11 +79,11 @@ describe('clear_stale_results', () => {
     expect(batch.cleared).toBeGreaterThan(MIN_BATCH_TOKENS);
     expect(batch.rewritten).toBeGreaterThan(9000);
     expect(worthClearing(batch)).toBe(false);
-    expect(clearStaleResults(3).due!(view)).toBe(false);
+    expect(clearStaleResults(3).due!(view, Infinity)).toBe(false);
   });
 
   it('leaves old results under 2,000 tokens in all, and never touches the last 3 tool groups', () => {
-    expect(clearStaleResults(3).due!(deriveView(session([300, 300, 300, 10, 10, 10]).events))).toBe(false);
+    expect(clearStaleResults(3).due!(deriveView(session([300, 300, 300, 10, 10, 10]).events), Infinity)).toBe(false);
     // Huge recent results are not stale, whatever they cost.
     expect(staleBatch(deriveView(session([10, 5000, 5000, 5000]).events), 3)).toBeUndefined();
   });
