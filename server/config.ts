@@ -226,7 +226,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'compactClearStale', env: 'SKEIN_COMPACT_CLEAR_STALE', flag: '--compact-clear-stale', defaultText: 'on',
-    description: 'Clear old tool results (those SKEIN_COMPACT_KEEP_TOOL_RESULTS does not keep) before any threshold, in batches that pay back their prompt-cache rewrite within 10 requests (on or off)',
+    description: 'Clear old tool results (those SKEIN_COMPACT_KEEP_TOOL_RESULTS does not keep) before any threshold, in batches that pay back their prompt-cache rewrite within 10 requests and before the next fold (on or off)',
     parse: onOff, fallback: () => true,
   }),
   setting({
