@@ -88,6 +88,12 @@ describe('clear_stale_results', () => {
     expect(staleBatch(deriveView(session([10, 5000, 5000, 5000]).events), 3)).toBeUndefined();
   });
 
+  it('never clears the latest results, which the model has not read yet, even when told to keep none', () => {
+    const view = deriveView(session([10, 10, 5000]).events);
+    expect(clearStaleResults(0).due!(view, Infinity)).toBe(false);
+    expect(clearStaleResults(0).due!(deriveView(session([5000, 10]).events), Infinity)).toBe(true);
+  });
+
   it('is in the default pipeline unless turned off', () => {
     expect(defaultStrategies().map((s) => s.name)[0]).toBe('clear_stale_results');
     expect(defaultStrategies(3, { clearStale: false }).map((s) => s.name)).not.toContain('clear_stale_results');

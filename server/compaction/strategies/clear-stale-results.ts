@@ -37,7 +37,8 @@ export interface StaleBatch {
 
 /**
  * What clearing the stale results of `view` now would clear and rewrite;
- * undefined when nothing is clearable. `thresholdTokens`: where the token
+ * undefined when nothing is clearable, or too little to make a batch (under
+ * MIN_BATCH_TOKENS characters). `thresholdTokens`: where the token
  * trigger fires, in counted tokens of the messages.
  */
 export function staleBatch(view: readonly SourcedMessage[], keep: number, thresholdTokens = Infinity): StaleBatch | undefined {
@@ -47,6 +48,8 @@ export function staleBatch(view: readonly SourcedMessage[], keep: number, thresh
   // The same results clear_tool_results would clear.
   const clearable = new Set(old.filter((m) => m.role === 'tool' && m.clearedChars === undefined && m.content.length > CLEARABLE_CHARS));
   if (!clearable.size) return undefined;
+  // A token is at least a character (plus a message's framing): too few characters, no need to count.
+  if ([...clearable].reduce((n, m) => n + m.content.length + 4, 0) < MIN_BATCH_TOKENS) return undefined;
   let cleared = 0;
   let rewritten = 0;
   for (const m of view.slice(view.findIndex((m) => clearable.has(m)))) {
@@ -72,7 +75,9 @@ export function worthClearing(batch: StaleBatch | undefined): boolean {
   return batch.cleared * CACHE_READ * requests >= batch.rewritten * (CACHE_WRITE - CACHE_READ);
 }
 
-export function clearStaleResults(keep = 3): CompactionStrategy {
+export function clearStaleResults(keepToolGroups = 3): CompactionStrategy {
+  // The latest results are never stale: the model has not read them yet (even with SKEIN_COMPACT_KEEP_TOOL_RESULTS=0).
+  const keep = Math.max(1, keepToolGroups);
   const clear = clearToolResults(keep);
   return {
     name: 'clear_stale_results',
