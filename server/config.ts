@@ -34,6 +34,8 @@ export interface Config {
   compactPreflight: boolean;
   compactEveryNCalls: number;
   compactKeepToolResults: number;
+  /** clear_stale_results: old tool results cleared early when that pays for itself in the prompt cache (on by default). */
+  compactClearStale: boolean;
   /** provider_compact: the provider's own compaction API before skein's summary (off by default). */
   compactProvider: boolean;
   summarizerModel: string | undefined;
@@ -223,6 +225,11 @@ export const SETTINGS = [
     key: 'compactKeepToolResults', env: 'SKEIN_COMPACT_KEEP_TOOL_RESULTS', flag: '--compact-keep-tool-results', defaultText: '3',
     description: 'Tool results of the last N tool groups stay verbatim when old results are cleared (0 to 1000)',
     parse: integer(0, 1000), fallback: () => 3,
+  }),
+  setting({
+    key: 'compactClearStale', env: 'SKEIN_COMPACT_CLEAR_STALE', flag: '--compact-clear-stale', defaultText: 'on',
+    description: 'Clear old tool results (those SKEIN_COMPACT_KEEP_TOOL_RESULTS does not keep) before any threshold, in batches that pay back their prompt-cache rewrite within 10 requests and before the next fold (on or off)',
+    parse: onOff, fallback: () => true,
   }),
   setting({
     key: 'compactProvider', env: 'SKEIN_COMPACT_PROVIDER', flag: '--compact-provider', defaultText: 'off',

@@ -23,6 +23,7 @@ export const COMPACTION_TRIGGERS = [
   'agent',
   'cadence',
   'model_switch',
+  'strategy',
 ] as const;
 export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number];
 

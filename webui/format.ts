@@ -53,6 +53,7 @@ export const TRIGGER_WORDS: Record<CompactionTrigger, string> = {
   agent: 'the agent asked for it',
   cadence: 'the regular compaction interval came up',
   model_switch: 'the new model has a smaller window',
+  strategy: "a strategy's own rule came up (old tool results worth clearing, say)",
 };
 
 export function triggerWords(trigger: string): string {

@@ -75,13 +75,17 @@ export class CompactionRunner {
     const pending = this.session.compactions.peek();
     if (pending) return pending;
     if (this.compactedForRequest) return undefined;
-    // A strategy with its own trigger (e.g. an event count) is asked first: it is not a token threshold.
-    if (this.settings.strategies.some((s) => s.due !== undefined) && this.settings.strategies.some((s) => s.due?.(this.session.view()))) return { trigger: 'threshold' };
-    if (this.stillNothingToDo()) return undefined;
-    return dueBeforeRequest({
-      ...this.inputs(),
-      estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base()),
-    });
+    const byTokens = this.stillNothingToDo()
+      ? undefined
+      : dueBeforeRequest({ ...this.inputs(), estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base()) });
+    if (byTokens) return byTokens;
+    // A strategy with its own trigger (an event count, stale results worth clearing) runs alone:
+    // no token trigger fired, so the others (a summary) have nothing to do yet.
+    if (!this.settings.strategies.some((s) => s.due !== undefined)) return undefined;
+    // The token trigger's threshold in counted tokens of the messages (the fixed part taken off).
+    const threshold = (this.settings.policy.thresholdRatio * this.settings.contextWindow) / this.estimator.ratio - requestTokens({ ...this.deps.base(), messages: [] });
+    const own = this.settings.strategies.filter((s) => s.due?.(this.session.view(), threshold));
+    return own.length ? { trigger: 'strategy', only: own.map((s) => s.name) } : undefined;
   }
 
   /** Safe point after an answer that asks for no tool. */
@@ -108,7 +112,8 @@ export class CompactionRunner {
     const own = this.deps.provider?.();
     try {
       const view = this.session.view();
-      const result = await runPipeline(this.settings.strategies, view, {
+      const strategies = due.only ? this.settings.strategies.filter((s) => due.only!.includes(s.name)) : this.settings.strategies;
+      const result = await runPipeline(strategies, view, {
         base: this.deps.base(),
         contextWindow: this.settings.contextWindow,
         targetTokens: Math.floor(this.targetTokens(ratio) * (level >= 2 ? 0.35 : level === 1 ? 0.6 : 1)),

@@ -43,7 +43,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
         preflight: config.compactPreflight,
         everyNCalls: config.compactEveryNCalls,
       },
-      strategies: options.strategies ?? defaultStrategies(config.compactKeepToolResults, { provider: config.compactProvider }),
+      strategies: options.strategies ?? defaultStrategies(config.compactKeepToolResults, { provider: config.compactProvider, clearStale: config.compactClearStale }),
       resultCap: options.resultCap ?? true,
       summariserTimeoutMs: config.summarizerTimeoutMs,
       models,

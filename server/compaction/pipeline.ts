@@ -64,9 +64,12 @@ export interface CompactionStrategy {
   /**
    * Optional: asks for a compaction before a request even when no token
    * trigger fired (a condenser that counts events, say). Checked at every
-   * safe point before a request; the strategy must then make progress.
+   * safe point before a request when no token trigger fired; the strategy
+   * then runs alone (trigger `strategy`) and must make progress.
+   * `thresholdTokens`: where the token trigger fires, in counted tokens of
+   * the messages (the fixed part taken off).
    */
-  due?(view: readonly SourcedMessage[]): boolean;
+  due?(view: readonly SourcedMessage[], thresholdTokens: number): boolean;
 }
 
 export interface CompactionResult {

@@ -8,6 +8,8 @@ export interface DueCompaction {
   preserveRecentGroups?: number;
   /** Overflow recovery: how hard to fold (0 the normal pipeline; see server/agent/overflow-recovery.ts). */
   level?: number;
+  /** A strategy's own trigger (`due`): only the strategies of these names run. */
+  only?: string[];
 }
 
 export interface TriggerPolicy {

@@ -2,6 +2,7 @@
 // loop and the predictable model, every request recorded.
 import { describe, expect, it } from 'vitest';
 import { STATUS_NOTE_OPEN, type StatusEvent } from '../../shared/protocol.js';
+import { defaultStrategies } from '../../server/compaction/strategies/index.js';
 import { plain } from '../../server/compaction/view.js';
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import type { LlmRequest, Provider } from '../../server/llm/types.js';
@@ -24,7 +25,8 @@ const WINDOW = 20_000;
 
 async function session(statusUpdates: boolean) {
   const provider = recording(new PredictableProvider({ contextWindow: WINDOW, maxOutputTokens: 1000 }));
-  const run = startAgent(provider, { statusUpdates, policy: { thresholdRatio: 0.95, preflight: false, everyNCalls: 0 } });
+  // The context must only grow until 85%: no stale tool results cleared on the way (clear_stale_results).
+  const run = startAgent(provider, { statusUpdates, policy: { thresholdRatio: 0.95, preflight: false, everyNCalls: 0 }, strategies: defaultStrategies(3, { clearStale: false }) });
   const say = async (text: string) => {
     run.session.userMessage(text);
     await run.idle();
