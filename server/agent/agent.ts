@@ -19,6 +19,7 @@ import { callModel } from './model-call.js';
 import { needsCompactionAfterSwitch, type ModelServices } from './model-switch.js';
 import { OverflowRecovery } from './overflow-recovery.js';
 import { LogWriteError, type AgentHandle, type Session } from './session.js';
+import { ReadOnlySessionError } from './remote-owner.js';
 import { canTransition, StateMachine } from './state-machine.js';
 import { Cancelled, closeOpenWork, turnEndFor, type TurnEnd } from './turn-end.js';
 import { DEFAULT_TURN_LIMITS, TurnLimits, type TurnLimitSettings } from './turn-limits.js';
@@ -204,7 +205,8 @@ export class Agent implements AgentHandle {
   }
 
   wake(): void {
-    if (this.running || this.closing) return;
+    // Another instance runs this session: this copy's loop never starts.
+    if (this.running || this.closing || this.session.remote) return;
     this.running = true;
     this.idle = this.loop();
   }
@@ -400,6 +402,7 @@ export class Agent implements AgentHandle {
 
   /** POST /model: checks the model now (throws UnknownModelError), switches at the next safe point. */
   switchModel(model: string, effort?: ReasoningEffort): void {
+    if (this.session.remote) throw new ReadOnlySessionError(`this session ${this.session.remote.reason}: switch its model there`);
     if (!this.settings.models) throw new Error('this server cannot switch models');
     if (model !== this.provider.model || this.pendingModel) this.settings.models.create(model);
     this.pendingModel = model;

@@ -85,6 +85,16 @@ describe('several instances on one database', () => {
     await until(() => answered(clientB.events, 'posted to A'), 'B to see what A answered');
     await until(() => clientA.events.at(-1)?.seq === clientB.events.at(-1)?.seq && clientA.events.at(-1)?.kind === 'state', 'both to be at the turn end');
 
+    // What only the instance that runs it can do is refused on the copy, with where to do it; nothing is written.
+    const before = (await rows(url, id)).length;
+    const switched = await api<{ error: string }>(b.url, `/api/sessions/${id}/model`, { body: { model: 'predictable', effort: 'low' } });
+    expect(switched.status).toBe(409);
+    expect(switched.body.error).toMatch(/runs on instance .*: switch its model there/);
+    const deleted = await api<{ error: string }>(b.url, `/api/sessions/${id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(409);
+    expect((await rows(url, id)).length).toBe(before);
+    expect((await snapshot(a.url, id)).state).toBe('WaitingForUserInput');
+
     // The same events, in the same order, with the same seqs, on both; and in the table.
     const key = (e: SkeinEvent) => `${e.seq} ${e.kind}`;
     expect(clientB.events.map(key)).toEqual(clientA.events.map(key));
