@@ -91,7 +91,7 @@ export class SkeinChatInput extends LitElement {
           </ul>`
         : nothing}
       <form @submit=${this.onSubmit}>
-        <textarea aria-label="Message" placeholder=${disabled ? 'Reconnecting…' : 'Message the agent, or / for commands'} rows="1"
+        <textarea aria-label="Message" placeholder=${disabled ? (this.disabledReason.startsWith('Offline') ? 'Reconnecting…' : 'Not available here (see below)') : 'Message the agent, or / for commands'} rows="1"
           .value=${this.value} ?disabled=${disabled} aria-describedby="hint" @input=${this.onInput} @keydown=${this.onKeyDown}></textarea>
         ${this.busy ? html`<button class="cancel" type="button" @click=${this.onCancel} ?disabled=${disabled}>Cancel</button>` : nothing}
         <button class="send" type="submit" ?disabled=${disabled || !this.value.trim()}>Send</button>

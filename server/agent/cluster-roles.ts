@@ -132,7 +132,7 @@ export class ClusterRoles {
       return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
     });
     if (inside && fs.existsSync(folder)) return undefined;
-    return `read-only on this instance: the session's folder ${folder} is not within its reach (SKEIN_WORKDIR ${this.reach.roots.join(', ')}); an instance that can reach it runs the session`;
+    return `the session's folder ${folder} is not within this instance's reach (SKEIN_WORKDIR ${this.reach.roots.join(', ')}); only an instance that can reach it runs the session`;
   }
 
   /** Each heartbeat: catch up copies that missed a notification, take over orphaned sessions, drain inboxes. */
