@@ -28,6 +28,8 @@ export interface ClusterHost {
   reload(id: string): void;
   /** A session made on another instance: listed here from now on. */
   discovered(id: string): void;
+  /** A session deleted on another instance: its copy and list entry go. */
+  vanished(id: string): void;
 }
 
 export interface Reach {
@@ -63,6 +65,11 @@ export class ClusterRoles {
           else if (hint === 'free') void this.takeOver(session);
         },
         created: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'reading a new session', err)),
+        removed: (session) => {
+          this.lastInbox.delete(session);
+          this.store.drop(session);
+          host.vanished(session);
+        },
         leases: () => void this.tick(),
         reconnected: () => void this.tick(),
       },

@@ -271,6 +271,22 @@ export class Sessions implements ClusterHost {
     this.changed(id);
   }
 
+  /** A session another instance deleted: its copy closes (clients are told it is gone) and it leaves the list. */
+  vanished(id: string): void {
+    if (!this.index.has(id) && !this.live.has(id)) return;
+    const live = this.live.get(id);
+    if (live) {
+      this.live.delete(id);
+      live.agent.close();
+      live.session.log.close();
+    }
+    this.index.delete(id);
+    this.lastUsed.delete(id);
+    this.dirty.delete(id);
+    this.saveIndex();
+    this.emit({ type: 'session_removed', id });
+  }
+
   /** A session another instance made: listed from now on. */
   discovered(id: string): void {
     if (this.index.has(id) || this.live.has(id)) return;

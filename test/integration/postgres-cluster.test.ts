@@ -106,6 +106,12 @@ describe('several instances on one database', () => {
       ['bash: echo typed on B', true],
       ['echo: posted to A', false],
     ]);
+
+    // Deleted on the instance that runs it: gone from the other one too, and its page is told so.
+    expect((await api(a.url, `/api/sessions/${id}`, { method: 'DELETE' })).status).toBe(200);
+    await until(async () => (await api(b.url, `/api/sessions/${id}`)).status === 404, 'B to drop the deleted session');
+    await until(() => clientB.closed, "B's socket to close");
+    expect((await api<{ sessions: { id: string }[] }>(b.url, '/api/sessions')).body.sessions.some((s) => s.id === id)).toBe(false);
   }, 120_000);
 
   it('concurrent posts to both instances: every message once, seqs gap-free', async () => {

@@ -15,6 +15,7 @@ import { EVENTS_CHANNEL } from './pg-event-log.js';
 const INBOX_CHANNEL = 'skein_inbox';
 const LEASES_CHANNEL = 'skein_leases';
 const SESSIONS_CHANNEL = 'skein_new_session';
+const REMOVED_CHANNEL = 'skein_removed_session';
 
 /** What a client asked of a session on an instance that does not run it. */
 export type InboxCommand =
@@ -37,6 +38,8 @@ export interface ClusterListener {
   leases(): void;
   /** A session was made on another instance. */
   created(session: string): void;
+  /** A session was deleted (moved to an instance's trash). */
+  removed(session: string): void;
   /** The listening connection was re-established: notifications may have been missed. */
   reconnected(): void;
 }
@@ -106,7 +109,7 @@ export class Cluster {
     });
     client.on('notification', (n) => this.notified(n.channel, n.payload ?? ''));
     await client.connect();
-    for (const channel of [EVENTS_CHANNEL, INBOX_CHANNEL, LEASES_CHANNEL, SESSIONS_CHANNEL]) await client.query(`LISTEN ${channel}`);
+    for (const channel of [EVENTS_CHANNEL, INBOX_CHANNEL, LEASES_CHANNEL, SESSIONS_CHANNEL, REMOVED_CHANNEL]) await client.query(`LISTEN ${channel}`);
     const first = this.listenClient === undefined && this.heartbeat === undefined;
     this.listenClient = client;
     if (!first) this.listener?.reconnected();
@@ -120,6 +123,7 @@ export class Cluster {
       if (session && last) listener.events(session, Number(last));
     } else if (channel === INBOX_CHANNEL) listener.inbox(payload);
     else if (channel === SESSIONS_CHANNEL) listener.created(payload);
+    else if (channel === REMOVED_CHANNEL) listener.removed(payload);
     else if (channel === LEASES_CHANNEL) void this.refresh().then(() => listener.leases(), () => undefined);
   }
 
@@ -207,9 +211,11 @@ export class Cluster {
     await this.pool.query('SELECT pg_notify($1, $2)', [SESSIONS_CHANNEL, session]);
   }
 
+  /** A deleted session: its lease and inbox go, and the other instances drop their copies. */
   async forget(session: string): Promise<void> {
     await this.pool.query('DELETE FROM skein_leases WHERE session = $1', [session]);
     await this.pool.query('DELETE FROM skein_inbox WHERE session = $1', [session]);
+    await this.pool.query('SELECT pg_notify($1, $2)', [REMOVED_CHANNEL, session]);
   }
 
   /**

@@ -133,6 +133,13 @@ export class PgStore {
     return log;
   }
 
+  /** Forgets a session another instance deleted (its rows are gone already). */
+  drop(id: string): void {
+    this.headers.delete(id);
+    this.events.delete(id);
+    this.logs.delete(id);
+  }
+
   /** Removes a session and its events (after its log was written to the trash as JSONL). */
   async remove(id: string): Promise<void> {
     this.headers.delete(id);
