@@ -8,6 +8,7 @@ import { startChildServer } from '../helpers/child-server.js';
 import { stdioEntry, writeMcpJson } from '../helpers/mcp.js';
 import { untilGone } from '../helpers/processes.js';
 import { api, tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 // Real servers and child processes (skein, MCP servers under tsx): slow on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -31,16 +32,6 @@ function parentOf(pid: number): number {
   return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('MCP server processes', () => {
   it.each(['SIGTERM', 'SIGKILL'] as const)('are gone after skein gets %s, and on SIGTERM so is what they started', async (signal) => {
     const workDir = tempDir('mcp-procs');
@@ -52,8 +43,8 @@ describe('MCP server processes', () => {
     expect(body.servers.map((s) => s.state)).toEqual(['ready']);
     // A child of skein (other tests' servers may run meanwhile).
     const only = (pids: number[]) => (pids.length === 1 ? pids[0] : undefined);
-    const mcpPid = await until('the stdio server', () => only(processesWith('stdio-server.ts', server.process.pid)));
-    const helperPid = await until('its helper', () => only(processesWith(helper)));
+    const mcpPid = await until(() => only(processesWith('stdio-server.ts', server.process.pid)), 'the stdio server', 30_000);
+    const helperPid = await until(() => only(processesWith(helper)), 'its helper', 30_000);
 
     await server.kill(signal);
     const killed = Date.now();

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SkeinEvent } from '../../shared/protocol.js';
 import { startChildServer } from '../helpers/child-server.js';
 import { api, tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** Pids of live processes whose command line contains `needle` (a zombie has an empty command line). */
 function processesWith(needle: string): number[] {
@@ -20,16 +21,6 @@ function processesWith(needle: string): number[] {
     }
   }
   return found;
-}
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('tool processes', () => {
@@ -49,13 +40,13 @@ describe('tool processes', () => {
       await say(
         `bash: ${sleeps[0]} ${quiet} & setsid ${sleeps[1]} ${quiet} & nohup ${sleeps[2]} ${quiet} & (setsid bash -c '${sleeps[3]} & exit' ${quiet} &) ; echo started`,
       );
-      await until('the first command to return', async () => (await events()).some((e) => e.kind === 'tool_result' && e.output.includes('started')));
+      await until(async () => (await events()).some((e) => e.kind === 'tool_result' && e.output.includes('started')), 'the first command to return', 30_000);
       // A command still running at SIGTERM, with an escaped child.
       await say(`bash: setsid ${sleeps[4]} >/dev/null 2>&1 & ${sleeps[5]}`);
-      await until('every sleep to run', () => sleeps.every((s) => processesWith(s).length > 0));
+      await until(() => sleeps.every((s) => processesWith(s).length > 0), 'every sleep to run', 30_000);
       const code = await server.kill('SIGTERM');
       expect(code, server.output()).toBe(0);
-      await until('every sleep to be gone', () => sleeps.every((s) => processesWith(s).length === 0), 10_000).catch(() => undefined);
+      await until(() => sleeps.every((s) => processesWith(s).length === 0), 'every sleep to be gone', 10_000).catch(() => undefined);
       for (const s of sleeps) expect(processesWith(s), `${s} after SIGTERM`).toEqual([]);
     } finally {
       await server.kill('SIGKILL');
