@@ -1,32 +1,40 @@
 // The integration suite again, on the PostgreSQL store (SKEIN_TEST_STORE=postgres:
 // every test server gets its own database on a temporary cluster). Left out:
-// the files whose tests read or write JSONL logs by hand (a torn last line, a
+// the tests that read or write JSONL logs by hand (a torn last line, a
 // version-1 log, exports compared byte for byte with the file, logs written to
-// start from, child servers started without the database), and the PostgreSQL
-// files themselves, which run on it anyway.
+// start from, a child server started without the database), named below, and
+// the PostgreSQL files themselves, which run on it anyway.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const JSONL_ONLY = new Set([
-  'approvals', // a SIGKILLed child server (started on JSONL) and its log file
-  'compaction', // a torn last line written into the log file
+/** Whole files about JSONL logs. */
+const JSONL_FILES = new Set([
   'lazy-sessions', // 1,000 JSONL logs and the index beside them
-  'lifecycle', // a version-1 log file from the first build
-  'pending-compactions', // a queued compaction read back from the log file
-  'session-management', // exports and forks compared with the log file byte for byte
-  'shutdown', // the log file read after shutdown
   'token-masking', // the log file searched for the token
-  'workspaces', // the log file's header read by hand
+  'shutdown', // the log file read after shutdown
   'postgres-store',
   'postgres-cluster',
 ]);
+/** Single tests about the JSONL file (the rest of their files runs on PostgreSQL). */
+const JSONL_TESTS = [
+  'while waiting keeps the request pending too', // approvals: a SIGKILLed child server, started on JSONL
+  'closes a turn that was running as interrupted', // compaction: a torn last line written into the file
+  'a version-1 log from the first build', // lifecycle: a log file from the first build
+  'does not run during shutdown', // pending-compactions: the queue read back from the file
+  'exports the JSONL log byte for byte', // session-management: compared with the file
+  'the original log is byte-identical', // session-management: the original file after a fork
+  'the copied turn is closed in the fork only', // session-management: the fork's file
+  'two sessions with their own worktrees', // workspaces: the log header read from the file
+];
 const files = fs
   .readdirSync('test/integration')
-  .filter((f) => f.endsWith('.test.ts') && !JSONL_ONLY.has(f.slice(0, -'.test.ts'.length)))
+  .filter((f) => f.endsWith('.test.ts') && !JSONL_FILES.has(f.slice(0, -'.test.ts'.length)))
   .map((f) => `test/integration/${f}`);
+// Every test whose name mentions none of JSONL_TESTS.
+const pattern = `^(?!.*(?:${JSONL_TESTS.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})).*$`;
 // The package's own entry (its exports map does not list the bin file).
 const vitest = path.join(path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
-const run = spawnSync(process.execPath, [vitest, 'run', ...files], { stdio: 'inherit', env: { ...process.env, SKEIN_TEST_STORE: 'postgres' } });
+const run = spawnSync(process.execPath, [vitest, 'run', '-t', pattern, ...files], { stdio: 'inherit', env: { ...process.env, SKEIN_TEST_STORE: 'postgres' } });
 process.exit(run.status ?? 1);
