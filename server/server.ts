@@ -56,7 +56,6 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const cluster = database
     ? new ClusterRoles(new Cluster(database.pool, database.url, config.leaseTimeoutMs ?? 5000, config.dataDir), database, {
         roots: [...(config.workDirs?.length ? config.workDirs : [config.workDir]), config.dataDir],
-        workDir: config.workDir,
       })
     : undefined;
   const sessions = new Sessions(config, {

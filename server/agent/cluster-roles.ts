@@ -33,10 +33,8 @@ export interface ClusterHost {
 }
 
 export interface Reach {
-  /** SKEIN_WORKDIR's roots and the data folder: a session's folder must be inside one. */
+  /** SKEIN_WORKDIR's roots and the data folder: a session's folder must be inside one (a log from before workspaces has none: always reachable). */
   roots: string[];
-  /** SKEIN_WORKDIR of a log from before workspaces (always reachable). */
-  workDir: string;
 }
 
 export class ClusterRoles {
@@ -153,7 +151,10 @@ export class ClusterRoles {
     for (const id of copies) if ((last.get(id) ?? 0) > (this.store.lastSeq(id) ?? 0)) await this.store.catchUp(id);
     for (const id of await this.cluster.orphaned()) await this.takeOver(id);
     // A copy whose lease is free, or ours (given to this instance), becomes the running session.
-    for (const id of copies) if (this.cluster.ownerHint(id) !== 'me' ? this.cluster.ownerHint(id) === 'free' : true) await this.takeOver(id);
+    for (const id of copies) {
+      const hint = this.cluster.ownerHint(id);
+      if (hint === 'me' || hint === 'free') await this.takeOver(id);
+    }
     for (const id of owned) {
       const hint = this.cluster.ownerHint(id);
       const log = host.peek(id)?.session.log as { conflicted?: boolean } | undefined;
@@ -212,8 +213,9 @@ export class ClusterRoles {
       after = 0;
       for (const e of live.session.log.all()) if (e.kind === 'user' && e.inbox !== undefined) after = Math.max(after, e.inbox);
     }
+    this.lastInbox.set(id, after);
     const rows = await this.cluster.inbox(id, after);
-    if (!rows.length) return this.lastInbox.set(id, after), undefined;
+    if (!rows.length) return;
     for (const row of rows) this.apply(live, row);
     this.lastInbox.set(id, rows.at(-1)!.id);
     await live.session.durable();

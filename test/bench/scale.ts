@@ -6,15 +6,15 @@
 // one run; medians.
 import fs from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { DEFAULT_UI_DIR } from '../../server/server.js';
 import { Session } from '../../server/agent/session.js';
 import { EventLog, type SyncMode } from '../../server/store/event-log.js';
 import { tempDir } from '../helpers/server.js';
-import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
+import { fmt, median, type BenchRow, type BenchSection } from './types.js';
 import { measureUi, type UiMeasurement } from './ui-measure.js';
 import { startScaleRows } from './start-scale.js';
 import { pgAppendRuns, type PgAppendRun } from './pg-append.js';
+import { timeAppends, type AppendRun } from './time-appends.js';
 
 const BENCH = 'scale';
 /** A busy session: bursts of events in one tick (a tool loop: state, usage, agent, tool calls, results). */
@@ -25,12 +25,6 @@ const RUNS = 3;
 const PACE_MS = 50;
 const PACED_BURSTS = 100;
 
-interface AppendRun {
-  eventsPerSecond: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
-}
-
 /**
  * Appends BURSTS bursts of BURST events, one burst per tick: as fast as the log
  * takes them (throughput), or one burst every PACE_MS (latency at a load both
@@ -40,30 +34,10 @@ async function appendRun(sync: SyncMode, paceMs = 0): Promise<AppendRun> {
   const dir = tempDir('append-bench');
   const log = EventLog.create(path.join(dir, 's.jsonl'), { skein: 1, session: 's', createdAt: new Date().toISOString(), model: 'predictable' }, { sync });
   const session = new Session('s', log, 'predictable');
-  const appendedAt = new Map<number, number>();
-  const latencies: number[] = [];
-  let delivered = 0;
-  const done = new Promise<void>((resolve) =>
-    session.subscribe(0, (e) => {
-      latencies.push(performance.now() - appendedAt.get(e.seq)!);
-      if (++delivered === (paceMs ? PACED_BURSTS : BURSTS) * BURST) resolve();
-    }),
-  );
-  const started = performance.now();
-  const bursts = paceMs ? PACED_BURSTS : BURSTS;
-  for (let b = 0; b < bursts; b++) {
-    for (let i = 0; i < BURST; i++) {
-      const seq = log.lastSeq + 1;
-      appendedAt.set(seq, performance.now());
-      session.append({ kind: 'tool_result', callId: `c${b}-${i}`, name: 'bash', output: 'x'.repeat(200), isError: false, durationMs: 3 });
-    }
-    await new Promise((r) => (paceMs ? setTimeout(r, paceMs) : setImmediate(r)));
-  }
-  await done;
-  const seconds = (performance.now() - started) / 1000;
+  const run = await timeAppends(session, paceMs ? PACED_BURSTS : BURSTS, BURST, paceMs);
   log.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  return { eventsPerSecond: (bursts * BURST) / seconds, latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99) };
+  return run;
 }
 
 export const section: BenchSection = {

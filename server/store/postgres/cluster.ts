@@ -179,20 +179,12 @@ export class Cluster {
     return new Map(rows.rows.map((r) => [r.id, Number(r.last_seq)]));
   }
 
-  /** Posts a command for the session's owner; resolves once it is committed. */
+  /** Posts a command for the session's owner; resolves once it is committed (one statement: the row and its NOTIFY commit together). */
   async post(session: string, command: InboxCommand): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('INSERT INTO skein_inbox (session, command, from_instance) VALUES ($1, $2, $3)', [session, JSON.stringify(command), this.instance]);
-      await client.query('SELECT pg_notify($1, $2)', [INBOX_CHANNEL, session]);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    await this.pool.query(
+      'WITH posted AS (INSERT INTO skein_inbox (session, command, from_instance) VALUES ($1, $2, $3) RETURNING session) SELECT pg_notify($4, session) FROM posted',
+      [session, JSON.stringify(command), this.instance, INBOX_CHANNEL],
+    );
   }
 
   /** The session's inbox rows after `afterId`, oldest first. */
