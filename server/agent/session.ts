@@ -58,7 +58,7 @@ export class Session {
   meta: SessionMeta = {};
   /** Subscribers have been given every event up to this seq (only durable events are shown). */
   private delivered: number;
-  private readonly durableWaiters: { seq: number; resolve: () => void }[] = [];
+  private readonly durableWaiters: { seq: number; resolve: () => void; reject: (err: Error) => void }[] = [];
   /** The agent's latest plan, kept as it changes (snapshots carry it: a client may load only the log's tail). */
   private plan: Plan | undefined;
   /** Set while another instance runs this session: commands go there (see remote-owner.ts). */
@@ -100,8 +100,15 @@ export class Session {
     return () => this.evictListeners.delete(listener);
   }
 
-  /** This copy is being replaced: every client is told to reconnect (and resumes from its last seq). */
+  /**
+   * This copy is being replaced: every client is told to reconnect (and resumes
+   * from its last seq), and whoever waits for an append that is not durable yet
+   * is told it may never be (another instance took the session meanwhile).
+   */
   evict(): void {
+    for (const waiter of this.durableWaiters.splice(0)) {
+      waiter.reject(new ReadOnlySessionError('the session moved to another instance before this was stored; check the session and send it again if it is missing'));
+    }
     for (const listener of [...this.evictListeners]) {
       try {
         listener();
@@ -160,7 +167,7 @@ export class Session {
   durable(): Promise<void> {
     const seq = this.log.lastSeq;
     if (seq <= this.delivered) return Promise.resolve();
-    return new Promise((resolve) => this.durableWaiters.push({ seq, resolve }));
+    return new Promise((resolve, reject) => this.durableWaiters.push({ seq, resolve, reject }));
   }
 
   /** The durable events after `since`: what clients may see (REST and the socket's replay). */

@@ -67,7 +67,7 @@ describe('thinking in the UI', () => {
       const { page, errors } = await openPage(browser, own.url);
       const id = await newSession(page);
       const options = () => page.getByRole('combobox', { name: 'Reasoning effort' }).locator('option').allTextContents();
-      expect(await options()).toContain('effort: max'); // the table's, before the provider was asked
+      await expect.poll(options).toContain('effort: max'); // the table's, before the provider was asked
       await converse(page, own.url, 'echo: ask first');
       await expect.poll(options).toEqual(['effort: default', 'effort: none', 'effort: low', 'effort: high']);
       await page.reload();

@@ -64,6 +64,7 @@ describe('Models API capabilities over the model table', () => {
     const run = await startSession(env(f, 'claude-sonnet-5-5', 'none'), servers, dirs);
     await run.say('bash: echo one');
     await run.say('echo: two');
+    expect(turns(f).length).toBeGreaterThan(0);
     expect(turns(f).every((r) => r.thinking?.type === 'adaptive' && r.output_config === undefined)).toBe(true);
     // A restart asks nothing: the log's limits event says the capabilities.
     await run.server.close();

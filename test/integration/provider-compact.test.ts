@@ -128,6 +128,8 @@ describe('provider_compact', () => {
     await longSession(off);
     await off.say('/compact');
     expect(f.compaction.compactions).toBe(0);
+    // Off: skein folded with its own strategies.
+    expect(finished(off.client.events).some((c) => c.coversSeq !== undefined)).toBe(true);
     expect(finished(off.client.events).every((c) => !c.strategies?.includes('provider_compact'))).toBe(true);
 
     // claude-sonnet-4-5 has no on-demand compaction: the API refuses, skein's summary folds instead.

@@ -122,7 +122,7 @@ describe('reasoning models end to end (issue 12, done when)', () => {
       const turns = turnRequests(a, o);
       for (const provider of [a, o]) {
         const own = turns.filter((t) => (provider === a ? t.body.messages : t.body.input));
-        expect(new Set(own.map((t) => JSON.stringify([t.system, t.tools]))).size).toBeLessThanOrEqual(1);
+        expect(new Set(own.map((t) => JSON.stringify([t.system, t.tools]))).size).toBe(1);
       }
       expect(turns.some((t) => t.model === switchTo)).toBe(true);
       // The instruction changes reached the model as messages, never in `system` / `instructions`.

@@ -50,6 +50,7 @@ describe('clear_stale_results', () => {
     log.add({ kind: 'compaction', phase: 'finished', trigger: 'strategy', ...result });
     const after = deriveView(log.events);
     const tools = after.filter((m) => m.role === 'tool');
+    expect(tools).toHaveLength(7);
     expect(tools.slice(0, 4).every((m) => m.content.startsWith(`[tool result cleared to save context (event ${m.seq}): bash {"command":"cat src/module`))).toBe(true);
     expect(tools.slice(4).every((m) => m.content.startsWith('line '))).toBe(true);
     // Nothing left to clear: not due again.
