@@ -719,3 +719,8 @@ export interface McpServerInfo {
   nextAttemptAt?: string;
   tools: McpToolInfo[];
 }
+
+/** A note skein adds to the conversation (a status note, changed instructions, changed tools): never the user speaking. */
+export function isSkeinNote(content: string): boolean {
+  return content.startsWith(STATUS_NOTE_OPEN) || content.startsWith(INSTRUCTIONS_NOTE_OPEN) || content.startsWith(TOOLS_NOTE_OPEN);
+}

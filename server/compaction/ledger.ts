@@ -6,7 +6,7 @@
 // merged in, deduplicated. It is held to a token budget, spent by recency and
 // by kind; what does not fit is counted and stays reachable with search_history.
 import { parsePlan, PLAN_TOOL } from '../../shared/plan.js';
-import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN, type Ledger } from '../../shared/protocol.js';
+import { INSTRUCTIONS_NOTE_OPEN, isSkeinNote, type Ledger } from '../../shared/protocol.js';
 import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
 import { folderOf, renderLedger } from './ledger-render.js';
@@ -136,7 +136,7 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
       b.instructions = { seq: m.seq, text: m.content };
       continue;
     }
-    if (m.role === 'user' && !m.content.startsWith(STATUS_NOTE_OPEN) && !m.content.startsWith(TOOLS_NOTE_OPEN)) {
+    if (m.role === 'user' && !isSkeinNote(m.content)) {
       b.users.push(
         m.content.length > USER_MESSAGE_VERBATIM_CHARS ? { seq: m.seq, text: m.content.slice(0, 500), truncated: true } : { seq: m.seq, text: m.content },
       );

@@ -1,7 +1,7 @@
 // The summary the offline models write when asked to compact: user messages
 // verbatim, tool calls and errors, carried forward from the previous summary.
 // It reads the transcript format of server/compaction/transcript.ts.
-import { STATUS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
+import { isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
 import { IN_PLACE_OPEN } from '../compaction/summarizer.js';
 import { tokensOf } from './tokens.js';
 import type { LlmRequest } from './types.js';
@@ -50,7 +50,7 @@ function inPlaceTranscript(messages: readonly ViewMessage[]): string {
   const first = messages.findIndex((m) => m.role === 'user');
   const lines: string[] = [];
   for (const m of messages.slice(first + 1, -1)) {
-    if (m.role === 'user' && m.content.startsWith(STATUS_NOTE_OPEN)) continue;
+    if (m.role === 'user' && isSkeinNote(m.content)) continue;
     // An earlier summary (or a plain user message) is read as it stands: its "- user:" lines carry forward.
     if (m.role === 'user') lines.push(m.content.startsWith('<compacted-history>') ? m.content : `[user] ${m.content}`);
     for (const c of m.toolCalls ?? []) lines.push(`[assistant -> ${c.name} ${JSON.stringify(c.input)}]`);

@@ -2,7 +2,7 @@
 // last user text, usage from real token counts of the request (with a
 // simulated prompt cache), its own small window enforced with the same kind of
 // error a provider gives, and a deterministic summary when asked to compact.
-import { INSTRUCTIONS_NOTE_OPEN, STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN, type ViewMessage } from '../../shared/protocol.js';
+import { isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
 import { deterministicSummary } from './deterministic-summary.js';
 import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
 import { tokensOf } from './tokens.js';
@@ -148,7 +148,7 @@ export class PredictableProvider implements Provider {
 
 /** Notes from skein (status, changed instructions) are not the user speaking. */
 function isStatusNote(m: ViewMessage): boolean {
-  return (m.role === 'user' || m.role === 'system') && (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(INSTRUCTIONS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN));
+  return (m.role === 'user' || m.role === 'system') && isSkeinNote(m.content);
 }
 
 function lastUserText(messages: ViewMessage[]): string {

@@ -22,7 +22,8 @@ export interface HttpServerConfig {
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /** Server names become part of tool names (`mcp__<server>__<tool>`): provider tool names allow only these. */
-export const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+/** No `__` and no `_` at either end: tool names are mcp__<server>__<tool>, split at the first `__` after the prefix. */
+export const SERVER_NAME = /^(?!_)(?!.*__)(?!.*_$)[A-Za-z0-9_-]{1,40}$/;
 
 export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
@@ -39,7 +40,7 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.en
   if (!isObject(data) || !isObject(data.mcpServers)) throw new McpConfigError('expected {"mcpServers": {"NAME": {...}}}');
   const servers = new Map<string, McpServerConfig>();
   for (const [name, raw] of Object.entries(data.mcpServers)) {
-    if (!SERVER_NAME.test(name)) throw new McpConfigError(`server name ${JSON.stringify(name)}: use 1 to 40 letters, digits, _ or -`);
+    if (!SERVER_NAME.test(name)) throw new McpConfigError(`server name ${JSON.stringify(name)}: use 1 to 40 letters, digits, _ or - (no "__", no _ at either end: tools are named mcp__<server>__<tool>)`);
     servers.set(name, parseServer(name, raw, env));
   }
   return servers;

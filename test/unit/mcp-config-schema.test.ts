@@ -36,6 +36,9 @@ describe('MCP config', () => {
     expect(bad('{')).toThrow(/not valid JSON/);
     expect(bad('{"servers": {}}')).toThrow(/expected \{"mcpServers"/);
     expect(bad('{"mcpServers": {"a b": {"command": "x"}}}')).toThrow(/server name "a b"/);
+    // Names that would make mcp__<server>__<tool> ambiguous.
+    for (const name of ['a__b', 'srv_', '_srv']) expect(bad(`{"mcpServers": {"${name}": {"command": "x"}}}`)).toThrow(/no "__", no _ at either end/);
+    expect(bad('{"mcpServers": {"my_srv-2": {"command": "x"}}}')).not.toThrow();
     expect(bad('{"mcpServers": {"a": {"args": []}}}')).toThrow(/mcpServers\.a\.command: expected a string/);
     expect(bad('{"mcpServers": {"a": {"command": "x", "args": "y"}}}')).toThrow(/mcpServers\.a\.args: expected an array of strings/);
     expect(bad('{"mcpServers": {"a": {"type": "sse", "url": "http://x"}}}')).toThrow(/expected "stdio" or "http"/);
