@@ -58,6 +58,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
         roots: [...(config.workDirs?.length ? config.workDirs : [config.workDir]), config.dataDir],
       })
     : undefined;
+  if (database && cluster) database.leaseOwner = cluster.cluster.instance;
   const sessions = new Sessions(config, {
     ...options,
     toolSecrets,

@@ -39,8 +39,9 @@ export interface Reach {
 
 export class ClusterRoles {
   private host: ClusterHost | undefined;
-  /** The last inbox row applied per owned session (from its log after a load). */
-  private readonly lastInbox = new Map<string, number>();
+  /** The inbox rows applied per owned session (after a load: the ids its log's messages carry). Ids are
+   * not committed in order, so rows are told apart by id, never by "after the last one seen". */
+  private readonly applied = new Map<string, Set<number>>();
   private readonly draining = new Map<string, Promise<void>>();
   private readonly takingOver = new Set<string>();
 
@@ -64,7 +65,7 @@ export class ClusterRoles {
         },
         created: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'reading a new session', err)),
         removed: (session) => {
-          this.lastInbox.delete(session);
+          this.applied.delete(session);
           this.store.drop(session);
           host.vanished(session);
         },
@@ -94,7 +95,7 @@ export class ClusterRoles {
   }
 
   async forget(id: string): Promise<void> {
-    this.lastInbox.delete(id);
+    this.applied.delete(id);
     await this.cluster.forget(id);
   }
 
@@ -172,6 +173,9 @@ export class ClusterRoles {
   private async takeOver(id: string): Promise<void> {
     const host = this.host;
     if (!host || this.takingOver.has(id)) return;
+    // A known session out of reach: nothing to ask the database.
+    const known = this.store.header(id);
+    if (known && this.unreachable(known)) return;
     // Already run here (a second call after the first took it): reloading would cut its turn.
     const here = host.peek(id);
     if (here && !here.session.remote) return;
@@ -207,19 +211,24 @@ export class ClusterRoles {
   private async applyInbox(id: string): Promise<void> {
     const live = this.host?.get(id);
     if (!live || live.session.remote) return;
-    let after = this.lastInbox.get(id);
-    if (after === undefined) {
+    let applied = this.applied.get(id);
+    if (!applied) {
       // After a load: the messages a previous owner already logged are not applied twice.
-      after = 0;
-      for (const e of live.session.log.all()) if (e.kind === 'user' && e.inbox !== undefined) after = Math.max(after, e.inbox);
+      applied = new Set(live.session.log.all().flatMap((e) => (e.kind === 'user' && e.inbox !== undefined ? [e.inbox] : [])));
+      this.applied.set(id, applied);
     }
-    this.lastInbox.set(id, after);
-    const rows = await this.cluster.inbox(id, after);
-    if (!rows.length) return;
-    for (const row of rows) this.apply(live, row);
-    this.lastInbox.set(id, rows.at(-1)!.id);
+    const rows = (await this.cluster.inbox(id)).filter((row) => !applied.has(row.id));
+    for (const row of rows) {
+      this.apply(live, row);
+      applied.add(row.id);
+    }
+    if (!rows.length && !applied.size) return;
     await live.session.durable();
-    await this.cluster.done(id, rows.at(-1)!.id);
+    // Only what was applied (and is durable) goes; a row committed late is read at the next drain.
+    const done = [...applied];
+    await this.cluster.done(id, done);
+    for (const rowId of done) applied.delete(rowId);
+    // Rows deleted are never read again; their messages stay in the log (a new owner rebuilds the set from it).
   }
 
   private apply(live: LiveSession, row: InboxRow): void {

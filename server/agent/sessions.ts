@@ -479,7 +479,8 @@ export class Sessions implements ClusterHost {
     const idle = Promise.all(lives.map(({ agent }) => agent.whenIdle()));
     await Promise.race([idle, new Promise((r) => setTimeout(r, graceMs).unref())]);
     for (const { session } of lives) session.log.close();
-    await Promise.all(lives.map(({ session }) => session.log.flushed?.()));
+    // Bounded: a database that is down must not hold the shutdown for ever (what is not committed is lost, as in a crash).
+    await Promise.race([Promise.all(lives.map(({ session }) => session.log.flushed?.())), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.saveIndex();
     this.live.clear();
     this.lastUsed.clear();

@@ -3,6 +3,7 @@
 // session's folder, and the folders a new session may work in.
 import fs from 'node:fs';
 import { logLines } from '../store/jsonl-export.js';
+import { EventLog } from '../store/event-log.js';
 import type express from 'express';
 import type { Response } from 'express';
 import { SessionBusyError, type Sessions } from '../agent/sessions.js';
@@ -67,7 +68,7 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     const { log } = live.session;
     if (format === 'jsonl') {
       // The file byte for byte; from the database, the same format rebuilt from its rows.
-      const body = fs.existsSync(log.file) ? fs.readFileSync(log.file) : logLines(log.header, log.all());
+      const body = log instanceof EventLog ? fs.readFileSync(log.file) : logLines(log.header, log.all());
       res.type('application/x-ndjson').attachment(`${live.session.id}.jsonl`).send(body);
     } else if (format === 'md' || format === 'markdown') {
       res.type('text/markdown; charset=utf-8').attachment(`${live.session.id}.md`).send(markdownTranscript(log.header, live.session.title(), log.all()));

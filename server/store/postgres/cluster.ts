@@ -80,18 +80,28 @@ export class Cluster {
     await this.pool.query('INSERT INTO skein_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()', [this.instance]);
     await this.listen();
     await this.refresh();
-    let running = false;
+    // The heartbeat has its own timer: a slow tick (takeovers, inbox drains) must never let this instance look dead.
+    let beating = false;
+    let ticking = false;
     this.heartbeat = setInterval(() => {
-      if (running || this.stopped) return;
-      running = true;
-      void this.tick(onTick).finally(() => (running = false));
+      if (this.stopped) return;
+      if (!beating) {
+        beating = true;
+        void this.pool
+          .query('UPDATE skein_instances SET heartbeat_at = now() WHERE id = $1', [this.instance])
+          .catch((err: unknown) => console.error(`[skein] cluster: heartbeat failed: ${err instanceof Error ? err.message : String(err)} (retrying)`))
+          .finally(() => (beating = false));
+      }
+      if (!ticking) {
+        ticking = true;
+        void this.tick(onTick).finally(() => (ticking = false));
+      }
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }
 
   private async tick(onTick: () => Promise<void>): Promise<void> {
     try {
-      await this.pool.query('UPDATE skein_instances SET heartbeat_at = now() WHERE id = $1', [this.instance]);
       if (!this.listenClient) await this.listen();
       await this.refresh();
       await onTick();
@@ -187,15 +197,15 @@ export class Cluster {
     );
   }
 
-  /** The session's inbox rows after `afterId`, oldest first. */
-  async inbox(session: string, afterId: number): Promise<InboxRow[]> {
-    const rows = await this.pool.query<{ id: string; command: string }>('SELECT id, command FROM skein_inbox WHERE session = $1 AND id > $2 ORDER BY id', [session, afterId]);
+  /** The session's inbox rows, oldest first. */
+  async inbox(session: string): Promise<InboxRow[]> {
+    const rows = await this.pool.query<{ id: string; command: string }>('SELECT id, command FROM skein_inbox WHERE session = $1 ORDER BY id', [session]);
     return rows.rows.map((r) => ({ id: Number(r.id), command: JSON.parse(r.command) as InboxCommand }));
   }
 
-  /** Forgets inbox rows up to `upToId` (their effect is durable in the log). */
-  async done(session: string, upToId: number): Promise<void> {
-    await this.pool.query('DELETE FROM skein_inbox WHERE session = $1 AND id <= $2', [session, upToId]);
+  /** Forgets these inbox rows (their effect is durable in the log). */
+  async done(session: string, ids: number[]): Promise<void> {
+    if (ids.length) await this.pool.query('DELETE FROM skein_inbox WHERE session = $1 AND id = ANY($2::bigint[])', [session, ids]);
   }
 
   /** A session made here: other instances learn of it. */

@@ -33,6 +33,8 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
 
   /** The session's row is not in the database yet: the first transaction inserts it. */
   private rowPending: boolean;
+  /** Several instances: this instance's name, leased the new session in its row's own transaction (before anyone can see it). */
+  leaseOwner: string | undefined;
 
   /** `isNew`: a session just made here (its row and any events given are inserted by the first group). */
   constructor(
@@ -69,9 +71,10 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
   private async flushLoop(): Promise<void> {
     let failures = 0;
     while ((this.pending.length || this.rowPending) && !this.conflict) {
-      const batch = this.pending.slice();
+      let batch = this.pending.slice();
       try {
-        await insertBatch(this.pool, this.header.session, batch, this.rowPending ? this.header : undefined);
+        const committed = await insertBatch(this.pool, this.header.session, batch, this.rowPending ? this.header : undefined, this.leaseOwner);
+        batch = batch.slice(0, committed);
         this.rowPending = false;
       } catch (err) {
         const error = err instanceof Error ? err : new Error(String(err));
@@ -114,15 +117,23 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
   }
 }
 
-/** One transaction: claim the seqs on the session's row, insert the events. */
-export async function insertBatch(pool: pg.Pool, session: string, batch: readonly SkeinEvent[], newRow?: LogHeader): Promise<void> {
+/**
+ * One transaction: claim the seqs on the session's row, insert the events.
+ * Returns how many of `batch` are committed now: all of them, or, when an
+ * earlier attempt's COMMIT went through but its answer was lost (and events
+ * appended since joined this batch), the ones that attempt held.
+ */
+export async function insertBatch(pool: pg.Pool, session: string, batch: readonly SkeinEvent[], newRow?: LogHeader, leaseOwner?: string): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    if (newRow) await client.query('INSERT INTO skein_sessions (id, header, last_seq) VALUES ($1, $2, 0) ON CONFLICT (id) DO NOTHING', [session, JSON.stringify(newRow)]);
+    if (newRow) {
+      await client.query('INSERT INTO skein_sessions (id, header, last_seq) VALUES ($1, $2, 0) ON CONFLICT (id) DO NOTHING', [session, JSON.stringify(newRow)]);
+      if (leaseOwner) await client.query('INSERT INTO skein_leases (session, owner) VALUES ($1, $2) ON CONFLICT (session) DO NOTHING', [session, leaseOwner]);
+    }
     if (!batch.length) {
       await client.query('COMMIT');
-      return;
+      return 0;
     }
     const first = batch[0]!.seq;
     const last = batch.at(-1)!.seq;
@@ -130,9 +141,13 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
     if (claim.rowCount !== 1) {
       await client.query('ROLLBACK');
       const row = await client.query<{ last_seq: string }>('SELECT last_seq FROM skein_sessions WHERE id = $1', [session]);
-      // A retry of a batch whose COMMIT went through but whose answer was lost: already durable.
-      const mine = await client.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq = $2', [session, last]);
-      if (Number(row.rows[0]?.last_seq) === last && mine.rows[0]?.line === JSON.stringify(batch.at(-1))) return;
+      // A retry of a batch whose COMMIT went through but whose answer was lost: that part is already durable.
+      const held = Number(row.rows[0]?.last_seq);
+      const ours = batch.find((e) => e.seq === held);
+      if (ours && held >= first) {
+        const mine = await client.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq = $2', [session, held]);
+        if (mine.rows[0]?.line === JSON.stringify(ours)) return held - first + 1;
+      }
       throw new SeqConflictError(`session ${session}: the database holds events up to ${row.rows[0]?.last_seq ?? 'none (no such session)'}, this instance tried to add ${first}..${last}; another writer owns it`);
     }
     const values: string[] = [];
@@ -145,6 +160,7 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
     // Delivered at COMMIT to every instance listening (cluster.ts): they read the new rows and show them.
     await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${session} ${last}`]);
     await client.query('COMMIT');
+    return batch.length;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;

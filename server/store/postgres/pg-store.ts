@@ -15,6 +15,8 @@ export class PgStore {
   private readonly events = new Map<string, SkeinEvent[]>();
   /** The log open for each session (the latest), so events other instances commit reach its subscribers. */
   private readonly logs = new Map<string, PgEventLog>();
+  /** Several instances: this instance's name; a session made here is leased to it with its first row. */
+  leaseOwner: string | undefined;
   /** One catch-up at a time per session (two would add the same rows twice). */
   private readonly catchingUp = new Map<string, Promise<void>>();
   private constructor(
@@ -113,9 +115,17 @@ export class PgStore {
     const held = this.events.get(id)!;
     const from = held.at(-1)?.seq ?? 0;
     const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq > $2 ORDER BY seq', [id, from]);
-    if (!rows.rows.length) return;
-    for (const row of rows.rows) held.push(JSON.parse(row.line) as SkeinEvent);
-    this.logs.get(id)?.merged(held.at(-1)!.seq);
+    // Checked again after the wait: the session may have been deleted, reread, or opened here as its writer.
+    const now = this.logs.get(id);
+    if (this.events.get(id) !== held || (now && !now.readOnly && !now.isClosed)) return;
+    let added = false;
+    for (const row of rows.rows) {
+      const event = JSON.parse(row.line) as SkeinEvent;
+      if (event.seq <= (held.at(-1)?.seq ?? 0)) continue;
+      held.push(event);
+      added = true;
+    }
+    if (added) now?.merged(held.at(-1)!.seq);
   }
 
   create(header: LogHeader): PgEventLog {
@@ -129,6 +139,7 @@ export class PgStore {
     const stored = [...events];
     this.events.set(id, stored);
     const log = new PgEventLog(this.pool, this.fileOf(id), header, stored, true);
+    log.leaseOwner = this.leaseOwner;
     this.logs.set(id, log);
     return log;
   }
