@@ -143,6 +143,15 @@ export class ClusterRoles {
 
   /** Each heartbeat: catch up copies that missed a notification, take over orphaned sessions, drain inboxes. */
   private async tick(): Promise<void> {
+    // Called from notifications too (not only the heartbeat's guarded timer): a database error is reported, never thrown.
+    try {
+      await this.checkAll();
+    } catch (err) {
+      this.warn('*', 'the heartbeat check', err);
+    }
+  }
+
+  private async checkAll(): Promise<void> {
     const host = this.host;
     if (!host) return;
     const copies: string[] = [];
@@ -219,8 +228,8 @@ export class ClusterRoles {
     }
     const rows = (await this.cluster.inbox(id)).filter((row) => !applied.has(row.id));
     for (const row of rows) {
-      this.apply(live, row);
-      applied.add(row.id);
+      // A command the session could not take (its log refused the write) stays in the inbox for the next drain.
+      if (this.apply(live, row)) applied.add(row.id);
     }
     if (!rows.length && !applied.size) return;
     await live.session.durable();
@@ -231,16 +240,19 @@ export class ClusterRoles {
     // Rows deleted are never read again; their messages stay in the log (a new owner rebuilds the set from it).
   }
 
-  private apply(live: LiveSession, row: InboxRow): void {
+  private apply(live: LiveSession, row: InboxRow): boolean {
     const command = row.command;
     try {
       if (command.type === 'user_message') void live.session.userMessage(command.text, row.id);
       else if (command.type === 'cancel') void live.session.cancel();
       else if (command.type === 'compact') void live.session.requestCompaction({ trigger: 'manual', ...(command.instructions && { instructions: command.instructions }) });
       else live.agent.approvals.decide(command.callId, command.decision, command.reason);
+      return true;
     } catch (err) {
-      // A decision for a call no longer waiting is moot; anything else is reported.
-      if (!(err instanceof NoPendingApprovalError)) this.warn(live.session.id, `applying a forwarded ${command.type}`, err);
+      // A decision for a call no longer waiting is moot (done); anything else is reported and tried again later.
+      if (err instanceof NoPendingApprovalError) return true;
+      this.warn(live.session.id, `applying a forwarded ${command.type}`, err);
+      return false;
     }
   }
 

@@ -37,6 +37,9 @@ export class RequestShape {
     this.ownTokens = requestTokens({ system: full.system, tools: full.tools.filter((t) => !isMcpTool(t)), messages: [] });
   }
 
+  /** Whether the log last said lean (read from it once; kept as events are returned by change()). */
+  private said: boolean | undefined;
+
   isLean(contextWindow: number): boolean {
     return this.ownTokens > LEAN_SHARE * contextWindow && this.leanTokens < this.fullTokens;
   }
@@ -52,7 +55,10 @@ export class RequestShape {
    */
   change(contextWindow: number, log: ShapeLog): Extract<NewEvent, { kind: 'toolset' }> | undefined {
     const lean = this.isLean(contextWindow);
-    if ((log.last('toolset')?.lean ?? false) === lean) return undefined;
+    // The log is scanned once (most sessions have no toolset event: a scan each request would read it all).
+    this.said ??= log.last('toolset')?.lean ?? false;
+    if (this.said === lean) return undefined;
+    this.said = lean;
     const fixed = this.current(contextWindow);
     const tools = fixed.tools.map((t) => t.name);
     const window = contextWindow.toLocaleString('en-US');
