@@ -120,10 +120,14 @@ describe('reasoning models end to end (issue 12, done when)', () => {
       expect(errors.length).toBe(6);
       // Append-only: one system prompt and one tool list per provider for the whole session, both models, across the restart.
       const turns = turnRequests(a, o);
+      // (A session on Anthropic models only sends nothing to the OpenAI fake: that provider has no turns, not zero prompts.)
+      let providersUsed = 0;
       for (const provider of [a, o]) {
         const own = turns.filter((t) => (provider === a ? t.body.messages : t.body.input));
-        expect(new Set(own.map((t) => JSON.stringify([t.system, t.tools]))).size).toBe(1);
+        if (own.length) providersUsed++;
+        expect(new Set(own.map((t) => JSON.stringify([t.system, t.tools]))).size).toBe(own.length ? 1 : 0);
       }
+      expect(providersUsed).toBeGreaterThan(0);
       expect(turns.some((t) => t.model === switchTo)).toBe(true);
       // The instruction changes reached the model as messages, never in `system` / `instructions`.
       const wire = JSON.stringify(turns.map((t) => t.body.messages ?? t.body.input));
