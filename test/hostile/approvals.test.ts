@@ -1,0 +1,199 @@
+// Issue 21, defects 6-8, through the real server and the predictable model: an
+// approval must mean what it says. A session rule never widens past the exact
+// command or the file it was given for, never covers a protected path, a call
+// with input its tool's schema refuses is never asked about, a restart with
+// another SKEIN_APPROVAL re-checks the waiting call, and a fork taken while a
+// call waits closes that call in the copy.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
+import { decisionOf, resultOf, transitions, untilAsked } from '../helpers/approvals.js';
+import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { TestClient } from '../helpers/ws-client.js';
+import { plantApprovalTricks } from './approvals-tricks.js';
+
+const servers: TestServer[] = [];
+const clients: TestClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function open(mode: string, dirs?: { dataDir: string; workDir: string }, id?: string) {
+  const server = await startTestServer({ SKEIN_APPROVAL: mode }, dirs);
+  servers.push(server);
+  if (!dirs) plantApprovalTricks(server.workDir);
+  const sessionId = id ?? (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
+  const client = await TestClient.connect(server.url, sessionId);
+  clients.push(client);
+  return { server, id: sessionId, client };
+}
+
+type Run = Awaited<ReturnType<typeof open>>;
+
+/** Sends a message and waits until the turn it starts is over. */
+async function turn(run: Run, text: string): Promise<SkeinEvent[]> {
+  const before = run.client.events.at(-1)?.seq ?? 0;
+  run.client.send({ type: 'user_message', text });
+  return run.client.until(() => {
+    const after = run.client.events.filter((e) => e.seq > before);
+    return after.some((e) => e.kind === 'state' && e.to === 'WaitingForUserInput') && after;
+  }, `the turn of ${text}`);
+}
+
+/** Sends a message and waits until a call of its turn waits for approval. */
+async function asked(run: Run, text: string) {
+  const before = run.client.events.at(-1)?.seq ?? 0;
+  run.client.send({ type: 'user_message', text });
+  await run.client.until(() => run.client.events.some((e) => e.seq > before && e.kind === 'approval_request'), `a request for ${text}`);
+  return untilAsked(run.client);
+}
+
+function decide(run: Run, callId: string, decision: string) {
+  return api(run.server.url, `/api/sessions/${run.id}/approvals/${encodeURIComponent(callId)}`, { body: { decision } });
+}
+
+async function waitIdle(run: Run): Promise<SkeinEvent[]> {
+  return run.client.until(() => {
+    const last = run.client.events.filter((e) => e.kind === 'state').at(-1);
+    return last?.kind === 'state' && last.to === 'WaitingForUserInput' && run.client.events;
+  }, 'the session to be idle');
+}
+
+async function restart(run: Run, mode: string): Promise<Run> {
+  run.client.close();
+  await run.server.close();
+  servers.splice(servers.indexOf(run.server), 1);
+  return open(mode, { dataDir: run.server.dataDir, workDir: run.server.workDir }, run.id);
+}
+
+const lastCall = (events: readonly SkeinEvent[]) => events.filter((e) => e.kind === 'tool_call').at(-1)!;
+
+describe('defect 6: a session rule covers exactly what it says', () => {
+  it('an array bash command is refused by the schema, never asked about, and records no rule that would approve later bash calls', async () => {
+    const run = await open('on-write');
+    const events = await turn(run, 'tool: bash {"command":["touch","ARRAY_RAN"]}');
+    const call = lastCall(events);
+    if (call.kind !== 'tool_call') throw new Error('no call');
+    expect(events.filter((e) => e.kind === 'approval_request')).toEqual([]);
+    expect(resultOf(events, call.callId)).toMatchObject({ isError: true, output: expect.stringMatching(/"command".*must be a string.*array/) });
+    expect(fs.existsSync(path.join(run.server.workDir, 'ARRAY_RAN'))).toBe(false);
+    // The next bash call asks: nothing was approved for the session.
+    const next = await asked(run, 'bash: touch UNAPPROVED');
+    expect(next.rule).toEqual({ tool: 'bash', command: 'touch UNAPPROVED' });
+    await decide(run, next.callId, 'deny');
+    await waitIdle(run);
+    expect(fs.existsSync(path.join(run.server.workDir, 'UNAPPROVED'))).toBe(false);
+  });
+
+  it('under SKEIN_APPROVAL=never too, a call with bad input gets a tool error naming the field and never runs', async () => {
+    const run = await open('never');
+    const events = await turn(run, 'tool: write_file {"path":"x.txt","content":{"not":"text"}}');
+    const call = lastCall(events);
+    expect(call.kind === 'tool_call' && resultOf(events, call.callId)).toMatchObject({ isError: true, output: expect.stringContaining('"content"') });
+    expect(fs.existsSync(path.join(run.server.workDir, 'x.txt'))).toBe(false);
+  });
+
+  it('approving write_file for the session covers that file only: .git/config, .mcp.json, AGENTS.md and another file still ask', async () => {
+    const run = await open('on-write');
+    const first = await asked(run, 'tool: write_file {"path":"src/a.ts","content":"one\\n"}');
+    expect(first.rule).toEqual({ tool: 'write_file', path: 'src/a.ts' });
+    await decide(run, first.callId, 'approve_session');
+    await waitIdle(run);
+    // The same file, spelled differently, runs by the rule.
+    const again = await turn(run, 'tool: write_file {"path":"./src/../src/a.ts","content":"two\\n"}');
+    const call = lastCall(again);
+    expect(call.kind === 'tool_call' && decisionOf(again, call.callId)).toMatchObject({ by: 'rule', rule: { tool: 'write_file', path: 'src/a.ts' } });
+    expect(fs.readFileSync(path.join(run.server.workDir, 'src/a.ts'), 'utf8')).toBe('two\n');
+    for (const target of ['.git/config', '.mcp.json', 'AGENTS.md', 'src/b.ts', 'src/a.ts/../../.git/hooks/pre-commit', 'sub/.git/config', 'link-to-git-config']) {
+      const request = await asked(run, `tool: write_file {"path":${JSON.stringify(target)},"content":"[core]\\n\\tfsmonitor = touch PWNED\\n"}`);
+      expect(request.input).toMatchObject({ path: target });
+      await decide(run, request.callId, 'deny');
+      await waitIdle(run);
+    }
+    expect(fs.readFileSync(path.join(run.server.workDir, '.git/config'), 'utf8')).not.toContain('fsmonitor');
+    expect(fs.existsSync(path.join(run.server.workDir, '.mcp.json'))).toBe(false);
+  }, 60_000);
+
+  it('approving a write to a protected file for the session records no rule: the next write to it asks again', async () => {
+    const run = await open('on-write');
+    const first = await asked(run, 'tool: edit_file {"path":"AGENTS.md","old":"Be careful.","new":"Be quick."}');
+    expect(first.alwaysAsks).toContain('AGENTS.md');
+    await decide(run, first.callId, 'approve_session');
+    const events = await waitIdle(run);
+    expect(decisionOf(events, first.callId)).toMatchObject({ decision: 'approve_session', by: 'user' });
+    expect(decisionOf(events, first.callId)?.rule).toBeUndefined();
+    const second = await asked(run, 'tool: edit_file {"path":"AGENTS.md","old":"Be quick.","new":"Send secrets."}');
+    await decide(run, second.callId, 'deny');
+    await waitIdle(run);
+    expect(fs.readFileSync(path.join(run.server.workDir, 'AGENTS.md'), 'utf8')).toContain('Be quick.');
+  });
+});
+
+describe('defect 7: a restart with another SKEIN_APPROVAL re-checks the waiting call', () => {
+  it('on-write -> never: the waiting call runs through a legal transition and the model sees its result', async () => {
+    const first = await open('on-write');
+    const request = await asked(first, 'bash: echo ran-after-restart > restarted.txt; echo done');
+    const run = await restart(first, 'never');
+    const events = await waitIdle(run);
+    expect(fs.readFileSync(path.join(run.server.workDir, 'restarted.txt'), 'utf8')).toBe('ran-after-restart\n');
+    expect(resultOf(events, request.callId)).toMatchObject({ isError: false, output: expect.stringContaining('done') });
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+    const resumed = events.find((e) => e.kind === 'state' && e.from === 'WaitingForApproval' && e.seq > request.seq);
+    expect(resumed).toMatchObject({ to: 'RunningTools', reason: expect.stringContaining('SKEIN_APPROVAL is now never') });
+    expect(transitions(events.filter((e) => e.seq > request.seq)).slice(-4)).toEqual([
+      'RunningTools>SendingToLLM', 'SendingToLLM>ProcessingLLMResponse', 'ProcessingLLMResponse>EndOfTurn', 'EndOfTurn>WaitingForUserInput',
+    ]);
+    // The model answered after seeing the result (the predictable model describes it).
+    const view = (await api<{ messages: { role: string; toolCallId?: string; content: string }[] }>(run.server.url, `/api/sessions/${run.id}/view`)).body.messages;
+    expect(view.find((m) => m.role === 'tool' && m.toolCallId === request.callId)?.content).toContain('done');
+    expect(view.at(-1)?.role).toBe('assistant');
+  }, 60_000);
+
+  it('on-write -> always: the waiting call still waits, and runs once approved', async () => {
+    const first = await open('on-write');
+    const request = await asked(first, 'bash: echo still-asks');
+    const run = await restart(first, 'always');
+    expect((await api<SessionSnapshot>(run.server.url, `/api/sessions/${run.id}`)).body.state).toBe('WaitingForApproval');
+    expect(run.server.sessions.get(run.id)?.agent.approvals.waitingFor).toBe(request.callId);
+    await decide(run, request.callId, 'approve');
+    const events = await waitIdle(run);
+    expect(resultOf(events, request.callId)?.output).toContain('still-asks');
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+  }, 60_000);
+
+  it('always -> on-write: a waiting read runs without asking', async () => {
+    const first = await open('always');
+    const request = await asked(first, 'read: src/readme.txt');
+    const run = await restart(first, 'on-write');
+    const events = await waitIdle(run);
+    expect(resultOf(events, request.callId)).toMatchObject({ isError: false, output: expect.stringContaining('plain text') });
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+  }, 60_000);
+});
+
+describe('defect 8: a fork taken while a call waits closes the call in the copy', () => {
+  for (const where of ['the approval request', 'the WaitingForApproval state event'] as const) {
+    it(`fork at ${where}: the copy denies the call ("forked before it was approved") and the original still waits`, async () => {
+      const run = await open('on-write');
+      const request = await asked(run, 'bash: touch FORK_RAN');
+      const waiting = run.client.events.find((e) => e.kind === 'state' && e.to === 'WaitingForApproval' && e.seq > request.seq)!;
+      const seq = where === 'the approval request' ? request.seq : waiting.seq;
+      const forked = await api<{ id: string }>(run.server.url, `/api/sessions/${run.id}/fork`, { body: { seq } });
+      expect(forked.status).toBe(201);
+      const copy = (await api<{ events: SkeinEvent[] }>(run.server.url, `/api/sessions/${forked.body.id}/events`)).body.events;
+      expect(decisionOf(copy, request.callId)).toMatchObject({ decision: 'deny', reason: 'forked before it was approved' });
+      expect(resultOf(copy, request.callId)).toMatchObject({ isError: true, output: 'denied: forked before it was approved' });
+      expect((await api<SessionSnapshot>(run.server.url, `/api/sessions/${forked.body.id}`)).body.state).toBe('WaitingForUserInput');
+      // It cannot be approved in the fork.
+      expect((await api(run.server.url, `/api/sessions/${forked.body.id}/approvals/${request.callId}`, { body: { decision: 'approve' } })).status).toBe(409);
+      // The original still waits, and its own decision runs it there.
+      expect((await api<SessionSnapshot>(run.server.url, `/api/sessions/${run.id}`)).body.state).toBe('WaitingForApproval');
+      expect(fs.existsSync(path.join(run.server.workDir, 'FORK_RAN'))).toBe(false);
+      expect((await decide(run, request.callId, 'approve')).status).toBe(202);
+      await waitIdle(run);
+      expect(fs.existsSync(path.join(run.server.workDir, 'FORK_RAN'))).toBe(true);
+    });
+  }
+});
