@@ -3,29 +3,45 @@
 // must be a call the tool will read as shown: `{"command":["ls"]}` is not a
 // bash command, and a rule recorded from it would mean nothing.
 //
-// The subset tools use is checked: type, properties, required, items,
-// enum, const, additionalProperties, and anyOf / oneOf / allOf. Other keywords
-// (minimum, pattern, $ref, ...) are left to the tool, which checks its input
-// again: an unknown keyword never refuses a call.
+// The subset tools use is checked: type, properties, required, items, enum,
+// const, additionalProperties, anyOf / oneOf / allOf and local `$ref`s
+// (`#/$defs/...`, as zod and pydantic write them). Other keywords (minimum,
+// pattern, ...) are left to the tool, which checks its input again: an
+// unknown keyword never refuses a call. Nor does a required name that the
+// schema's own `properties` does not describe: such a schema is its server's
+// quirk, and the server decides.
 
 /** Most problems listed in one error result. */
 const MAX_PROBLEMS = 5;
+/** `$ref`s followed on one path (a recursive schema stops being checked; it never loops). */
+const MAX_REFS = 32;
 
 type Schema = Record<string, unknown>;
+
+interface Walk {
+  root: Schema;
+  depth: number;
+  problems: string[];
+}
 
 /** What is wrong with `input` for `schema`, or undefined when it fits. */
 export function inputProblem(schema: unknown, input: unknown): string | undefined {
   const problems: string[] = [];
-  check(schema, input, '', problems);
+  check({ root: isObject(schema) ? schema : {}, depth: 0, problems }, schema, input, '');
   if (!problems.length) return undefined;
   const shown = problems.slice(0, MAX_PROBLEMS);
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : '';
   return shown.join('; ') + more;
 }
 
-function check(schema: unknown, value: unknown, at: string, problems: string[]): void {
+function check(walk: Walk, schema: unknown, value: unknown, at: string): void {
+  const { problems } = walk;
   if (schema === false) return void problems.push(`${name(at)} is not allowed`);
   if (!isObject(schema)) return;
+  if (typeof schema.$ref === 'string' && walk.depth < MAX_REFS) {
+    const target = resolvePointer(walk.root, schema.$ref);
+    if (target !== undefined) check({ ...walk, depth: walk.depth + 1 }, target, value, at);
+  }
   const types = typesOf(schema.type);
   if (types && !types.some((t) => hasType(value, t))) {
     return void problems.push(`${name(at)} must be ${types.map(article).join(' or ')}, got ${describe(value)}`);
@@ -36,34 +52,52 @@ function check(schema: unknown, value: unknown, at: string, problems: string[]):
   if ('const' in schema && !sameJson(schema.const, value)) return void problems.push(`${name(at)} must be ${short(schema.const)}, got ${short(value)}`);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length && !options.some((option) => fits(option, value, at))) {
+    if (Array.isArray(options) && options.length && !options.some((option) => fits(walk, option, value, at))) {
       // oneOf is checked as anyOf: refusing a call that fits two options is the tool's business.
       const first: string[] = [];
-      check(options[0], value, at, first);
+      check({ ...walk, problems: first }, options[0], value, at);
       return void problems.push(`${name(at)} fits none of its ${options.length} allowed forms (the first: ${first[0] ?? 'refused'})`);
     }
   }
-  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) check(part, value, at, problems);
-  if (isObject(value)) checkObject(schema, value, at, problems);
-  if (Array.isArray(value) && isObject(schema.items)) value.forEach((item, i) => check(schema.items, item, `${at}[${i}]`, problems));
+  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) check(walk, part, value, at);
+  if (isObject(value)) checkObject(walk, schema, value, at);
+  if (Array.isArray(value) && isObject(schema.items)) value.forEach((item, i) => check(walk, schema.items, item, `${at}[${i}]`));
 }
 
-function checkObject(schema: Schema, value: Record<string, unknown>, at: string, problems: string[]): void {
+function checkObject(walk: Walk, schema: Schema, value: Record<string, unknown>, at: string): void {
+  const { problems } = walk;
+  const described = isObject(schema.properties);
   const properties = isObject(schema.properties) ? schema.properties : {};
   if (Array.isArray(schema.required)) {
-    for (const key of schema.required) if (typeof key === 'string' && value[key] === undefined) problems.push(`${name(join(at, key))} is required`);
+    for (const key of schema.required) {
+      if (typeof key !== 'string' || value[key] !== undefined || (described && !Object.hasOwn(properties, key))) continue;
+      problems.push(`${name(join(at, key))} is required`);
+    }
   }
   for (const [key, item] of Object.entries(value)) {
-    if (Object.hasOwn(properties, key)) check(properties[key], item, join(at, key), problems);
+    if (Object.hasOwn(properties, key)) check(walk, properties[key], item, join(at, key));
     else if (schema.additionalProperties === false) problems.push(`${name(join(at, key))} is not a known field${knownFields(properties)}`);
-    else if (isObject(schema.additionalProperties)) check(schema.additionalProperties, item, join(at, key), problems);
+    else if (isObject(schema.additionalProperties)) check(walk, schema.additionalProperties, item, join(at, key));
   }
 }
 
-function fits(schema: unknown, value: unknown, at: string): boolean {
+function fits(walk: Walk, schema: unknown, value: unknown, at: string): boolean {
   const problems: string[] = [];
-  check(schema, value, at, problems);
+  check({ ...walk, problems }, schema, value, at);
   return problems.length === 0;
+}
+
+/** A local JSON pointer (`#`, `#/$defs/Name`) inside `root`, or undefined (a remote or dangling one refuses nothing). */
+function resolvePointer(root: Schema, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
 }
 
 function typesOf(type: unknown): string[] | undefined {

@@ -43,6 +43,12 @@ describe('inputProblem', () => {
     expect(inputProblem(schema, { repo: 'a/b', meta: { n: 'x', m: 1 } })).toContain('"meta.n" must be an integer or a null');
     expect(inputProblem(schema, { repo: 'a/b', id: true })).toContain('"id" fits none of its 2 allowed forms');
     expect(inputProblem({ type: 'object' }, { anything: [1, { a: 2 }] })).toBeUndefined();
+    // zod/pydantic style: local $refs are followed; a required name the schema does not describe is its server's business.
+    const refs = { type: 'object', properties: { a: { $ref: '#/$defs/num' }, self: { $ref: '#' } }, required: ['a', 'ghost'], $defs: { num: { type: 'number' } } };
+    expect(inputProblem(refs, { a: 2 })).toBeUndefined();
+    expect(inputProblem(refs, { a: 'two' })).toBe('"a" must be a number, got a string ("two")');
+    expect(inputProblem(refs, { a: 1, self: { a: 'x' } })).toBe('"self.a" must be a number, got a string ("x")');
+    expect(inputProblem(refs, {})).toBe('"a" is required');
     expect(inputProblem({}, { anything: 1 })).toBeUndefined();
   });
 
