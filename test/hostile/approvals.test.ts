@@ -9,19 +9,22 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { decisionOf, resultOf, transitions, untilAsked } from '../helpers/approvals.js';
-import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { startHttpMcpServer, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { plantApprovalTricks } from './approvals-tricks.js';
 
 const servers: TestServer[] = [];
 const clients: TestClient[] = [];
+const mcps: HttpMcpServer[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   for (const s of servers.splice(0)) await s.close();
+  for (const m of mcps.splice(0)) await m.close();
 });
 
-async function open(mode: string, dirs?: { dataDir: string; workDir: string }, id?: string) {
-  const server = await startTestServer({ SKEIN_APPROVAL: mode }, dirs);
+async function open(mode: string, dirs?: { dataDir: string; workDir: string }, id?: string, env: Record<string, string> = {}) {
+  const server = await startTestServer({ SKEIN_APPROVAL: mode, ...env }, dirs);
   servers.push(server);
   if (!dirs) plantApprovalTricks(server.workDir);
   const sessionId = id ?? (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
@@ -196,4 +199,30 @@ describe('defect 8: a fork taken while a call waits closes the call in the copy'
       expect(fs.existsSync(path.join(run.server.workDir, 'FORK_RAN'))).toBe(true);
     });
   }
+});
+
+describe('MCP tools: checked against their inputSchema, approved by their exact input', () => {
+  it('bad input is never asked about; a session approval covers only the identical call', async () => {
+    const remote = await startHttpMcpServer();
+    mcps.push(remote);
+    // The user's own config (SKEIN_MCP_CONFIG), not the repository's .mcp.json.
+    const config = writeMcpJson(tempDir('approvals-mcp'), { remote: { type: 'http', url: remote.url } }, 'mcp.json');
+    const run = await open('on-write', undefined, undefined, { SKEIN_MCP_CONFIG: config });
+    const bad = await turn(run, 'mcp: remote echo {"text":["not","text"]}');
+    expect(bad.filter((e) => e.kind === 'approval_request')).toEqual([]);
+    const badCall = lastCall(bad);
+    expect(badCall.kind === 'tool_call' && resultOf(bad, badCall.callId)).toMatchObject({ isError: true, output: expect.stringContaining('"text" must be a string, got an array') });
+
+    const first = await asked(run, 'mcp: remote echo {"text":"hello"}');
+    expect(first.rule).toEqual({ tool: 'mcp__remote__echo', input: { text: 'hello' } });
+    await decide(run, first.callId, 'approve_session');
+    await waitIdle(run);
+    const same = await turn(run, 'mcp: remote echo {"text":"hello"}');
+    const sameCall = lastCall(same);
+    expect(sameCall.kind === 'tool_call' && decisionOf(same, sameCall.callId)).toMatchObject({ by: 'rule' });
+    const other = await asked(run, 'mcp: remote echo {"text":"goodbye"}');
+    expect(other.input).toEqual({ text: 'goodbye' });
+    await decide(run, other.callId, 'deny');
+    await waitIdle(run);
+  }, 60_000);
 });
