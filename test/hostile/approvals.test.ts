@@ -90,6 +90,25 @@ describe('defect 6: a session rule covers exactly what it says', () => {
     expect(fs.existsSync(path.join(run.server.workDir, 'UNAPPROVED'))).toBe(false);
   });
 
+  it('rules an older version logged without their scope ({tool: "bash"}, {tool: "write_file"}) approve nothing after an upgrade', async () => {
+    const first = await open('on-write');
+    // What 8dea484 recorded for "Approve for this session" on `{"command":["ls"]}` and on any write.
+    const live = first.server.sessions.get(first.id)!;
+    live.session.append({ kind: 'approval_decision', callId: 'old1', name: 'bash', decision: 'approve_session', by: 'user', rule: { tool: 'bash' } });
+    live.session.append({ kind: 'approval_decision', callId: 'old2', name: 'write_file', decision: 'approve_session', by: 'user', rule: { tool: 'write_file' } });
+    await live.session.durable();
+    const run = await restart(first, 'on-write');
+    const bash = await asked(run, 'bash: touch UNAPPROVED');
+    await decide(run, bash.callId, 'deny');
+    await waitIdle(run);
+    const write = await asked(run, 'tool: write_file {"path":".git/config","content":"[core]\\n\\tfsmonitor = touch PWNED\\n"}');
+    await decide(run, write.callId, 'deny');
+    const events = await waitIdle(run);
+    expect(events.filter((e) => e.kind === 'approval_decision' && e.by === 'rule')).toEqual([]);
+    expect(fs.existsSync(path.join(run.server.workDir, 'UNAPPROVED'))).toBe(false);
+    expect(fs.readFileSync(path.join(run.server.workDir, '.git/config'), 'utf8')).not.toContain('fsmonitor');
+  });
+
   it('under SKEIN_APPROVAL=never too, a call with bad input gets a tool error naming the field and never runs', async () => {
     const run = await open('never');
     const events = await turn(run, 'tool: write_file {"path":"x.txt","content":{"not":"text"}}');
