@@ -173,6 +173,28 @@ describe('defect 7: a restart with another SKEIN_APPROVAL re-checks the waiting 
     expect(view.at(-1)?.role).toBe('assistant');
   }, 60_000);
 
+  it('a call an older version left waiting with input its schema refuses is not asked again after the upgrade: it gets the schema error and the turn goes on', async () => {
+    const first = await open('on-write');
+    // The log of 8dea484 waiting on `tool: bash {"command":["touch","OLD_RAN"]}` (it asked about it).
+    const live = first.server.sessions.get(first.id)!;
+    const append = (e: Parameters<typeof live.session.append>[0]) => live.session.append(e);
+    append({ kind: 'user', text: 'tool: bash {"command":["touch","OLD_RAN"]}' });
+    append({ kind: 'state', from: 'WaitingForUserInput', to: 'SendingToLLM', reason: 'sending the conversation' });
+    append({ kind: 'state', from: 'SendingToLLM', to: 'ProcessingLLMResponse', reason: 'tool_use' });
+    append({ kind: 'agent', text: '', model: 'predictable', endOfTurn: false });
+    append({ kind: 'tool_call', callId: 'old_call', name: 'bash', input: { command: ['touch', 'OLD_RAN'] } });
+    append({ kind: 'state', from: 'ProcessingLLMResponse', to: 'RunningTools', reason: '1 tool call' });
+    append({ kind: 'approval_request', callId: 'old_call', name: 'bash', input: { command: ['touch', 'OLD_RAN'] }, preview: { kind: 'input', text: '' }, rule: { tool: 'bash' } });
+    append({ kind: 'state', from: 'RunningTools', to: 'WaitingForApproval', reason: 'bash waits for approval' });
+    await live.session.durable();
+    const run = await restart(first, 'on-write');
+    const events = await waitIdle(run);
+    expect(resultOf(events, 'old_call')).toMatchObject({ isError: true, output: expect.stringContaining('"command" must be a string') });
+    expect(events.find((e) => e.kind === 'state' && e.from === 'WaitingForApproval')).toMatchObject({ to: 'RunningTools', reason: expect.stringContaining('not asked about') });
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+    expect(fs.existsSync(path.join(run.server.workDir, 'OLD_RAN'))).toBe(false);
+  }, 60_000);
+
   it('on-write -> always: the waiting call still waits, and runs once approved', async () => {
     const first = await open('on-write');
     const request = await asked(first, 'bash: echo still-asks');
