@@ -591,11 +591,17 @@ export interface ApprovalPreview {
 
 /**
  * A session-scoped approval ("Approve for this session"): bash by its exact
- * command, any other tool by its name.
+ * command, a tool that acts on a file (write_file, edit_file, read_file) by
+ * that file, any other tool (MCP tools too) by its exact input. A rule without
+ * its scope (`{tool}` alone, as older versions logged) matches nothing.
  */
 export interface ApprovalRule {
   tool: string;
   command?: string;
+  /** The file, relative to the working folder, `/`-separated, links resolved. */
+  path?: string;
+  /** The exact input (compared whatever the order of its keys). */
+  input?: Record<string, unknown>;
 }
 
 /** A tool call waits for the user's decision (the agent is in WaitingForApproval). */
@@ -607,6 +613,8 @@ export interface ApprovalRequestEvent extends EventBase {
   preview: ApprovalPreview;
   /** The rule "Approve for this session" would record. */
   rule: ApprovalRule;
+  /** Why approving for the session records no rule (a protected path): the next such call asks again. */
+  alwaysAsks?: string;
 }
 
 /**

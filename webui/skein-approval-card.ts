@@ -1,37 +1,18 @@
 // <skein-approval-card>: a tool call waiting for the user (SKEIN_APPROVAL).
 // Shows what would happen (the command, or the diff with added and removed
-// lines coloured) and the three answers: Approve, Approve for this session,
-// Deny (with an optional reason the model receives). Sends an `approval`
+// lines coloured) and the three answers: Approve, Approve for this session
+// (its label says what it covers: the exact command, the one file; not offered
+// for a protected path), Deny (with an optional reason the model receives). Sends an `approval`
 // event up; the app sends the WebSocket frame. Once decided, one line says how.
 import { css, html, LitElement } from 'lit';
-import type { ApprovalDecision, ApprovalDecisionEvent, ApprovalRequestEvent, ApprovalRule } from '../shared/protocol.js';
+import type { ApprovalDecision, ApprovalRequestEvent } from '../shared/protocol.js';
+import { ruleWords } from './approval-words.js';
 import { messageStyles } from './message-styles.js';
 
 export interface ApprovalDetail {
   callId: string;
   decision: ApprovalDecision;
   reason?: string;
-}
-
-/** How "Approve for this session" reads for a rule. */
-export function ruleWords(rule: ApprovalRule): string {
-  return rule.command !== undefined ? `this exact ${rule.tool} command` : `every ${rule.tool} call`;
-}
-
-export function decisionWords(d: ApprovalDecisionEvent): string {
-  const reason = d.reason ? `: ${d.reason}` : '';
-  switch (d.by) {
-    case 'rule':
-      return `Approved by a session rule (${d.rule ? ruleWords(d.rule) : d.name})`;
-    case 'cancel':
-      return 'Denied: the turn was cancelled';
-    case 'message':
-      return `Denied by your new message${reason}`;
-    default:
-      if (d.decision === 'approve') return 'Approved by you';
-      if (d.decision === 'approve_session') return `Approved for this session (${d.rule ? ruleWords(d.rule) : d.name})`;
-      return `Denied by you${reason}`;
-  }
 }
 
 export class SkeinApprovalCard extends LitElement {
@@ -68,6 +49,7 @@ export class SkeinApprovalCard extends LitElement {
       button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
       button.danger { color: var(--danger); }
       button:disabled { opacity: 0.6; cursor: default; }
+      .note { font-size: 12px; color: var(--muted); }
       input { font: inherit; font-size: 13px; flex: 1 1 220px; min-width: 0; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--border); background: var(--bg); color: var(--fg); }
     `,
   ];
@@ -90,7 +72,9 @@ export class SkeinApprovalCard extends LitElement {
       ${this.preview()}
       <div class="actions">
         <button class="primary" ?disabled=${this.sent} @click=${() => this.decide('approve')}>Approve</button>
-        <button ?disabled=${this.sent} @click=${() => this.decide('approve_session')} title="Also run ${ruleWords(request.rule)} without asking again in this session">Approve for this session</button>
+        ${request.alwaysAsks
+          ? html`<span class="note">Asks every time: ${request.alwaysAsks}</span>`
+          : html`<button ?disabled=${this.sent} @click=${() => this.decide('approve_session')} title="Do not ask again in this session for ${ruleWords(request.rule)}">Approve ${ruleWords(request.rule)} for this session</button>`}
         ${this.denying
           ? html`<input aria-label="Reason for denying (optional, the model reads it)" placeholder="Why not? (optional, the model reads it)"
                 @keydown=${(e: KeyboardEvent) => e.key === 'Enter' && this.decide('deny')} />

@@ -3,7 +3,7 @@
 // collapsed past a few lines, with a copy button.
 import { css, html, LitElement } from 'lit';
 import type { ApprovalDecisionEvent, ApprovalRequestEvent, ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
-import { decisionWords } from './skein-approval-card.js';
+import { decisionWords } from './approval-words.js';
 import './skein-approval-card.js';
 import { copyText } from './copy.js';
 import { formatDuration, toolStatus } from './format.js';

@@ -227,10 +227,14 @@ export class Agent implements AgentHandle {
     this.cancel();
   }
 
-  /** After a restart: a turn that was running when the process died is closed as interrupted. */
-  recoverInterrupted(reason = 'interrupted: the server restarted'): void {
+  /**
+   * After a restart: a turn that was running when the process died is closed
+   * as interrupted. `forked`: the log is a fork's copy, whose cut turn is
+   * closed whatever it was doing (a call waiting for approval is denied).
+   */
+  recoverInterrupted(reason = 'interrupted: the server restarted', forked = false): void {
     // Waiting for a decision is not interrupted work: the request stays pending and the buttons come back.
-    const pending = this.tools.approvals.pendingInLog();
+    const pending = !forked && this.tools.approvals.pendingInLog();
     if (pending) {
       this.resumeCalls = unansweredCalls(this.session.log.all());
       this.wake();
@@ -238,6 +242,8 @@ export class Agent implements AgentHandle {
     }
     const end: TurnEnd = { reason, via: 'Error', code: 'interrupted' };
     try {
+      // A fork of a waiting call: denied in the copy (the original still waits for its own decision).
+      if (forked) this.tools.approvals.denyForFork();
       this.closeTurn(end);
     } catch (err) {
       if (!(err instanceof LogWriteError)) throw err;

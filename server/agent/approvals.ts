@@ -3,7 +3,9 @@
 // moves to WaitingForApproval, and the call runs (or is denied) once a
 // decision arrives: from the user (REST or WebSocket), from a cancel, or from
 // a new user message (which denies, with its text as the reason). Decisions
-// are logged too, so a restart finds a request still pending and asks again.
+// are logged too, so a restart finds a request still pending and decides it
+// again under the SKEIN_APPROVAL and rules it starts with. What a session rule
+// covers is in approval-rules.ts.
 import {
   parseCompactCommand,
   type AgentState,
@@ -17,6 +19,7 @@ import {
 import type { ToolCall } from '../llm/types.js';
 import { TOOLS } from '../tools/registry.js';
 import { previewOf } from './approval-preview.js';
+import { offerFor, ruleMatches } from './approval-rules.js';
 import type { Session } from './session.js';
 
 /** Whether a call to `name` waits for the user in this mode. */
@@ -30,21 +33,10 @@ export function needsApproval(mode: ApprovalMode, name: string): boolean {
   return tool !== undefined && tool.readOnly !== true;
 }
 
-/**
- * The rule "Approve for this session" records for a call. bash: the exact
- * command, as Codex CLI does (approving `npm test` must not approve
- * `npm test; rm -rf ~`); any other tool: the tool, as Claude Code's "allow all
- * edits during this session".
- */
-export function ruleFor(call: Pick<ToolCall, 'name' | 'input'>): ApprovalRule {
-  if (call.name === 'bash' && typeof call.input.command === 'string') return { tool: 'bash', command: call.input.command };
-  return { tool: call.name };
-}
+export { offerFor, ruleFor, ruleMatches } from './approval-rules.js';
 
-export function ruleMatches(rule: ApprovalRule, call: Pick<ToolCall, 'name' | 'input'>): boolean {
-  if (rule.tool !== call.name) return false;
-  return rule.command === undefined || rule.command === call.input.command;
-}
+/** The result, and the reason logged, of a call that waited when its session was forked. */
+export const FORKED_BEFORE_APPROVAL = 'forked before it was approved';
 
 /** Why a decision for a call was refused (HTTP 409). */
 export class NoPendingApprovalError extends Error {}
@@ -124,7 +116,8 @@ export class ApprovalGate {
       throw new NoPendingApprovalError(`tool call ${JSON.stringify(callId)} is not waiting for approval${now}`);
     }
     const request = this.openRequest();
-    const rule = decision === 'approve_session' && request ? request.rule : undefined;
+    // A protected path: approved once, and the next such call asks again.
+    const rule = decision === 'approve_session' && request && !request.alwaysAsks ? request.rule : undefined;
     this.deps.session.append({ kind: 'approval_decision', callId, name: request?.name ?? '', decision, by: 'user', ...(reason && { reason }), ...(rule && { rule }) });
     if (rule) this.rules.push(rule);
     this.pending = undefined;
@@ -133,23 +126,31 @@ export class ApprovalGate {
 
   /** Waits, if this call needs it, until it may run; throws ApprovalSuspended on shutdown. */
   async clear(call: ToolCall, signal: AbortSignal): Promise<Clearance> {
-    const { session, mode } = this.deps;
-    if (!needsApproval(mode, call.name)) return { run: true };
-    const rule = this.rules.find((r) => ruleMatches(r, call));
+    const { session, mode, workDir } = this.deps;
+    // After a restart the request is already in the log and the agent already waits: decided again here, under today's mode and rules.
+    const resumed = this.resumedRequest(call);
+    if (!needsApproval(mode, call.name)) {
+      if (resumed) this.deps.transition('RunningTools', `SKEIN_APPROVAL is now ${mode}: ${call.name} runs without asking`);
+      return { run: true };
+    }
+    const rule = this.rules.find((r) => ruleMatches(r, call, workDir));
     if (rule) {
       session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'approve', by: 'rule', rule });
+      if (resumed) this.deps.transition('RunningTools', `${call.name} approved by a session rule`);
       return { run: true };
     }
     if (this.deniedByMessage !== undefined) {
       const reason = this.deniedByMessage;
       session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'deny', by: 'message', reason });
+      if (resumed) this.deps.transition('RunningTools', `${call.name} denied`);
       return { run: false, output: deniedOutput(reason) };
     }
-    // After a restart the request is already in the log, and the agent already waits.
-    let request = this.openRequest();
-    if (request?.callId !== call.id || this.deps.state() !== 'WaitingForApproval') {
-      const preview = await previewOf(call.name, call.input, this.deps.workDir);
-      request = session.append({ kind: 'approval_request', callId: call.id, name: call.name, input: call.input, preview, rule: ruleFor(call) }) as ApprovalRequestEvent;
+    let request = resumed;
+    if (!request) {
+      const preview = await previewOf(call.name, call.input, workDir);
+      const offer = offerFor(call, workDir);
+      const asked = { kind: 'approval_request', callId: call.id, name: call.name, input: call.input, preview, rule: offer.rule, ...(offer.alwaysAsks && { alwaysAsks: offer.alwaysAsks }) } as const;
+      request = session.append(asked) as ApprovalRequestEvent;
       this.deps.transition('WaitingForApproval', `${call.name} waits for approval`);
     }
     const decided = await this.wait(request, signal);
@@ -160,6 +161,34 @@ export class ApprovalGate {
     this.deps.transition('RunningTools', decided.decision === 'deny' ? `${call.name} denied` : `${call.name} approved`);
     if (decided.by === 'message') this.deniedByMessage = decided.reason;
     return decided.decision === 'deny' ? { run: false, output: deniedOutput(decided.reason) } : { run: true };
+  }
+
+  /**
+   * A call that is not asked about (its input does not fit its tool's
+   * schema). If a restart found it waiting, the wait ends here.
+   */
+  notAsked(call: ToolCall, why: string): void {
+    if (this.resumedRequest(call)) this.deps.transition('RunningTools', `${call.name} is not asked about: ${why}`);
+  }
+
+  /**
+   * A fork copied the history up to a point where a call waited (or was just
+   * asked about): the copy denies it, so that it can never be approved and
+   * run there. Returns whether there was one.
+   */
+  denyForFork(): boolean {
+    const request = this.openRequest();
+    if (!request) return false;
+    const { callId, name } = request;
+    this.deps.session.append({ kind: 'approval_decision', callId, name, decision: 'deny', by: 'cancel', reason: FORKED_BEFORE_APPROVAL });
+    this.deps.session.append({ kind: 'tool_result', callId, name, output: `denied: ${FORKED_BEFORE_APPROVAL}`, isError: true, durationMs: 0 });
+    return true;
+  }
+
+  /** The request a restart found waiting for this call. */
+  private resumedRequest(call: ToolCall): ApprovalRequestEvent | undefined {
+    const request = this.openRequest();
+    return request?.callId === call.id && this.deps.state() === 'WaitingForApproval' ? request : undefined;
   }
 
   /** Resolves with the first of: the user's decision, a new user message, a cancel. */

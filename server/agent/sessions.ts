@@ -419,7 +419,7 @@ export class Sessions implements ClusterHost {
     const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
     const live = this.start(log);
-    live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`);
+    live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`, true);
     this.changed(newIdValue);
     return live;
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { capToolResult, RESULT_CAP_RATIO, toolCallSeqs } from '../compaction/result-cap.js';
 import type { DueCompaction } from '../compaction/triggers.js';
 import { hasRecordedTools, type Provider, type ToolCall } from '../llm/types.js';
+import { inputProblem } from '../tools/input-schema.js';
 import { runTool } from '../tools/registry.js';
 import { SessionTools } from '../tools/session-tools.js';
 import type { ToolContext } from '../tools/tool.js';
@@ -60,6 +61,13 @@ export class ToolRunner {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
         continue;
       }
+      // Checked before anyone is asked: the user approves a call the tool will read as shown, or none.
+      const problem = this.inputProblem(call);
+      if (problem) {
+        this.approvals.notAsked(call, 'its input does not match its schema');
+        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: problem, isError: true, durationMs: 0 });
+        continue;
+      }
       const clearance = await this.approvals.clear(call, signal);
       if (!clearance.run) {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
@@ -77,5 +85,12 @@ export class ToolRunner {
       this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
     }
     if (signal.aborted) throw new Cancelled('cancelled by the user');
+  }
+
+  /** What is wrong with a call's input for its tool's JSON Schema (built-in or MCP); an unknown tool is left to runTool. */
+  private inputProblem(call: ToolCall): string | undefined {
+    const tool = this.toolSet.callable(call.name).find((t) => t.spec.name === call.name);
+    const problem = tool && inputProblem(tool.spec.inputSchema, call.input);
+    return problem && `${call.name} was not run: its input does not match the tool's schema: ${problem}. Call it again with input that does.`;
   }
 }

@@ -35,6 +35,8 @@ describe('approvals in the browser', () => {
     await expect.poll(() => diff.textContent()).toContain('+skein');
     expect(await card.locator('span.del').allTextContents()).toEqual(['-world']);
     expect(await card.locator('span.add').allTextContents()).toEqual(['+skein']);
+    // The session approval says what it covers: this one file.
+    expect(await card.getByRole('button', { name: 'Approve writes to greeting.txt for this session' }).count()).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('skein-tool-card').screenshot({ path: screenshotPath('approval-card') });
     await page.screenshot({ path: screenshotPath('approval-waiting') });
@@ -62,6 +64,7 @@ describe('approvals in the browser', () => {
     const card = page.locator('skein-approval-card');
     await card.waitFor({ timeout: 30_000 });
     expect(await card.getByLabel('Command to approve').textContent()).toBe('echo nope > denied.txt');
+    expect(await card.getByRole('button', { name: 'Approve `echo nope > denied.txt` for this session' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Deny…' }).click();
     await page.getByRole('textbox', { name: /Reason for denying/ }).fill('write it to notes.txt instead');
     await page.getByRole('button', { name: 'Deny', exact: true }).click();
@@ -71,6 +74,23 @@ describe('approvals in the browser', () => {
     expect(resultOf(events, callId)?.output).toBe('denied by the user: write it to notes.txt instead');
     expect(fs.existsSync(path.join(server.workDir, 'denied.txt'))).toBe(false);
     await expect.poll(() => page.getByTestId('approval-decision').first().textContent()).toContain('Denied by you: write it to notes.txt instead');
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('a write to a protected file offers no session approval and says why', async () => {
+    fs.writeFileSync(path.join(server.workDir, 'AGENTS.md'), 'Be careful.\n');
+    const { page, errors } = await openPage(browser, server.url, '/', { reducedMotion: true });
+    await newSession(page);
+    await send(page, 'tool: edit_file {"path":"AGENTS.md","old":"careful","new":"quick"}');
+    const card = page.locator('skein-approval-card');
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByText(/^Asks every time: AGENTS\.md is a protected file/).waitFor();
+    expect(await card.getByRole('button', { name: /for this session/ }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Deny…' }).click();
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    await waitIdle(page);
+    expect(fs.readFileSync(path.join(server.workDir, 'AGENTS.md'), 'utf8')).toBe('Be careful.\n');
     expect(errors).toEqual([]);
   }, 120_000);
 });

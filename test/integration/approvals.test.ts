@@ -117,7 +117,7 @@ describe('SKEIN_APPROVAL=on-write', () => {
     expect(request.preview.kind).toBe('diff');
     expect(request.preview.text).toContain('-beta');
     expect(request.preview.text).toContain('+gamma');
-    expect(request.rule).toEqual({ tool: 'edit_file' });
+    expect(request.rule).toEqual({ tool: 'edit_file', path: 'notes.txt' });
     expect((await decide(run, request.callId, { decision: 'deny', reason: 'keep beta, it is referenced elsewhere' })).status).toBe(202);
     const events = await run.idle();
     expect(fs.readFileSync(path.join(run.server.workDir, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');

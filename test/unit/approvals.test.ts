@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClientFrame } from '../../shared/protocol.js';
-import { needsApproval, ruleFor, ruleMatches, unansweredCalls } from '../../server/agent/approvals.js';
+import { needsApproval, offerFor, ruleFor, ruleMatches, unansweredCalls } from '../../server/agent/approvals.js';
+import { protectedWhy } from '../../server/agent/approval-rules.js';
+import { ruleWords } from '../../webui/approval-words.js';
 import { previewOf } from '../../server/agent/approval-preview.js';
 import { TOOLS } from '../../server/tools/registry.js';
 import { LogBuilder } from '../helpers/events.js';
@@ -35,15 +37,78 @@ describe('needsApproval', () => {
 });
 
 describe('session rules', () => {
-  it('bash by its exact command, other tools by name', () => {
-    const rule = ruleFor({ name: 'bash', input: { command: 'npm test' } });
+  const work = tempDir('rules');
+  fs.mkdirSync(path.join(work, 'src'));
+  fs.mkdirSync(path.join(work, '.git'));
+  fs.symlinkSync('.git/config', path.join(work, 'innocent.txt'));
+
+  it('bash by its exact command, only ever from a string', () => {
+    const rule = ruleFor({ name: 'bash', input: { command: 'npm test' } }, work);
     expect(rule).toEqual({ tool: 'bash', command: 'npm test' });
-    expect(ruleMatches(rule, { name: 'bash', input: { command: 'npm test' } })).toBe(true);
-    expect(ruleMatches(rule, { name: 'bash', input: { command: 'npm test; rm -rf ~' } })).toBe(false);
-    const edits = ruleFor({ name: 'edit_file', input: { path: 'a', old: 'x', new: 'y' } });
-    expect(edits).toEqual({ tool: 'edit_file' });
-    expect(ruleMatches(edits, { name: 'edit_file', input: { path: 'b' } })).toBe(true);
-    expect(ruleMatches(edits, { name: 'write_file', input: { path: 'b' } })).toBe(false);
+    expect(ruleMatches(rule, { name: 'bash', input: { command: 'npm test' } }, work)).toBe(true);
+    expect(ruleMatches(rule, { name: 'bash', input: { command: 'npm test; rm -rf ~' } }, work)).toBe(false);
+    expect(ruleMatches(rule, { name: 'bash', input: { command: ['npm test'] } }, work)).toBe(false);
+    // Defect 6: an array command gave {tool: "bash"}, which matched every later bash call.
+    expect(offerFor({ name: 'bash', input: { command: ['ls'] } }, work)).toEqual({ rule: { tool: 'bash' }, alwaysAsks: '"command" is not a string' });
+  });
+
+  it('write and edit tools by the one file, compared after normalising the path', () => {
+    const rule = ruleFor({ name: 'edit_file', input: { path: './src/a.ts', old: 'x', new: 'y' } }, work);
+    expect(rule).toEqual({ tool: 'edit_file', path: 'src/a.ts' });
+    for (const same of ['src/a.ts', 'src//a.ts', 'src/a.ts/', 'src/../src/a.ts', path.join(work, 'src/a.ts')]) {
+      expect(ruleMatches(rule, { name: 'edit_file', input: { path: same, old: 'q', new: 'r' } }, work)).toBe(true);
+    }
+    expect(ruleMatches(rule, { name: 'edit_file', input: { path: 'src/b.ts' } }, work)).toBe(false);
+    expect(ruleMatches(rule, { name: 'edit_file', input: { path: 'src' } }, work)).toBe(false);
+    expect(ruleMatches(rule, { name: 'write_file', input: { path: 'src/a.ts' } }, work)).toBe(false);
+  });
+
+  it('never covers .git at any depth, .mcp.json, instruction files or anything outside: those ask every time', () => {
+    for (const p of ['.git/config', '.git/hooks/pre-commit', 'sub/.git/config', '.GIT/config', '.mcp.json', 'sub/.mcp.json', 'AGENTS.md', 'docs/CLAUDE.md', 'agents.md', '../outside.txt', '/etc/passwd', 'innocent.txt']) {
+      const offer = offerFor({ name: 'write_file', input: { path: p, content: 'x' } }, work);
+      expect(offer.alwaysAsks, p).toBeDefined();
+      expect(ruleMatches(offer.rule, { name: 'write_file', input: { path: p, content: 'x' } }, work), p).toBe(false);
+    }
+    // A rule for a protected path, however it got into a log, covers nothing.
+    expect(ruleMatches({ tool: 'write_file', path: '.git/config' }, { name: 'write_file', input: { path: '.git/config' } }, work)).toBe(false);
+    expect(protectedWhy('src/a.ts')).toBeUndefined();
+    expect(protectedWhy('src/.gitignore')).toBeUndefined();
+  });
+
+  it('a rule for a file does not follow a link made to a protected file later', () => {
+    const dir = tempDir('rules-link');
+    fs.mkdirSync(path.join(dir, '.git'));
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
+    const rule = ruleFor({ name: 'write_file', input: { path: 'notes.txt' } }, dir);
+    expect(ruleMatches(rule, { name: 'write_file', input: { path: 'notes.txt' } }, dir)).toBe(true);
+    fs.rmSync(path.join(dir, 'notes.txt'));
+    fs.symlinkSync('.git/config', path.join(dir, 'notes.txt'));
+    expect(ruleMatches(rule, { name: 'write_file', input: { path: 'notes.txt' } }, dir)).toBe(false);
+  });
+
+  it('MCP and other tools by their exact input, whatever the order of its keys', () => {
+    const rule = ruleFor({ name: 'mcp__gh__create_issue', input: { repo: 'a/b', title: 't' } }, work);
+    expect(rule).toEqual({ tool: 'mcp__gh__create_issue', input: { repo: 'a/b', title: 't' } });
+    expect(ruleMatches(rule, { name: 'mcp__gh__create_issue', input: { title: 't', repo: 'a/b' } }, work)).toBe(true);
+    expect(ruleMatches(rule, { name: 'mcp__gh__create_issue', input: { repo: 'a/b', title: 'u' } }, work)).toBe(false);
+    expect(ruleMatches(rule, { name: 'mcp__gh__create_issue', input: { repo: 'a/b', title: 't', body: 'x' } }, work)).toBe(false);
+  });
+
+  it('old rules without their scope, as earlier versions logged them, match nothing', () => {
+    expect(ruleMatches({ tool: 'bash' }, { name: 'bash', input: { command: 'touch UNAPPROVED' } }, work)).toBe(false);
+    expect(ruleMatches({ tool: 'write_file' }, { name: 'write_file', input: { path: 'src/a.ts', content: '' } }, work)).toBe(false);
+    expect(ruleMatches({ tool: 'edit_file' }, { name: 'edit_file', input: { path: 'src/a.ts' } }, work)).toBe(false);
+    expect(ruleMatches({ tool: 'mcp__s__t' }, { name: 'mcp__s__t', input: {} }, work)).toBe(false);
+  });
+});
+
+describe('the approval card says what a session approval covers', () => {
+  it('the command, the file, the exact call; and nothing for an old rule', () => {
+    expect(ruleWords({ tool: 'bash', command: 'npm test' })).toBe('`npm test`');
+    expect(ruleWords({ tool: 'write_file', path: 'src/a.ts' })).toBe('writes to src/a.ts');
+    expect(ruleWords({ tool: 'read_file', path: 'src/a.ts' })).toBe('read_file on src/a.ts');
+    expect(ruleWords({ tool: 'mcp__s__t', input: {} })).toBe('this exact mcp__s__t call');
+    expect(ruleWords({ tool: 'bash' })).toContain('nothing');
   });
 });
 
