@@ -12,6 +12,7 @@ import type { ProjectFileTrust } from '../../shared/protocol.js';
 import { mcpServers, stdioEntry, writeMcpJson } from '../helpers/mcp.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { findRipgrep } from '../../server/tools/search/grep-ripgrep.js';
 import { plantMcpTricks } from './trust-tricks.js';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -201,5 +202,16 @@ describe('a project .mcp.json is untrusted until the user trusts its content', (
     const [project] = await trustList(server.url);
     expect(project!.servers.find((s) => s.name === 'pwn')).toMatchObject({ shadowed: true });
     noTrace(planted.markers);
+  });
+
+  it("grep's ripgrep is looked up on absolute PATH entries only: a relative one would reach a repository's own rg", () => {
+    const repo = tempDir('work');
+    fs.mkdirSync(path.join(repo, 'bin'));
+    fs.writeFileSync(path.join(repo, 'bin', 'rg'), '#!/bin/sh\nid > "$0.ran"\n', { mode: 0o755 });
+    const relative = path.relative(process.cwd(), path.join(repo, 'bin'));
+    expect(findRipgrep(relative)).toBeUndefined();
+    const found = findRipgrep([relative, ...(process.env.PATH ?? '').split(path.delimiter)].join(path.delimiter));
+    expect(found === undefined || path.isAbsolute(found)).toBe(true);
+    expect(found).not.toContain(repo);
   });
 });
