@@ -4,6 +4,8 @@
 // reads (no server needed), and a running server picks its decisions up by
 // itself: a trust starts the servers, a revoke stops them.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -92,5 +94,32 @@ describe('skein trust', () => {
     const byEnv = await runCli(['trust', '--yes'], { SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: `${empty},${tempDir('second')}` });
     expect(byEnv.code).toBe(0);
     expect(byEnv.stdout).toContain(path.join(fs.realpathSync(empty), '.mcp.json'));
+  });
+
+  it('skein run and skein sessions with their embedded server start nothing of an untrusted .mcp.json', async () => {
+    const requests: string[] = [];
+    const listener = http.createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const workDir = tempDir('work');
+      const outside = tempDir('outside');
+      const planted = plantMcpTricks(workDir, { markerDir: outside, listenerUrl: `http://127.0.0.1:${(listener.address() as AddressInfo).port}` });
+      const env = { SKEIN_DATA_DIR: tempDir('data'), SKEIN_WORKDIR: workDir, SKEIN_MODEL: 'predictable', GITHUB_TOKEN: 'ghp_clitrustsecret0123456789abcdef' };
+      const run = await runCli(['run', '--json', 'echo: hello'], env);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('hello');
+      const sessions = await runCli(['sessions'], env);
+      expect(sessions.code).toBe(0);
+      // Each process waited for its MCP servers' first attempt before it started: a server that ran would have left its marker.
+      for (const m of planted.markers) expect(fs.existsSync(m), m).toBe(false);
+      expect(requests).toEqual([]);
+      expect(run.stdout + run.stderr + sessions.stdout + sessions.stderr).not.toContain('ghp_clitrustsecret');
+    } finally {
+      listener.closeAllConnections();
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 });
