@@ -41,6 +41,8 @@ export class ProjectTrust {
   /** The project servers running now and the sha256 of the content they came from. */
   private running: { sha256: string; names: string[] } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The trust.json watcher (only this one is removed at close: another skein in this process may watch the same file). */
+  private readonly onStoreChange = () => void this.sync().catch((err: unknown) => log.warn(`project trust: ${String(err)}`));
   private watching = false;
 
   constructor(
@@ -89,11 +91,11 @@ export class ProjectTrust {
   watch(): void {
     if (this.watching) return;
     this.watching = true;
-    fs.watchFile(this.store.file, { interval: STORE_POLL_MS, persistent: false }, () => void this.sync());
+    fs.watchFile(this.store.file, { interval: STORE_POLL_MS, persistent: false }, this.onStoreChange);
   }
 
   close(): void {
-    if (this.watching) fs.unwatchFile(this.store.file);
+    if (this.watching) fs.unwatchFile(this.store.file, this.onStoreChange);
     this.watching = false;
   }
 
