@@ -8,7 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { runCli, SOURCE_CLI } from '../helpers/cli.js';
 import { mcpServers, stdioEntry, writeMcpJson } from '../helpers/mcp.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -121,5 +122,31 @@ describe('skein trust', () => {
       listener.closeAllConnections();
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
+  });
+
+  it('on a terminal it asks, and trusts only on "y"', async () => {
+    const dataDir = tempDir('data');
+    const workDir = tempDir('work');
+    writeMcpJson(workDir, { safe: stdioEntry() });
+    // A real terminal (a pty from script(1)); the answer is typed once the question is on screen.
+    const answer = async (typed: string) => {
+      const command = [...SOURCE_CLI, 'trust', workDir, '--data-dir', dataDir].map((a) => `'${a}'`).join(' ');
+      const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      let screen = '';
+      child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      await until(() => screen.includes('[y/N]'), 'the question');
+      child.stdin.write(typed);
+      const code = await closed;
+      return { code, screen };
+    };
+    const no = await answer('n\r');
+    expect(no.code).toBe(0);
+    expect(no.screen).toContain('Not trusted.');
+    expect(fs.existsSync(path.join(dataDir, 'trust.json'))).toBe(false);
+    const yes = await answer('y\r');
+    expect(yes.code).toBe(0);
+    expect(yes.screen).toMatch(/Trusted .*\.mcp\.json/);
+    expect((await runCli(['trust', '--list', '--data-dir', dataDir], {})).stdout).toMatch(/trusted .*the file is unchanged/);
   });
 });
