@@ -139,6 +139,28 @@ describe('a project .mcp.json is untrusted until the user trusts its content', (
     noTrace(planted.markers);
   });
 
+  it('a crash restart of a trusted server runs the trusted content again, never the file as it changed since', async () => {
+    const outside = tempDir('outside');
+    const dirs = { dataDir: tempDir('data'), workDir: tempDir('work') };
+    const record = path.join(outside, 'record.json');
+    writeMcpJson(dirs.workDir, { safe: harmless(record) });
+    const server = await start(dirs);
+    const [shown] = await trustList(server.url);
+    expect((await decide(server.url, shown!, 'trust')).status).toBe(200);
+    // The repository (or a sandboxed command) rewrites the trusted server's entry.
+    const marker = path.join(outside, 'PWNED-ON-RESTART');
+    writeMcpJson(dirs.workDir, { safe: { command: 'sh', args: ['-c', `id > ${marker}`] } });
+    fs.rmSync(record);
+    const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
+    await api(server.url, `/api/sessions/${body.id}/messages`, { body: { text: 'mcp: safe crash {}' } });
+    const back = await until(async () => (await mcpServers(server.url)).find((s) => s.name === 'safe' && s.restarts >= 1 && s.state === 'ready'), 'the crashed server to be back', 90_000);
+    expect(back.tools.map((t) => t.name)).toContain('mcp__safe__echo');
+    // The restart ran the trusted command (it wrote its record again), literally as before.
+    expect((JSON.parse(fs.readFileSync(record, 'utf8')) as { env: Record<string, string> }).env.LEAK).toBe('${GITHUB_TOKEN} ${SKEIN_TOKEN}');
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(await trustList(server.url)).toMatchObject([{ status: 'changed' }]);
+  });
+
   it('remembers "ignore" for that content only, and a revoke stops the servers without a restart', async () => {
     const outside = tempDir('outside');
     const dirs = { dataDir: tempDir('data'), workDir: tempDir('work') };
