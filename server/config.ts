@@ -56,7 +56,7 @@ export interface Config {
   sandbox: SandboxMode;
   /** The sandbox keeps the network. */
   sandboxNetwork: boolean;
-  /** SKEIN_MCP_CONFIG: a .mcp.json-shaped file of MCP servers, besides <workdir>/.mcp.json. */
+  /** SKEIN_MCP_CONFIG: the user's own .mcp.json-shaped file of MCP servers (`${VAR}` expanded), besides a trusted <workdir>/.mcp.json. */
   mcpConfig: string | undefined;
   mcpTimeoutMs: number;
   mcpStartTimeoutMs: number;
@@ -319,8 +319,8 @@ export const SETTINGS = [
     parse: onOff, fallback: () => false,
   }),
   setting({
-    key: 'mcpConfig', env: 'SKEIN_MCP_CONFIG', flag: '--mcp-config', defaultText: 'none (only <workdir>/.mcp.json)',
-    description: 'A JSON file of MCP servers in the .mcp.json shape ({"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}}); its servers join those of <workdir>/.mcp.json and win on a shared name',
+    key: 'mcpConfig', env: 'SKEIN_MCP_CONFIG', flag: '--mcp-config', defaultText: 'none (only a trusted <workdir>/.mcp.json)',
+    description: 'Your own JSON file of MCP servers in the .mcp.json shape ({"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}}), ${VAR} expanded from the environment, started without a question; its servers join those of <workdir>/.mcp.json (which start only once trusted: skein trust) and win on a shared name',
     parse: (raw) => {
       const file = path.resolve(raw.trim());
       const problem = raw.trim() ? mcpConfigProblem(file) : 'no path given';

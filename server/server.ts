@@ -45,8 +45,8 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const token = accessToken(config, warnings);
   // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
   const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
-  // A bad .mcp.json / SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts.
-  const mcp = await startMcp(config);
+  // A bad SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts; a project's .mcp.json starts only once trusted.
+  const { hub: mcp, trust } = await startMcp(config);
   const metrics = new SkeinMetrics();
   const observe = eventObserver(metrics, { modelOf: (id) => sessions.get(id)?.session.model, summarizerModel: config.summarizerModel });
   const onEvent = options.onEvent;
@@ -62,7 +62,7 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const sessions = new Sessions(config, {
     ...options,
     toolSecrets,
-    ...(mcp && { mcp }),
+    mcp,
     ...(database && { database }),
     ...(cluster && { cluster }),
     onEvent: (id, event) => {
@@ -75,13 +75,16 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
-  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics });
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust });
   const server = http.createServer(app);
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);
   metrics.connect({ sessions: () => sessions.list(), websocketClients: () => hub.clients() });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => void mcp?.close().finally(() => reject(err)));
+    server.once('error', (err) => {
+      trust.close();
+      void mcp.close().finally(() => reject(err));
+    });
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       resolve();
@@ -103,7 +106,8 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
       // Turns are cancelled and their last events reach the clients before the sockets close (1001).
       await sessions.close();
       // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
-      await mcp?.close();
+      trust.close();
+      await mcp.close();
       // The leases go at once: another instance takes the sessions over at its next heartbeat.
       await cluster?.stop();
       await database?.close();

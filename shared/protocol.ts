@@ -728,6 +728,38 @@ export interface McpServerInfo {
   tools: McpToolInfo[];
 }
 
+/** What one server of a project's .mcp.json would run, as written (nothing expanded). */
+export interface ProjectServerPreview {
+  name: string;
+  transport: 'stdio' | 'http';
+  command?: string;
+  args?: string[];
+  /** Variables as written in the file (a `${VAR}` stays that text: project files are never expanded). */
+  env?: Record<string, string>;
+  url?: string;
+  headerNames?: string[];
+  /** The user's own SKEIN_MCP_CONFIG has a server of this name: that one runs instead. */
+  shadowed?: boolean;
+}
+
+/** One row of GET /api/trust: a project file that makes skein run something, and the user's decision on it. */
+export interface ProjectFileTrust {
+  /** The working folder (its real path) and the file's name in it. */
+  folder: string;
+  file: string;
+  path: string;
+  /** sha256 of the content shown: POST /api/trust must name it. */
+  sha256: string;
+  /** untrusted: never decided; changed: decided on other content; trusted / ignored: decided on this content. */
+  status: 'untrusted' | 'changed' | 'trusted' | 'ignored';
+  content: string;
+  servers: ProjectServerPreview[];
+  /** Why the file cannot be trusted as it is (it does not parse). */
+  error?: string;
+  /** Unified diff from the content last trusted to this one, when they differ. */
+  diff?: string;
+}
+
 /** A note skein adds to the conversation (a status note, changed instructions, changed tools): never the user speaking. */
 export function isSkeinNote(content: string): boolean {
   return content.startsWith(STATUS_NOTE_OPEN) || content.startsWith(INSTRUCTIONS_NOTE_OPEN) || content.startsWith(TOOLS_NOTE_OPEN);

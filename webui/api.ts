@@ -1,7 +1,7 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { ChangesReport, McpServerInfo, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -146,6 +146,20 @@ export async function switchModel(id: string, model: string, effort?: string): P
 }
 
 /** GET /api/mcp: the MCP servers, their state and tools ([] when this server has none or cannot say). */
+/** GET /api/trust: the project files and the decisions on them (none from a server without the route). */
+export async function listTrust(): Promise<ProjectFileTrust[]> {
+  try {
+    return (await call<{ files: ProjectFileTrust[] }>('/api/trust')).files;
+  } catch {
+    return [];
+  }
+}
+
+/** POST /api/trust: the decision on the content shown (409 when the file changed since). */
+export async function decideTrust(file: ProjectFileTrust, decision: 'trust' | 'ignore' | 'revoke'): Promise<void> {
+  await call('/api/trust', { body: { folder: file.folder, file: file.file, hash: file.sha256, decision } });
+}
+
 export async function listMcpServers(): Promise<McpServerInfo[]> {
   try {
     return (await call<{ servers: McpServerInfo[] }>('/api/mcp')).servers;

@@ -7,9 +7,10 @@ import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import { SessionConnection } from './connection.js';
-import type { McpServerInfo, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { McpServerInfo, ProjectFileTrust, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
+import * as trustActions from './trust-actions.js';
 import './skein-changes-panel.js';
 import './skein-delete-dialog.js';
 import * as api from './api.js';
@@ -20,6 +21,8 @@ import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
+import './skein-trust-prompt.js';
+import type { TrustDetail } from './skein-trust-prompt.js';
 import './skein-model-picker.js';
 import './skein-model-view.js';
 import './skein-plan.js';
@@ -51,6 +54,7 @@ export class SkeinApp extends LitElement {
     changesVersion: { state: true },
     deleting: { state: true },
     mcp: { state: true },
+    trust: { state: true },
   };
   declare trash: TrashedSession[];
   declare roots: string[];
@@ -71,6 +75,8 @@ export class SkeinApp extends LitElement {
   declare version: number;
   /** GET /api/mcp, fetched at start and again on each MCP event. */
   declare mcp: McpServerInfo[];
+  /** GET /api/trust: project files waiting for the user's decision are shown above the timeline. */
+  declare trust: ProjectFileTrust[];
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
   private loadingEarlier = false;
@@ -94,6 +100,7 @@ export class SkeinApp extends LitElement {
     this.showChanges = false;
     this.changesVersion = 0;
     this.mcp = [];
+    this.trust = [];
   }
 
   static override styles = appStyles;
@@ -107,6 +114,7 @@ export class SkeinApp extends LitElement {
     // Every session's state, title and activity, live (a compaction that ends elsewhere shows at once).
     this.listConnection = new ListConnection((frame) => actions.applyListFrame(this, frame, () => this.refreshSoon()));
     void this.refreshMcp();
+    void trustActions.refreshTrust(this);
     // Keeps "3 min ago" and other sessions' titles current.
     setInterval(() => void this.refreshSessions(), 60_000);
   }
@@ -309,6 +317,7 @@ export class SkeinApp extends LitElement {
           if (e.detail.deleted) void this.refreshSessions();
         }}></skein-delete-dialog>
         <main>
+          <skein-trust-prompt .files=${this.trust} @trust-decision=${(e: CustomEvent<TrustDetail>) => void trustActions.decideTrust(this, e.detail)}></skein-trust-prompt>
           <div class="context">
             <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}

@@ -214,7 +214,8 @@ export class Sessions implements ClusterHost {
     // Refuses an unknown model, or one whose provider has no key, before writing anything.
     const choice = createProvider(model, providerSettings(this.config));
     const now = new Date();
-    const mcpTools = this.options.mcp?.tools().map((t) => t.spec);
+    // Recorded only when some server is configured (the hub exists even without one, for a project file trusted later).
+    const mcpTools = this.options.mcp?.size ? this.options.mcp.tools().map((t) => t.spec) : undefined;
     const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }), ...(mcpTools && { mcpTools }) };
     const log = this.options.database ? this.options.database.create(header) : EventLog.create(path.join(this.dir, `${id}.jsonl`), header);
     const live = this.start(log, choice);

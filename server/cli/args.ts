@@ -2,7 +2,7 @@
 // setting (config.ts) and is left for loadConfig.
 import { CliError, EXIT } from './exit-codes.js';
 
-export const COMMANDS = ['run', 'sessions', 'export'] as const;
+export const COMMANDS = ['run', 'sessions', 'export', 'trust'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {
@@ -11,6 +11,10 @@ export interface CliArgs {
   json: boolean;
   markdown: boolean;
   help: boolean;
+  /** skein trust: --yes (no question), --list, --revoke. */
+  yes: boolean;
+  list: boolean;
+  revoke: boolean;
   session: string | undefined;
   server: string | undefined;
   /** --token: also a server setting; with --server, the token sent to it. */
@@ -21,11 +25,11 @@ export interface CliArgs {
   settings: string[];
 }
 
-const BOOLEANS = { '--json': 'json', '--markdown': 'markdown' } as const;
+const BOOLEANS = { '--json': 'json', '--markdown': 'markdown', '--yes': 'yes', '--list': 'list', '--revoke': 'revoke' } as const;
 const VALUED = { '--session': 'session', '--server': 'server' } as const;
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, session: undefined, server: undefined, token: undefined, model: undefined, settings: [] };
+  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, yes: false, list: false, revoke: false, session: undefined, server: undefined, token: undefined, model: undefined, settings: [] };
   let rest = argv;
   if (rest[0] !== undefined && (COMMANDS as readonly string[]).includes(rest[0])) {
     args.command = rest[0] as Command;

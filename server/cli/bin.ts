@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // `skein`: with no command, the server (as `npm start`); `skein run`,
-// `skein sessions`, `skein export` drive a session from a terminal or CI.
+// `skein sessions`, `skein export` drive a session from a terminal or CI;
+// `skein trust` decides on a working folder's .mcp.json.
 import { parseArgs, type CliArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { exportCommand, sessionsCommand } from './export.js';
-import { runCommand, type Io } from './run.js';
+import { createInterface } from 'node:readline/promises';
+import { runCommand } from './run.js';
+import { trustCommand, type TrustIo } from './trust.js';
 import { usageText } from './usage.js';
 
 async function readStdin(): Promise<string | undefined> {
@@ -14,7 +17,17 @@ async function readStdin(): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const io: Io = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t), readStdin };
+/** A question on the terminal (skein trust); only when stdin is one. */
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+const io: TrustIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t), readStdin, ...(process.stdin.isTTY && { ask }) };
 
 async function main(argv: string[]): Promise<ExitCode | 'server'> {
   const args: CliArgs = parseArgs(argv);
@@ -29,8 +42,10 @@ async function main(argv: string[]): Promise<ExitCode | 'server'> {
       return sessionsCommand(args, process.env, io);
     case 'export':
       return exportCommand(args, process.env, io);
+    case 'trust':
+      return trustCommand(args, process.env, io);
     case undefined:
-      if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, or none to start the server (skein --help)`);
+      if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, or none to start the server (skein --help)`);
       return 'server';
   }
 }

@@ -13,6 +13,13 @@ Commands:
       --json                 as JSON
   export ID                  print a session's event log (JSONL)
       --markdown             as a readable Markdown transcript instead
+  trust [FOLDER]             show what FOLDER's .mcp.json would run (default: the first
+                             SKEIN_WORKDIR root, else this folder), with the diff since you
+                             last trusted it, and ask to trust that exact content; stored in
+                             <data dir>/trust.json, no server needed (a running one applies it)
+      --yes                  trust without asking (scripts)
+      --list                 list every decision, and whether the file changed since
+      --revoke               forget the decision on FOLDER (a running skein stops its servers)
 
 Every command:
   --server URL               drive a running server instead of an embedded one

@@ -14,6 +14,8 @@ import { addApprovalRoute } from './approval-route.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
+import { addTrustRoutes } from './trust-routes.js';
+import type { ProjectTrust } from '../trust/project-trust.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
 import { log } from '../log.js';
@@ -28,9 +30,11 @@ export interface AppOptions {
   defaultModel?: string;
   /** GET /metrics (Prometheus text format), behind the same token as the API. */
   metrics?: { contentType: string; text(): Promise<string> };
+  /** GET/POST /api/trust: the working folder's project files and the user's decisions on them. */
+  trust?: ProjectTrust;
 }
 
-export function createApp({ sessions, uiDir, access, models, defaultModel, metrics }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
 
@@ -74,7 +78,9 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     res.json({ ok: true });
   });
 
-  app.get('/api/mcp', (_req, res) => {
+  app.get('/api/mcp', async (_req, res) => {
+    // A decision `skein trust` wrote since is applied first.
+    await trust?.sync();
     res.json({ servers: sessions.mcp?.list() ?? [] });
   });
 
@@ -196,6 +202,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   addApprovalRoute(app, sessions);
+  addTrustRoutes(app, trust);
   if (metrics) {
     app.get('/metrics', async (_req, res) => {
       res.type(metrics.contentType).send(await metrics.text());

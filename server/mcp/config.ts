@@ -1,10 +1,11 @@
 // MCP server configuration, in Claude Code's `.mcp.json` shape:
 // {"mcpServers": {"NAME": {"command", "args", "env"} | {"type": "http", "url", "headers"}}}.
-// Read from <workdir>/.mcp.json and from SKEIN_MCP_CONFIG (which wins on a
-// name both define). `${VAR}` and `${VAR:-default}` in strings are expanded
-// from skein's environment, so a secret stays out of the file.
+// The user's own SKEIN_MCP_CONFIG: `${VAR}` and `${VAR:-default}` in strings
+// are expanded from skein's environment, so a secret stays out of the file.
+// A working folder's .mcp.json belongs to the repository, not the user: it is
+// parsed literally (no expansion, ever) and only started once trusted (see
+// server/trust/).
 import fs from 'node:fs';
-import path from 'node:path';
 
 export interface StdioServerConfig {
   type: 'stdio';
@@ -29,8 +30,11 @@ export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
 }
 
+/** `env: null`: nothing is expanded, the text is taken as written (a project's file). */
+type ExpandFrom = NodeJS.ProcessEnv | null;
+
 /** Parses one config file's text; throws McpConfigError saying what is wrong where. */
-export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.env): Map<string, McpServerConfig> {
+export function parseMcpConfig(text: string, env: ExpandFrom = process.env): Map<string, McpServerConfig> {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -46,7 +50,7 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.en
   return servers;
 }
 
-function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig {
+function parseServer(name: string, raw: unknown, env: ExpandFrom): McpServerConfig {
   const where = `mcpServers.${name}`;
   if (!isObject(raw)) throw new McpConfigError(`${where}: expected an object`);
   const type = raw.type ?? (raw.url !== undefined ? 'http' : 'stdio');
@@ -68,17 +72,9 @@ function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv): McpSer
   return { type: 'stdio', command, args: args.map((a: string) => expand(a, env)), env: expandAll(stringMap(raw.env, `${where}.env`), env) };
 }
 
-/**
- * The servers of <workDir>/.mcp.json (if there is one) and of the
- * SKEIN_MCP_CONFIG file (if set). Throws McpConfigError naming the file, and
- * the setting when it came from one.
- */
-export function loadMcpServers(workDir: string, configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Map<string, McpServerConfig> {
-  const servers = new Map<string, McpServerConfig>();
-  const project = path.join(workDir, '.mcp.json');
-  if (fs.existsSync(project)) for (const [k, v] of readFile(project, `${project} (the working folder's .mcp.json)`, env)) servers.set(k, v);
-  if (configPath) for (const [k, v] of readFile(configPath, `SKEIN_MCP_CONFIG=${configPath}`, env)) servers.set(k, v);
-  return servers;
+/** The servers of the user's SKEIN_MCP_CONFIG file (if set), `${VAR}` expanded. Throws McpConfigError naming the setting. */
+export function loadUserMcpServers(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Map<string, McpServerConfig> {
+  return configPath ? readFile(configPath, `SKEIN_MCP_CONFIG=${configPath}`, env) : new Map();
 }
 
 /** Checks a SKEIN_MCP_CONFIG value: undefined when the file is good, else what is wrong. */
@@ -91,7 +87,7 @@ export function mcpConfigProblem(file: string): string | undefined {
   }
 }
 
-function readFile(file: string, label: string, env: NodeJS.ProcessEnv): Map<string, McpServerConfig> {
+function readFile(file: string, label: string, env: ExpandFrom): Map<string, McpServerConfig> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -105,11 +101,12 @@ function readFile(file: string, label: string, env: NodeJS.ProcessEnv): Map<stri
   }
 }
 
-function expand(value: string, env: NodeJS.ProcessEnv): string {
+function expand(value: string, env: ExpandFrom): string {
+  if (env === null) return value;
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => env[name] ?? fallback ?? '');
 }
 
-function expandAll(map: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
+function expandAll(map: Record<string, string>, env: ExpandFrom): Record<string, string> {
   return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, expand(v, env)]));
 }
 

@@ -14,7 +14,10 @@ export class McpHub {
   /** One Tool object per name, so that a session's fixed list and the live list hold the same objects. */
   private readonly toolObjects = new Map<string, Tool>();
 
-  constructor(servers: ReadonlyMap<string, McpServerConfig>, options: ConnectionOptions) {
+  constructor(
+    servers: ReadonlyMap<string, McpServerConfig>,
+    private readonly options: ConnectionOptions,
+  ) {
     for (const [name, config] of servers) {
       this.connections.set(name, new McpConnection(name, config, options, (change) => this.emit(change)));
     }
@@ -23,6 +26,30 @@ export class McpHub {
   /** Starts every server; resolves once each has become ready or failed its first attempt. */
   async start(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.connect()));
+  }
+
+  /** Adds servers while skein runs (a project file the user just trusted); resolves after each one's first attempt. */
+  async add(servers: ReadonlyMap<string, McpServerConfig>): Promise<void> {
+    const added: McpConnection[] = [];
+    for (const [name, config] of servers) {
+      if (this.connections.has(name)) continue;
+      const connection = new McpConnection(name, config, this.options, (change) => this.emit(change));
+      this.connections.set(name, connection);
+      added.push(connection);
+    }
+    await Promise.all(added.map((c) => c.connect()));
+  }
+
+  /** Stops and forgets these servers (trust revoked): their tools vanish, which sessions are told. */
+  async remove(names: Iterable<string>): Promise<void> {
+    const gone: McpConnection[] = [];
+    for (const name of names) {
+      const connection = this.connections.get(name);
+      if (!connection) continue;
+      this.connections.delete(name);
+      gone.push(connection);
+    }
+    await Promise.all(gone.map((c) => c.close()));
   }
 
   get size(): number {

@@ -1,13 +1,24 @@
-// Starts the MCP servers of <workdir>/.mcp.json and SKEIN_MCP_CONFIG, if any.
+// Starts the MCP servers: the user's own SKEIN_MCP_CONFIG (`${VAR}` expanded,
+// no prompt), and the working folder's .mcp.json only when the user trusted
+// its exact content (see server/trust/). The hub exists even with no server,
+// so a project file trusted later starts without a restart.
 import type { Config } from '../config.js';
-import { loadMcpServers } from './config.js';
+import { ProjectTrust } from '../trust/project-trust.js';
+import { loadUserMcpServers } from './config.js';
 import { McpHub } from './hub.js';
 
-/** Throws McpConfigError for a bad file; undefined when no server is configured. */
-export async function startMcp(config: Pick<Config, 'workDir' | 'mcpConfig' | 'mcpTimeoutMs' | 'mcpStartTimeoutMs'>): Promise<McpHub | undefined> {
-  const servers = loadMcpServers(config.workDir, config.mcpConfig);
-  if (!servers.size) return undefined;
-  const hub = new McpHub(servers, { workDir: config.workDir, callTimeoutMs: config.mcpTimeoutMs, startTimeoutMs: config.mcpStartTimeoutMs });
-  await hub.start();
-  return hub;
+export interface StartedMcp {
+  hub: McpHub;
+  trust: ProjectTrust;
+}
+
+/** Throws McpConfigError for a bad SKEIN_MCP_CONFIG (a project's file never stops skein: it is shown, untrusted). */
+export async function startMcp(config: Pick<Config, 'workDir' | 'dataDir' | 'mcpConfig' | 'mcpTimeoutMs' | 'mcpStartTimeoutMs'>): Promise<StartedMcp> {
+  const user = loadUserMcpServers(config.mcpConfig);
+  const hub = new McpHub(user, { workDir: config.workDir, callTimeoutMs: config.mcpTimeoutMs, startTimeoutMs: config.mcpStartTimeoutMs });
+  // The project file of the first working folder (the one skein starts in), as before the trust gate.
+  const trust = new ProjectTrust(config.dataDir, config.workDir, hub, new Set(user.keys()));
+  await Promise.all([hub.start(), trust.sync()]);
+  trust.watch();
+  return { hub, trust };
 }

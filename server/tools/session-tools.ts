@@ -44,7 +44,8 @@ export class SessionTools {
     const liveNames = new Set(live.map((t) => t.spec.name));
     const tools = [...this.fixed.filter((t) => !liveNames.has(t.spec.name)), ...live];
     const mcp = this.mcp;
-    if (mcp && name.startsWith(MCP_PREFIX) && !tools.some((t) => t.spec.name === name)) {
+    // (The hub exists even with no server, for a project file trusted later: with none, an unknown name is just unknown.)
+    if (mcp?.size && name.startsWith(MCP_PREFIX) && !tools.some((t) => t.spec.name === name)) {
       tools.push({ spec: { name, description: '', inputSchema: { type: 'object' } }, run: (input, ctx) => mcp.call(name, input, ctx.signal) });
     }
     return tools;

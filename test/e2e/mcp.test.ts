@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
-import { startHttpMcpServer, stdioEntry, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
+import { startHttpMcpServer, stdioEntry, writeTrustedMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { axeViolations, converse, newSession, openPage } from '../helpers/ui.js';
 
@@ -16,8 +16,9 @@ let browser: Browser;
 beforeAll(async () => {
   remote = await startHttpMcpServer();
   const workDir = tempDir('work');
-  writeMcpJson(workDir, { local: stdioEntry(), remote: { type: 'http', url: remote.url } });
-  server = await startTestServer({}, { workDir });
+  const dataDir = tempDir('data');
+  writeTrustedMcpJson(dataDir, workDir, { local: stdioEntry(), remote: { type: 'http', url: remote.url } });
+  server = await startTestServer({}, { dataDir, workDir });
   browser = await launchBrowser();
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { decisionOf } from '../helpers/approvals.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
-import { stdioEntry, writeMcpJson } from '../helpers/mcp.js';
+import { stdioEntry, writeTrustedMcpJson } from '../helpers/mcp.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { converse, newSession, openPage, send, waitForEvents, waitIdle } from '../helpers/ui.js';
 
@@ -20,8 +20,9 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(workDir, 'src'));
   fs.writeFileSync(path.join(workDir, 'src', 'parse.ts'), 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n');
   fs.writeFileSync(path.join(workDir, 'src', 'main.ts'), "import { parseConfig } from './parse.js';\nparseConfig('{}');\n");
-  writeMcpJson(workDir, { local: stdioEntry() });
-  server = await startTestServer({ SKEIN_APPROVAL: 'on-write' }, { workDir });
+  const dataDir = tempDir('toolset-data');
+  writeTrustedMcpJson(dataDir, workDir, { local: stdioEntry() });
+  server = await startTestServer({ SKEIN_APPROVAL: 'on-write' }, { dataDir, workDir });
   browser = await launchBrowser();
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
 // MCP test servers: the stdio one as a child of skein (configured by a
-// .mcp.json), the HTTP one in this process (streamable HTTP, stateless).
+// trusted .mcp.json), the HTTP one in this process (streamable HTTP, stateless).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServerInfo } from '../../shared/protocol.js';
 import { testServer } from '../fixtures/mcp/tools.js';
+import { TrustStore } from '../../server/trust/store.js';
 import { api } from './server.js';
 
 const STDIO_SERVER = path.resolve('test/fixtures/mcp/stdio-server.ts');
@@ -22,6 +23,17 @@ export function stdioEntry(env: Record<string, string> = {}): Record<string, unk
 export function writeMcpJson(dir: string, servers: Record<string, unknown>, file = '.mcp.json'): string {
   const at = path.join(dir, file);
   fs.writeFileSync(at, JSON.stringify({ mcpServers: servers }, null, 2));
+  return at;
+}
+
+/**
+ * Writes <dir>/.mcp.json and records the user's trust in its exact content in
+ * <dataDir>/trust.json, as `skein trust --yes` would: a project's file starts
+ * nothing until trusted.
+ */
+export function writeTrustedMcpJson(dataDir: string, dir: string, servers: Record<string, unknown>): string {
+  const at = writeMcpJson(dir, servers);
+  new TrustStore(dataDir).decide(dir, '.mcp.json', fs.readFileSync(at, 'utf8'), 'trusted');
   return at;
 }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { startChildServer } from '../helpers/child-server.js';
-import { stdioEntry, writeMcpJson } from '../helpers/mcp.js';
+import { stdioEntry, writeTrustedMcpJson } from '../helpers/mcp.js';
 import { untilGone } from '../helpers/processes.js';
 import { api, tempDir } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -37,8 +37,9 @@ describe('MCP server processes', () => {
     const workDir = tempDir('mcp-procs');
     // A unique duration names the helper process (nothing else on the machine runs it).
     const helper = `sleep ${signal === 'SIGTERM' ? '4321.5' : '4322.5'}`;
-    writeMcpJson(workDir, { spawner: stdioEntry({ MCP_TEST_SPAWN: helper }) });
-    const server = await startChildServer({ SKEIN_DATA_DIR: tempDir('mcp-procs-data'), SKEIN_WORKDIR: workDir });
+    const dataDir = tempDir('mcp-procs-data');
+    writeTrustedMcpJson(dataDir, workDir, { spawner: stdioEntry({ MCP_TEST_SPAWN: helper }) });
+    const server = await startChildServer({ SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir });
     const { body } = await api<{ servers: { state: string }[] }>(server.url, '/api/mcp');
     expect(body.servers.map((s) => s.state)).toEqual(['ready']);
     // A child of skein (other tests' servers may run meanwhile).

@@ -9,7 +9,7 @@ import type { SkeinEvent, ToolResultEvent, ToolsChangedEvent } from '../../share
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
-import { mcpServers, startHttpMcpServer, stdioEntry, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
+import { mcpServers, startHttpMcpServer, stdioEntry, writeTrustedMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 
@@ -95,8 +95,9 @@ describe.each(CASES)('MCP tools through $name', (c) => {
     const remote: HttpMcpServer = await startHttpMcpServer();
     cleanups.push(() => remote.close());
     const workDir = tempDir('work');
-    writeMcpJson(workDir, { local: stdioEntry(), remote: { type: 'http', url: remote.url } });
-    const server: TestServer = await startTestServer({ SKEIN_RETRY_BASE_MS: '5', ...env }, { workDir });
+    const dataDir = tempDir('data');
+    writeTrustedMcpJson(dataDir, workDir, { local: stdioEntry(), remote: { type: 'http', url: remote.url } });
+    const server: TestServer = await startTestServer({ SKEIN_RETRY_BASE_MS: '5', ...env }, { dataDir, workDir });
     cleanups.push(() => server.close());
     const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
     const client = await TestClient.connect(server.url, body.id);

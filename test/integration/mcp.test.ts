@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LlmRequest } from '../../server/llm/types.js';
 import type { McpEvent, SkeinEvent, ToolResultEvent, ToolsChangedEvent } from '../../shared/protocol.js';
-import { mcpServers, startHttpMcpServer, stdioEntry, writeMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
+import { mcpServers, startHttpMcpServer, stdioEntry, writeMcpJson, writeTrustedMcpJson, type HttpMcpServer } from '../helpers/mcp.js';
 import { untilGone } from '../helpers/processes.js';
 import { observePredictableRequests } from '../helpers/request-rules.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -29,8 +29,10 @@ afterEach(async () => {
 
 async function start(mcp: Record<string, unknown>, env: Record<string, string> = {}) {
   const workDir = tempDir('work');
-  writeMcpJson(workDir, mcp);
-  const server = await startTestServer({ SKEIN_MODEL: 'predictable', ...env }, { workDir });
+  const dataDir = tempDir('data');
+  // A project's .mcp.json starts only once the user trusted its content.
+  writeTrustedMcpJson(dataDir, workDir, mcp);
+  const server = await startTestServer({ SKEIN_MODEL: 'predictable', ...env }, { dataDir, workDir });
   servers.push(server);
   const requests: LlmRequest[] = [];
   stops.push(observePredictableRequests((r) => r.purpose === 'turn' && requests.push(r)));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidSettingError, loadConfig } from '../../server/config.js';
 import { geminiSchema } from '../../server/llm/gemini-schema.js';
-import { loadMcpServers, McpConfigError, parseMcpConfig } from '../../server/mcp/config.js';
+import { loadUserMcpServers, parseMcpConfig } from '../../server/mcp/config.js';
 import { checkInputSchema, mcpToolName, parseMcpToolName } from '../../server/mcp/schema.js';
 import { startServer } from '../../server/server.js';
 import { TEST_TOOLS } from '../fixtures/mcp/tools.js';
@@ -46,16 +46,15 @@ describe('MCP config', () => {
     expect(bad('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}')).toThrow(/mcpServers\.a\.env: expected an object of strings/);
   });
 
-  it('SKEIN_MCP_CONFIG wins on a shared name; a bad SKEIN_MCP_CONFIG is refused at start naming the setting', () => {
-    const work = tempDir('work');
-    fs.writeFileSync(path.join(work, '.mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'project' }, b: { command: 'b' } } }));
+  it("a project's file is taken as written (no ${VAR} expansion); a bad SKEIN_MCP_CONFIG is refused at start naming the setting", () => {
+    const literal = parseMcpConfig(JSON.stringify({ mcpServers: { a: { command: '${SHELL}', args: ['${HOME}'], env: { K: '${SECRET:-x}' } }, w: { url: 'https://h.test/${SECRET}', headers: { A: '${SECRET}' } } } }), null);
+    expect(Object.fromEntries(literal)).toEqual({
+      a: { type: 'stdio', command: '${SHELL}', args: ['${HOME}'], env: { K: '${SECRET:-x}' } },
+      w: { type: 'http', url: 'https://h.test/${SECRET}', headers: { A: '${SECRET}' } },
+    });
     const extra = path.join(tempDir('cfg'), 'mcp.json');
-    fs.writeFileSync(extra, JSON.stringify({ mcpServers: { a: { command: 'mine' } } }));
-    const servers = loadMcpServers(work, extra, {});
-    expect([...servers].map(([k, v]) => [k, v.type === 'stdio' && v.command])).toEqual([
-      ['a', 'mine'],
-      ['b', 'b'],
-    ]);
+    fs.writeFileSync(extra, JSON.stringify({ mcpServers: { a: { command: '${MINE}' } } }));
+    expect([...loadUserMcpServers(extra, { MINE: 'mine' })].map(([k, v]) => [k, v.type === 'stdio' && v.command])).toEqual([['a', 'mine']]);
 
     fs.writeFileSync(extra, '{"mcpServers": []}');
     const refused = (() => {
@@ -67,15 +66,21 @@ describe('MCP config', () => {
     })();
     expect(refused).toBeInstanceOf(InvalidSettingError);
     expect((refused as Error).message).toMatch(/^SKEIN_MCP_CONFIG=".*" is invalid: expected a readable file .*expected \{"mcpServers"/);
-    expect(() => loadConfig([], { SKEIN_MCP_CONFIG: path.join(work, 'nope.json') })).toThrow(/SKEIN_MCP_CONFIG=.*cannot read it \(ENOENT\)/);
+    expect(() => loadConfig([], { SKEIN_MCP_CONFIG: path.join(tempDir('work'), 'nope.json') })).toThrow(/SKEIN_MCP_CONFIG=.*cannot read it \(ENOENT\)/);
   });
 
-  it("a bad .mcp.json in the working folder stops the server at start, naming the file", async () => {
+  it("a bad .mcp.json in the working folder no longer stops the server: it is untrusted, shown with what is wrong", async () => {
     const workDir = tempDir('work');
     fs.writeFileSync(path.join(workDir, '.mcp.json'), '{"mcpServers": {"x": {}}}');
     const config = loadConfig([], { SKEIN_PORT: '0', SKEIN_DATA_DIR: tempDir('data'), SKEIN_WORKDIR: workDir });
-    await expect(startServer(config)).rejects.toThrow(McpConfigError);
-    await expect(startServer(config)).rejects.toThrow(/\.mcp\.json \(the working folder's \.mcp\.json\): mcpServers\.x\.command: expected a string/);
+    const server = await startServer(config);
+    try {
+      const res = await fetch(`${server.url}/api/trust`, { headers: { authorization: `Bearer ${server.token}` } });
+      const { files } = (await res.json()) as { files: { status: string; error?: string }[] };
+      expect(files).toMatchObject([{ status: 'untrusted', error: expect.stringMatching(/mcpServers\.x\.command: expected a string/) }]);
+    } finally {
+      await server.close();
+    }
   });
 });
 
