@@ -16,6 +16,7 @@ import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
 import { probeSandbox } from './tools/sandbox.js';
+import { urlSecrets } from './tools/env.js';
 import { startMcp } from './mcp/start.js';
 import { SkeinMetrics } from './metrics/metrics.js';
 import { eventObserver } from './metrics/observe-events.js';
@@ -43,8 +44,13 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
   const warnings: string[] = [];
   const token = accessToken(config, warnings);
-  // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
-  const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
+  // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked,
+  // as is the database's password (SKEIN_DATABASE_URL may come as a flag, outside the environment's own mask).
+  const toolSecrets = [
+    ...(options.toolSecrets ?? []),
+    ...(token ? [{ name: 'skein access token', value: token }] : []),
+    ...urlSecrets('SKEIN_DATABASE_URL', config.databaseUrl),
+  ];
   // A bad .mcp.json / SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts.
   const mcp = await startMcp(config);
   const metrics = new SkeinMetrics();
