@@ -31,7 +31,7 @@ export async function connect(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Co
   const dataDir = cliDataDir(args, env);
   const running = await runningServer(dataDir);
   if (running) {
-    const connection = remote(args, env, running.url, `a skein server runs on the data folder ${dataDir}:`);
+    const connection = remote(args, env, running.url, `a skein server running on the data folder ${dataDir},`);
     return { ...connection, note: `skein: driving ${describeHolder(running)}, which holds the data folder ${dataDir}; its settings apply\n` };
   }
   return embedded(args, env);
