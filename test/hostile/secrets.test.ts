@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerFrame, SkeinEvent } from '../../shared/protocol.js';
+import type { ServerFrame, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { loadConfig } from '../../server/config.js';
 import type { Provider } from '../../server/llm/types.js';
 import { startServer, type RunningServer } from '../../server/server.js';
@@ -104,7 +104,11 @@ describe('secrets in a session (a server in its own process, JSONL store)', () =
     expect(output?.kind === 'tool_result' && output.output).toContain(`ANTHROPIC_API_KEY=[redacted ANTHROPIC_API_KEY]`);
     expect(output?.kind === 'tool_result' && output.output).toContain(`token:\n[redacted skein access token]`);
 
-    const seen = await whatClientsSee(server.url, id, client);
+    // 4. A title typed with a secret in it (kept in <id>.meta.json and the sessions index).
+    const renamed = await api<SessionSnapshot>(server.url, `/api/sessions/${id}`, { method: 'PATCH', body: { title: `deploy with ${ENV.DEPLOY_SECRET}` } });
+    expect(renamed.body.title).toBe('deploy with [redacted DEPLOY_SECRET]');
+
+    const seen = { ...(await whatClientsSee(server.url, id, client)), 'sessions list': JSON.stringify((await api(server.url, '/api/sessions')).body) };
     await server.kill('SIGTERM');
     // Read raw from the disk: the session log, the sessions index (user messages for search), saved outputs, everything but the token file itself.
     const onDisk: Record<string, string> = {};
@@ -115,7 +119,7 @@ describe('secrets in a session (a server in its own process, JSONL store)', () =
     expect(Object.keys(onDisk)).toContain(path.join('sessions', `${id}.jsonl`));
     expectNone({ ...seen, ...onDisk }, secrets);
 
-    // 4. What masking cannot do: a secret rebuilt by a transformation (reversed, split in two) is no exact match.
+    // 5. What masking cannot do: a secret rebuilt by a transformation (reversed, split in two) is no exact match.
     // Only the sandbox stops this, by hiding the data folder and the server's /proc from tools (README, Secrets).
     const log = onDisk[path.join('sessions', `${id}.jsonl`)]!;
     expect(log).toContain(reversed(token));
