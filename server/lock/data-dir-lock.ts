@@ -120,10 +120,38 @@ function writeHolder(file: string, holder: LockHolder): void {
   fs.renameSync(tmp, file);
 }
 
-/** The abstract socket's name: one per folder, however the folder was named (symlinks resolved). */
-function kernelLockName(dataDir: string): string {
+/** Salts the socket's name; kept in the (private) data folder, so no other user can take the name first. */
+const KEY_FILE = 'server.lock.key';
+
+/**
+ * The abstract socket's name: one per folder, however the folder was named
+ * (symlinks resolved). Abstract sockets have no permissions, so the name also
+ * holds a random key from the folder: `create` makes it the first time.
+ */
+function kernelLockName(dataDir: string, create: boolean): string | undefined {
+  const key = lockKey(path.join(dataDir, KEY_FILE), create);
+  if (!key) return undefined;
   const real = fs.realpathSync(dataDir);
-  return `\0skein-data-dir-${crypto.createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
+  return `\0skein-data-dir-${crypto.createHash('sha256').update(`${real}\n${key}`).digest('hex').slice(0, 40)}`;
+}
+
+function lockKey(file: string, create: boolean): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8').trim() || undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !create) return undefined;
+  }
+  // Whole at once (a link of a written file): two first starts agree on one key.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${crypto.randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 function bindKernelLock(dataDir: string): Promise<net.Server> {
@@ -131,7 +159,7 @@ function bindKernelLock(dataDir: string): Promise<net.Server> {
     // Nothing is served: a connection only tells the caller that the folder is held.
     const server = net.createServer((connection) => connection.destroy());
     server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new DataDirLockedError(dataDir, readHolder(dataDir)) : err));
-    server.listen({ path: kernelLockName(dataDir) }, () => {
+    server.listen({ path: kernelLockName(dataDir, true)! }, () => {
       // The lock never keeps the process alive by itself.
       server.unref();
       resolve(server);
@@ -140,12 +168,14 @@ function bindKernelLock(dataDir: string): Promise<net.Server> {
 }
 
 function kernelLockHeld(dataDir: string): Promise<boolean> {
-  let name: string;
+  let name: string | undefined;
   try {
-    name = kernelLockName(dataDir);
+    name = kernelLockName(dataDir, false);
   } catch {
-    return Promise.resolve(false); // no such folder: nobody holds it
+    name = undefined; // no such folder
   }
+  // No folder, or no key in it: no server ever held it.
+  if (!name) return Promise.resolve(false);
   return new Promise((resolve) => {
     const probe = net.connect({ path: name });
     probe.once('connect', () => {
