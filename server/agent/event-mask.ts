@@ -86,7 +86,8 @@ function safeCut(text: string, secrets: readonly NamedSecret[]): number {
   let cut = text.length;
   for (const { value } of secrets) {
     // The earliest tail that is the start of this secret (shorter than it: a whole one is masked, not held).
-    for (let i = Math.max(0, text.length - value.length + 1); i < cut; i++) {
+    // Only where the secret's first character is (most pieces have none of them near the end).
+    for (let i = text.indexOf(value[0]!, Math.max(0, text.length - value.length + 1)); i >= 0 && i < cut; i = text.indexOf(value[0]!, i + 1)) {
       if (value.startsWith(text.slice(i))) {
         cut = i;
         break;
