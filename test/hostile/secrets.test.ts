@@ -151,7 +151,7 @@ describe('secrets in answers and the database password (a server in this process
     },
   });
 
-  it('an answer holding the token, a key and SKEIN_DATABASE_URL\'s password is masked in the log, its rows, every export and the streamed pieces', async () => {
+  it('an answer and a tool input holding the token, SKEIN_DATABASE_URL and its password are masked in the rows, every export and the streamed pieces', async () => {
     const password = 'db-password-hostile-31337';
     const url = (await postgres.database()).replace('postgres://postgres@', `postgres://postgres:${password}@`);
     const dataDir = tempDir('secrets-pg-data');
@@ -173,9 +173,16 @@ describe('secrets in answers and the database password (a server in this process
     const streamed = client.frames.flatMap((f: ServerFrame) => (f.type === 'delta' ? [f.text] : [])).join('');
     expect(streamed).toContain('token [redacted skein access token] url [redacted SKEIN_DATABASE_URL] password [redacted SKEIN_DATABASE_URL password]');
 
+    // And a tool input with the database password and the token, rebuilt from escapes: masked in the call, and so in what ran.
+    const before = client.events.length;
+    const called = (await say(client, `tool: bash {"command":"echo ${escaped(password)} ${escaped(token)}"}`)).slice(before);
+    const masks = '[redacted SKEIN_DATABASE_URL password] [redacted skein access token]';
+    expect(called.find((e) => e.kind === 'tool_call')).toMatchObject({ input: { command: `echo ${masks}` } });
+    expect(called.find((e) => e.kind === 'tool_result')).toMatchObject({ output: `exit code: 0\n${masks}` });
+
     const pool = new pg.Pool({ connectionString: url });
     const rows = await pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [id]).finally(() => pool.end());
-    expect(rows.rows.length).toBe(events.length);
+    expect(rows.rows.length).toBe(client.events.length);
     expectNone({ ...(await whatClientsSee(server.url, id, client)), 'skein_events rows': rows.rows.map((r) => r.line).join('\n') }, secrets);
   }, 120_000);
 });
