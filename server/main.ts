@@ -5,6 +5,8 @@ import { UnknownModelError } from './llm/providers.js';
 import { TokenFileError } from './http/token-file.js';
 import { McpConfigError } from './mcp/config.js';
 import { startServer } from './server.js';
+import { DataDirLockedError } from './lock/data-dir-lock.js';
+import { EXIT } from './cli/exit-codes.js';
 import { runMigrate } from './migrate-cli.js';
 import { killAllToolProcesses } from './tools/processes.js';
 import { SandboxUnavailableError } from './tools/sandbox.js';
@@ -17,6 +19,10 @@ configureLog({ format: process.env.SKEIN_LOG_FORMAT?.trim() === 'json' ? 'json' 
 const config = configOrExit(process.argv.slice(2), process.env);
 configureLog({ format: config.logFormat });
 const server = await startServer(config).catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`skein: ${err.message}\n`);
+    process.exit(EXIT.dataDirInUse);
+  }
   if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError) && !(err instanceof McpConfigError)) throw err;
   process.stderr.write(`skein: ${err.message}\n`);
   process.exit(2);

@@ -16,10 +16,12 @@ import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
 import { probeSandbox } from './tools/sandbox.js';
+import { urlSecrets } from './tools/env.js';
 import { startMcp } from './mcp/start.js';
 import { SkeinMetrics } from './metrics/metrics.js';
 import { eventObserver } from './metrics/observe-events.js';
 import { log } from './log.js';
+import { lockDataDir, type DataDirLock } from './lock/data-dir-lock.js';
 
 // From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
 export const DEFAULT_UI_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../webui' : '../dist/webui', import.meta.url));
@@ -37,14 +39,35 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options: SessionOptions = {}, hubOptions: HubOptions = {}): Promise<RunningServer> {
+/** How this server runs: `embedded` in a CLI command (the lock says so: another command does not drive it). */
+export interface StartOptions {
+  embedded?: boolean;
+}
+
+export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options: SessionOptions = {}, hubOptions: HubOptions = {}, start: StartOptions = {}): Promise<RunningServer> {
   // Refused before anything starts: bash never runs unconfined when a sandbox was asked for.
   if (given.sandbox === 'workspace') probeSandbox({ network: given.sandboxNetwork }, given.workDir);
   const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
-  const warnings: string[] = [];
+  // Before anything in the data folder is read or written: one server per folder (DataDirLockedError names the other).
+  const lock = await lockDataDir(config.dataDir, { embedded: start.embedded === true });
+  try {
+    return await startLocked(config, uiDir, options, hubOptions, lock);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+async function startLocked(config: Config, uiDir: string, options: SessionOptions, hubOptions: HubOptions, lock: DataDirLock): Promise<RunningServer> {
+  const warnings: string[] = lock.warning ? [lock.warning] : [];
   const token = accessToken(config, warnings);
-  // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked.
-  const toolSecrets = [...(options.toolSecrets ?? []), ...(token ? [{ name: 'skein access token', value: token }] : [])];
+  // The token reaches no tool's environment; if a tool still prints it (read from the token file), it is masked,
+  // as is the database's password (SKEIN_DATABASE_URL may come as a flag, outside the environment's own mask).
+  const toolSecrets = [
+    ...(options.toolSecrets ?? []),
+    ...(token ? [{ name: 'skein access token', value: token }] : []),
+    ...urlSecrets('SKEIN_DATABASE_URL', config.databaseUrl),
+  ];
   // A bad SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts; a project's .mcp.json starts only once trusted.
   const { hub: mcp, trust } = await startMcp(config);
   const metrics = new SkeinMetrics();
@@ -94,8 +117,10 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
   server.on('error', (err) => log.error('server error', { error: err.message }));
   port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${shownHost}:${port}`;
+  lock.serving(url);
   return {
-    url: `http://${shownHost}:${port}`,
+    url,
     port,
     sessions,
     metrics,
@@ -103,17 +128,22 @@ export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options
     token,
     warnings,
     async close() {
-      // Turns are cancelled and their last events reach the clients before the sockets close (1001).
-      await sessions.close();
-      // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
-      trust.close();
-      await mcp.close();
-      // The leases go at once: another instance takes the sessions over at its next heartbeat.
-      await cluster?.stop();
-      await database?.close();
-      await hub.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      try {
+        // Turns are cancelled and their last events reach the clients before the sockets close (1001).
+        await sessions.close();
+        // MCP server processes end with skein (stdio children are stopped; anything they started is swept on exit).
+        trust.close();
+        await mcp.close();
+        // The leases go at once: another instance takes the sessions over at its next heartbeat.
+        await cluster?.stop();
+        await database?.close();
+        await hub.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      } finally {
+        // Last: nothing of this server writes to the folder any more.
+        await lock.release();
+      }
     },
   };
 }

@@ -462,7 +462,9 @@ export class Agent implements AgentHandle {
     const reasoning = response.reasoning && { reasoning: response.reasoning };
     this.session.append({ kind: 'agent', text: response.text, model: this.provider.model, endOfTurn: response.toolCalls.length === 0, usage, ...reasoning });
     for (const call of response.toolCalls) {
-      this.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
+      const logged = this.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
+      // A call runs as logged: a secret the model rebuilt is masked there, and reaches no tool either.
+      if (logged.kind === 'tool_call') call.input = logged.input;
     }
   }
 

@@ -24,6 +24,8 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
   const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
   const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : config.reasoningEffort);
   session.meta = readMeta(sessionsDir, id);
+  // Masked in everything the session logs, beside the environment's own secrets.
+  session.extraSecrets = options.toolSecrets ?? [];
   const onEvent = options.onEvent;
   // From now on only (what the log held before is not counted again); an observer, so it is no audience that keeps the session loaded.
   if (onEvent) session.observe((event) => onEvent(id, event));

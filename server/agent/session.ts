@@ -13,6 +13,8 @@ import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
+import { secretValues, type NamedSecret } from '../tools/env.js';
+import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
 
@@ -65,6 +67,9 @@ export class Session {
   remote: RemoteOwner | undefined;
   /** Told when this copy is about to be replaced (the session moved between instances): clients reconnect. */
   private readonly evictListeners = new Set<() => void>();
+  /** Secrets that are not in the environment (the access token, a --database-url password): masked like the environment's. */
+  extraSecrets: readonly NamedSecret[] = [];
+  private readonly streamMask = new StreamMask(() => this.secrets());
 
   constructor(
     readonly id: string,
@@ -92,7 +97,8 @@ export class Session {
 
   /** Another instance runs the session: the command goes there (resolves once handed over); undefined here. */
   forward(command: ForwardedCommand): Promise<void> | undefined {
-    return this.remote?.forward(command);
+    // The inbox row is stored in the database too: no secret in it either.
+    return this.remote?.forward(maskDeep(command, this.secrets()));
   }
 
   onEvict(listener: () => void): () => void {
@@ -119,13 +125,22 @@ export class Session {
     this.evictListeners.clear();
   }
 
-  /** Appends to the log; subscribers are told once it is durable (group commit, see EventLog). */
+  /** Every configured secret, as of now (the environment is read each time, as the tools' mask does). */
+  secrets(): NamedSecret[] {
+    return secretValues(process.env, this.extraSecrets);
+  }
+
+  /**
+   * Appends to the log; subscribers are told once it is durable (group commit, see EventLog).
+   * Every secret in the event is masked first: whatever produced it (a tool input the
+   * model rebuilt, an answer, an error, a preview, a summary, the user's own text).
+   */
   append(event: NewEvent): SkeinEvent {
     // Only the instance that runs the session writes its log.
     if (this.remote) throw new ReadOnlySessionError(`this session runs elsewhere (${this.remote.reason}): do this on the instance that runs it`);
     let full: SkeinEvent;
     try {
-      full = this.log.append(event);
+      full = this.log.append(maskEvent(event, this.secrets()));
     } catch (err) {
       // Nothing was recorded (the log cut any partial line); say so to everyone watching.
       const reason = err instanceof Error ? err.message : String(err);
@@ -195,7 +210,9 @@ export class Session {
   }
 
   /** Sends an ephemeral frame to everyone connected now; nothing is written. */
-  broadcast(frame: EphemeralFrame): void {
+  broadcast(given: EphemeralFrame): void {
+    // Streamed text and error notes are masked as the log is: a client never sees a secret, live or replayed.
+    const frame = given.type === 'delta' ? this.streamMask.frame(given) : maskDeep(given, this.secrets());
     for (const listener of this.frameListeners) {
       try {
         listener(frame);
@@ -228,7 +245,7 @@ export class Session {
 
   /** Queues a compaction; one that cannot start at once is logged as `queued` first (throws LogWriteError if the log refuses). */
   requestCompaction(request: CompactionRequest): void | Promise<void> {
-    if (this.remote && request.trigger === 'manual') return this.remote.forward({ type: 'compact', ...(request.instructions !== undefined && { instructions: request.instructions }) });
+    if (this.remote && request.trigger === 'manual') return this.forward({ type: 'compact', ...(request.instructions !== undefined && { instructions: request.instructions }) })!;
     if (!this.agent?.ready) {
       this.append({
         kind: 'compaction',

@@ -30,6 +30,7 @@ import type { PgEventLog } from '../store/postgres/pg-event-log.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
 import type { Session } from './session.js';
 import { liveSession } from './session-factory.js';
+import { maskSecrets } from '../tools/env.js';
 
 /** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
 export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
@@ -329,7 +330,8 @@ export class Sessions implements ClusterHost {
     if (!live) return undefined;
     const meta: SessionMeta = { ...live.session.meta };
     if (change.title !== undefined) {
-      if (change.title.trim()) meta.title = change.title.trim();
+      // Kept in <id>.meta.json and the index: masked as the log is.
+      if (change.title.trim()) meta.title = maskSecrets(change.title.trim(), live.session.secrets());
       else delete meta.title;
     }
     if (change.archived !== undefined) {

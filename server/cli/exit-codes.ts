@@ -14,6 +14,8 @@ export const EXIT = {
   notFound: 5,
   /** The turn stopped at SKEIN_MAX_STEPS_PER_TURN or SKEIN_MAX_TURN_COST_USD. */
   turnLimit: 6,
+  /** The data folder is in use by another skein (a server, or a command with its own); the message names it. */
+  dataDirInUse: 7,
   /** A bug in skein (the message has the stack). */
   internal: 70,
 } as const;

@@ -12,6 +12,7 @@ export async function exportCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: I
   const id = args.positionals[0];
   if (!id || args.positionals.length > 1) throw new CliError(EXIT.usage, 'usage: skein export ID [--markdown]');
   const connection = await connect(args, env);
+  if (connection.note) io.err(connection.note);
   try {
     const api = new Api(connection);
     const snapshot = await api.session(id);
@@ -26,6 +27,7 @@ export async function exportCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: I
 export async function sessionsCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io): Promise<ExitCode> {
   if (args.positionals.length) throw new CliError(EXIT.usage, 'usage: skein sessions [--json]');
   const connection = await connect(args, env);
+  if (connection.note) io.err(connection.note);
   try {
     const sessions = await new Api(connection).sessions();
     if (args.json) io.out(`${JSON.stringify(sessions)}\n`);

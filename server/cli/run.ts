@@ -19,6 +19,7 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io):
   const task = (args.positionals.length ? args.positionals.join(' ') : ((await io.readStdin()) ?? '')).trim();
   if (!task) throw new CliError(EXIT.usage, 'no task: skein run "what to do" (or pipe it on stdin)');
   const connection = await connect(args, env);
+  if (connection.note) io.err(connection.note);
   try {
     const api = new Api(connection);
     const id = args.session ?? (await api.createSession(connection.model));

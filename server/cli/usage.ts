@@ -25,11 +25,14 @@ Every command:
   --server URL               drive a running server instead of an embedded one
                              (token: --token, SKEIN_TOKEN, or <data dir>/token)
   --token TOKEN              the access token (prefer SKEIN_TOKEN: a flag shows in \`ps\`)
-  Without --server, an embedded server runs in this process with the settings below
-  (on a free port unless SKEIN_PORT or --port is given).
+  Without --server, the server running on the data folder (--data-dir, SKEIN_DATA_DIR)
+  is driven if there is one (found through <data dir>/server.lock); else an embedded
+  server runs in this process with the settings below (on a free port unless SKEIN_PORT
+  or --port is given).
 
 Exit status: ${EXIT.ok} done · ${EXIT.turnFailed} the turn failed · ${EXIT.usage} bad usage or setting · ${EXIT.server} server unreachable or refused
-             ${EXIT.cancelled} cancelled · ${EXIT.notFound} no such session · ${EXIT.turnLimit} the turn hit a turn limit · ${EXIT.internal} a bug in skein
+             ${EXIT.cancelled} cancelled · ${EXIT.notFound} no such session · ${EXIT.turnLimit} the turn hit a turn limit
+             ${EXIT.dataDirInUse} the data folder is in use by another skein · ${EXIT.internal} a bug in skein
 
 `;
 

@@ -44,11 +44,44 @@ export function toolEnvironment(env: NodeJS.ProcessEnv, allow: readonly string[]
 export function secretValues(env: NodeJS.ProcessEnv, extra: readonly NamedSecret[] = []): NamedSecret[] {
   const found: NamedSecret[] = [...extra];
   for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
     // Secret-named only: SKEIN_PORT or OPENAI_BASE_URL are scrubbed but are no secrets to mask.
-    if (value !== undefined && SECRET_NAME.test(name)) found.push({ name, value: value.trim() });
+    if (SECRET_NAME.test(name)) found.push({ name, value: value.trim() });
+    // Whatever its name, a URL with a password in it (SKEIN_DATABASE_URL, DATABASE_URL, HTTPS_PROXY) is one.
+    else found.push(...urlSecrets(name, value));
   }
-  // Longest first, so a value containing another is masked whole.
-  return found.filter((s) => s.value.length >= MIN_MASKED_LENGTH).sort((a, b) => b.value.length - a.value.length);
+  // Longest first, so a value containing another is masked whole; one entry per value.
+  const seen = new Set<string>();
+  return found
+    .filter((s) => s.value.length >= MIN_MASKED_LENGTH && !seen.has(s.value) && seen.add(s.value))
+    .sort((a, b) => b.value.length - a.value.length);
+}
+
+/** Cheap test before parsing: `scheme://user:password@` (most values are no URL at all). */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#\s]*@/i;
+
+/**
+ * A URL's credentials: the whole URL (as given) and its password, as written
+ * and percent-decoded (a client prints either). Nothing for a URL without a password.
+ */
+export function urlSecrets(name: string, value: string | undefined): NamedSecret[] {
+  const text = value?.trim();
+  if (!text || !URL_WITH_PASSWORD.test(text)) return [];
+  let password: string;
+  try {
+    password = new URL(text).password;
+  } catch {
+    return [];
+  }
+  if (!password) return [];
+  const out: NamedSecret[] = [{ name, value: text }, { name: `${name} password`, value: password }];
+  try {
+    const decoded = decodeURIComponent(password);
+    if (decoded !== password) out.push({ name: `${name} password`, value: decoded });
+  } catch {
+    /* not valid percent-encoding: the password as written is all there is */
+  }
+  return out;
 }
 
 /** Replaces every exact occurrence of a secret with `[redacted NAME]`. */

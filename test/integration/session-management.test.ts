@@ -22,6 +22,13 @@ afterAll(async () => {
   await server.close();
 });
 
+/** Stops the server and starts it again on the same folders (one server per data folder: never two at once). */
+async function restart(): Promise<TestServer> {
+  await server.close();
+  server = await startTestServer({}, { dataDir: server.dataDir, workDir: server.workDir });
+  return server;
+}
+
 async function newSession(): Promise<string> {
   const { status, body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
   expect(status).toBe(201);
@@ -78,13 +85,9 @@ describe('session management', () => {
     const id = await newSession();
     await say(id, 'echo: survives');
     await api(server.url, `/api/sessions/${id}`, { method: 'PATCH', body: { title: 'Kept title', archived: true } });
-    const again = await startTestServer({}, { dataDir: server.dataDir, workDir: server.workDir });
-    try {
-      const found = (await api<{ sessions: SessionSnapshot[] }>(again.url, '/api/sessions?archived=1')).body.sessions.find((s) => s.id === id);
-      expect(found).toMatchObject({ title: 'Kept title', archived: true });
-    } finally {
-      await again.close();
-    }
+    const again = await restart();
+    const found = (await api<{ sessions: SessionSnapshot[] }>(again.url, '/api/sessions?archived=1')).body.sessions.find((s) => s.id === id);
+    expect(found).toMatchObject({ title: 'Kept title', archived: true });
   });
 
   it('deletes to the trash (refused while a turn runs), restores with every event, and purges after 30 days', async () => {
@@ -127,13 +130,9 @@ describe('session management', () => {
     const note = path.join(server.dataDir, 'trash', id, 'trash.json');
     const old = { ...JSON.parse(fs.readFileSync(note, 'utf8')), deletedAt: new Date(Date.now() - 31 * 24 * 3600 * 1000).toISOString() };
     fs.writeFileSync(note, JSON.stringify(old));
-    const again = await startTestServer({}, { dataDir: server.dataDir, workDir: server.workDir });
-    try {
-      expect(fs.existsSync(path.join(server.dataDir, 'trash', id))).toBe(false);
-      expect(again.warnings.join('\n')).toContain(`purged session ${id}`);
-    } finally {
-      await again.close();
-    }
+    const again = await restart();
+    expect(fs.existsSync(path.join(again.dataDir, 'trash', id))).toBe(false);
+    expect(again.warnings.join('\n')).toContain(`purged session ${id}`);
   });
 
   it('exports the JSONL log byte for byte and a Markdown transcript with tool calls and compaction summaries', async () => {

@@ -11,7 +11,8 @@ import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIFake } from '../fakes/openai-fake.js';
 import { agents, startSession } from '../fakes/scenario.js';
 import type { CompatFlavour } from '../fakes/window.js';
-import type { TestServer } from '../helpers/server.js';
+import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { TestClient } from '../helpers/ws-client.js';
 
 const REAL = 9000;
 const servers: TestServer[] = [];
@@ -81,13 +82,29 @@ describe('limits from the provider', () => {
       return original(input, init);
     }) as typeof fetch;
     try {
-      const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, servers);
+      const env = { SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url };
+      const run = await startSession(env, servers);
       await run.say('echo: one');
-      const second = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, [], { dataDir: run.server.dataDir, workDir: run.server.workDir });
-      servers.push(second.server);
-      await second.say('echo: two');
-      expect(limits(second.client.events)).toEqual([expect.objectContaining({ source: 'provider', contextWindow: REAL })]);
-      // The second server (a restart on the same data) read the first session's log: nobody asked again.
+      // A second session of the same model on the same server: its window comes from the server's cache.
+      const other = await api<{ id: string }>(run.server.url, '/api/sessions', { body: {} });
+      const otherClient = await TestClient.connect(run.server.url, other.body.id);
+      otherClient.send({ type: 'user_message', text: 'echo: two' });
+      await otherClient.untilIdle(1, 20_000);
+      otherClient.close();
+      expect(limits(otherClient.events)).toEqual([expect.objectContaining({ source: 'provider', contextWindow: REAL })]);
+      expect(asked).toBe(1);
+      // A restart (one server per data folder: the first stops first) goes on with the first session: its log has the window.
+      run.client.close();
+      await run.server.close();
+      servers.splice(servers.indexOf(run.server), 1);
+      const again = await startTestServer({ SKEIN_RETRY_BASE_MS: '5', ...env }, { dataDir: run.server.dataDir, workDir: run.server.workDir });
+      servers.push(again);
+      const client = await TestClient.connect(again.url, run.id, run.client.events.at(-1)!.seq);
+      client.send({ type: 'user_message', text: 'echo: three' });
+      await client.untilIdle(1, 20_000);
+      client.close();
+      expect(client.events.some((e) => e.kind === 'agent' && e.text === 'three')).toBe(true);
+      // Nobody asked again: not the second session (the server knew), not the restart (the log knew).
       expect(asked).toBe(1);
     } finally {
       globalThis.fetch = original;

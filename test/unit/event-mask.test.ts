@@ -1,0 +1,84 @@
+// The mask over everything a session logs: every string of an event, URL
+// credentials among the configured secrets, and streamed text held back while
+// it could still be the start of a secret.
+import { describe, expect, it } from 'vitest';
+import type { DeltaFrame, NewEvent } from '../../shared/protocol.js';
+import { maskDeep, maskEvent, StreamMask } from '../../server/agent/event-mask.js';
+import { secretValues, urlSecrets } from '../../server/tools/env.js';
+
+const TOKEN = { name: 'skein access token', value: 'tok-0123456789abcdef' };
+const KEY = { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-0123456789' };
+
+describe('event mask', () => {
+  it('masks every string of an event, nested inputs and object keys too, and leaves an event without secrets as it was', () => {
+    const call: NewEvent = { kind: 'tool_call', callId: 'c1', name: 'bash', input: { command: `curl -H "x: ${TOKEN.value}"`, env: { [KEY.value]: [KEY.value, 3] } } };
+    const masked = maskEvent(call, [TOKEN, KEY]);
+    expect(JSON.stringify(masked)).not.toMatch(/tok-0123456789abcdef|sk-ant-0123456789/);
+    expect(masked).toEqual({
+      kind: 'tool_call',
+      callId: 'c1',
+      name: 'bash',
+      input: { command: 'curl -H "x: [redacted skein access token]"', env: { '[redacted ANTHROPIC_API_KEY]': ['[redacted ANTHROPIC_API_KEY]', 3] } },
+    });
+    const clean: NewEvent = { kind: 'user', text: 'nothing secret here' };
+    expect(maskEvent(clean, [TOKEN, KEY])).toBe(clean);
+  });
+
+  it('a reasoning block that held a secret loses its prefix, so it is never sent back as if the provider had signed it', () => {
+    const answer: NewEvent = {
+      kind: 'agent',
+      text: 'done',
+      model: 'claude',
+      endOfTurn: true,
+      reasoning: { provider: 'anthropic', model: 'claude', output: [{ type: 'thinking', thinking: `the key is ${KEY.value}`, signature: 'sig' }], text: `the key is ${KEY.value}`, prefix: 'abc' },
+    };
+    const masked = maskEvent(answer, [KEY]);
+    expect(masked.kind === 'agent' && masked.reasoning).toEqual({
+      provider: 'anthropic',
+      model: 'claude',
+      output: [{ type: 'thinking', thinking: 'the key is [redacted ANTHROPIC_API_KEY]', signature: 'sig' }],
+      text: 'the key is [redacted ANTHROPIC_API_KEY]',
+    });
+    // Untouched reasoning keeps its prefix.
+    const plain = maskEvent({ ...answer, reasoning: { ...answer.reasoning!, output: [], text: 'fine' } } as NewEvent, [KEY]);
+    expect(plain.kind === 'agent' && plain.reasoning?.prefix).toBe('abc');
+  });
+
+  it('a database URL gives its whole text and its password, as written and decoded, whatever the variable is called', () => {
+    const url = 'postgres://skein:p%40ss-w0rd-long@db.example:5432/skein';
+    expect(urlSecrets('SKEIN_DATABASE_URL', url)).toEqual([
+      { name: 'SKEIN_DATABASE_URL', value: url },
+      { name: 'SKEIN_DATABASE_URL password', value: 'p%40ss-w0rd-long' },
+      { name: 'SKEIN_DATABASE_URL password', value: 'p@ss-w0rd-long' },
+    ]);
+    expect(urlSecrets('X', 'postgres://skein@db/skein')).toEqual([]);
+    expect(urlSecrets('X', 'not a url: user:pass@host')).toEqual([]);
+    const secrets = secretValues({ SKEIN_DATABASE_URL: url, HTTPS_PROXY: 'http://me:proxy-pass-123@proxy:3128', SKEIN_PORT: '8420' });
+    const text = `failed: ${url}; psql -W p@ss-w0rd-long; proxy-pass-123`;
+    expect(maskDeep(text, secrets)).toBe('failed: [redacted SKEIN_DATABASE_URL]; psql -W [redacted SKEIN_DATABASE_URL password]; [redacted HTTPS_PROXY password]');
+  });
+
+  it('streamed text: a secret split across pieces never goes out, and every frame keeps its index', () => {
+    const mask = new StreamMask(() => [TOKEN]);
+    const pieces = ['the token is tok-0123', '456789ab', 'cdef and more', ' text.'];
+    const frames = pieces.map((text, index) => mask.frame({ type: 'delta', afterSeq: 4, attempt: 0, index, text } satisfies DeltaFrame));
+    expect(frames.map((f) => f.index)).toEqual([0, 1, 2, 3]);
+    const shown = frames.map((f) => f.text).join('');
+    expect(shown).toBe('the token is [redacted skein access token] and more text.');
+    for (const f of frames) expect(TOKEN.value.includes(f.text) && f.text.length > 3).toBe(false);
+    // A held start that turns out to be no secret is sent with the next piece.
+    const other = new StreamMask(() => [TOKEN]);
+    expect(other.frame({ type: 'delta', afterSeq: 9, attempt: 0, index: 0, text: 'a tok-01' }).text).toBe('a ');
+    expect(other.frame({ type: 'delta', afterSeq: 9, attempt: 0, index: 1, text: 'x' }).text).toBe('tok-01x');
+    // A new model call starts afresh: nothing held from the last one leaks into it.
+    expect(other.frame({ type: 'delta', afterSeq: 9, attempt: 0, index: 2, text: 'tok' }).text).toBe('');
+    expect(other.frame({ type: 'delta', afterSeq: 12, attempt: 0, index: 0, text: 'new' }).text).toBe('new');
+  });
+
+  it('streamed text: a secret that repeats its own start is never cut in two', () => {
+    const secret = { name: 'S', value: 'abcabcab' };
+    const mask = new StreamMask(() => [secret]);
+    const out = ['xabcabcab', 'cabc', 'zz'].map((text, index) => mask.frame({ type: 'delta', afterSeq: 1, attempt: 0, index, text }).text).join('');
+    expect(out).toBe('x[redacted S]cabczz');
+  });
+});
