@@ -1,6 +1,12 @@
-// Runs git without a shell: arguments as a list, output as text, a clear
-// error naming the command when git fails.
+// Runs the server's own git without a shell: arguments as a list, output as
+// text, a clear error naming the command when git fails. Every command is
+// hardened (git-hardening.ts): whatever the repository's config, hooks or
+// attributes name, git runs no program of the repository's, with the sandbox
+// on or off.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { gitEnvironment, overridesFor, parseConfigList, SUBCOMMAND_FLAGS } from './git-hardening.js';
 
 export class GitError extends Error {
   override readonly name = 'GitError';
@@ -11,18 +17,60 @@ export interface GitResult {
   code: number;
 }
 
-/** Runs `git ...args` in `cwd`. Exit codes in `okCodes` (default 0) resolve; others reject with git's own message. */
-export function git(cwd: string, args: string[], okCodes: number[] = [0]): Promise<GitResult> {
+/** The environment for every command in one repository (see `hardenedFor`). */
+export interface Hardening {
+  env: NodeJS.ProcessEnv;
+}
+
+/** The git executable, found in PATH's absolute folders only (never one in the folder git runs in). */
+function gitBinary(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, 'git');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv): Promise<GitResult> {
+  const subcommand = args[0] ?? '';
+  const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...args.slice(1)];
   return new Promise((resolve, reject) => {
-    // No pager, no prompts, plain English messages (they are shown to people as they are).
-    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' };
-    execFile('git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+    const binary = gitBinary();
+    if (!binary) return reject(new GitError(`git ${args.slice(0, 3).join(' ')} failed: git is not installed (not found on PATH)`));
+    execFile(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
       if (okCodes.includes(code)) return resolve({ stdout, code });
       const reason = (stderr || (err?.message ?? '')).trim().split('\n').slice(0, 3).join(' ');
       reject(new GitError(`git ${args.slice(0, 3).join(' ')} failed: ${reason || `exit code ${code}`}`));
     });
   });
+}
+
+/**
+ * Reads the effective config of the repository at each of `dirs` (reading
+ * config runs nothing) and returns the environment that neutralises every
+ * program it names. Read once per operation: a batch of commands shares it.
+ */
+export async function hardenedFor(...dirs: string[]): Promise<Hardening> {
+  const entries = [];
+  for (const dir of dirs) {
+    // Outside a repository this lists the user's own config only, which is fine.
+    const { stdout } = await run(dir, ['config', '--list', '--show-scope', '-z'], [0], gitEnvironment([]));
+    entries.push(...parseConfigList(stdout));
+  }
+  return { env: gitEnvironment(overridesFor(entries)) };
+}
+
+/** Runs `git ...args` in `cwd`, hardened. Exit codes in `okCodes` (default 0) resolve; others reject with git's own message. */
+export async function git(cwd: string, args: string[], okCodes: number[] = [0], hardening?: Hardening): Promise<GitResult> {
+  const { env } = hardening ?? (await hardenedFor(cwd));
+  return run(cwd, args, okCodes, env);
 }
 
 /** The repository's top folder when `dir` is inside a git work tree, else undefined (also when git is missing). */
@@ -36,13 +84,13 @@ export async function repoTop(dir: string): Promise<string | undefined> {
 }
 
 /** HEAD's commit, or undefined in a repository with no commit yet. */
-export async function headCommit(dir: string): Promise<string | undefined> {
-  const { stdout, code } = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD'], [0, 1]);
+export async function headCommit(dir: string, hardening?: Hardening): Promise<string | undefined> {
+  const { stdout, code } = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD'], [0, 1], hardening);
   return code === 0 ? stdout.trim() : undefined;
 }
 
 /** The checked-out branch, or undefined on a detached HEAD. */
-export async function currentBranch(dir: string): Promise<string | undefined> {
-  const { stdout, code } = await git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'], [0, 1]);
+export async function currentBranch(dir: string, hardening?: Hardening): Promise<string | undefined> {
+  const { stdout, code } = await git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'], [0, 1], hardening);
   return code === 0 ? stdout.trim() : undefined;
 }
