@@ -92,9 +92,10 @@ export async function removeWorktree(worktree: string, force: boolean): Promise<
   const hardening = await hardenedFor(worktree);
   const dirty = await uncommitted(worktree, hardening);
   if (dirty.length && !force) throw new DirtyWorktreeError(worktree, dirty);
-  // Run from the main repository: git does not remove the worktree it runs in.
+  // Run from the repository's git folder: git does not remove the worktree it runs in, and the
+  // folder above the git folder need not be the main worktree (a `.git` file may point anywhere).
   const { stdout } = await git(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir'], [0], hardening);
-  const main = path.dirname(stdout.trim());
+  const common = stdout.trim();
   // Both folders' config: git's own clean check runs `git status` in the worktree as a child, with this environment.
-  await git(main, ['worktree', 'remove', ...(dirty.length ? ['--force'] : []), '--', worktree], [0], await hardenedFor(worktree, main));
+  await git(common, ['worktree', 'remove', ...(dirty.length ? ['--force'] : []), '--', worktree], [0], await hardenedFor(worktree, common));
 }

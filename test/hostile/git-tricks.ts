@@ -95,7 +95,7 @@ function hooks(hooksDir: string, marker: string): void {
 /** Plants every git trick; returns them with the control that makes each fire in plain git. */
 export function plantGitTricks(repoDir: string, markerDir: string): GitTrick[] {
   fs.mkdirSync(markerDir, { recursive: true });
-  repository(repoDir, { '.gitignore': '/*/\n' });
+  repository(repoDir, { '.gitignore': '/*/\n/.odd-gitdirs/\n' });
   const tricks: GitTrick[] = [];
   const add = (name: string, what: string, control: Control, plant: (dir: string, marker: string) => void) => {
     const dir = path.join(repoDir, name);
@@ -213,6 +213,12 @@ export function plantGitTricks(repoDir: string, markerDir: string): GitTrick[] {
     repository(dir, { '.gitattributes': attributes }, path.join(dir, 'odd', 'place.git'));
     fs.appendFileSync(path.join(dir, 'odd', 'place.git', 'info', 'exclude'), '/odd/\n');
     fs.appendFileSync(path.join(dir, 'odd', 'place.git', 'config'), everythingConfig(dir, marker));
+    hooks(path.join(dir, '.tricks', 'hooks'), marker);
+  });
+  add('gitdir-file-outside', "a .git file whose gitdir: points out of the folder (into the enclosing repository's folder)", { kind: 'status' }, (dir, marker) => {
+    const gitdir = path.join(repoDir, '.odd-gitdirs', 'place.git');
+    repository(dir, { '.gitattributes': attributes }, gitdir);
+    fs.appendFileSync(path.join(gitdir, 'config'), everythingConfig(dir, marker));
     hooks(path.join(dir, '.tricks', 'hooks'), marker);
   });
   add('submodule', 'a submodule whose own config has a clean filter (git status looks into submodules with a git of their own)', { kind: 'status' }, (dir, marker) => {
