@@ -139,10 +139,9 @@ export function gitEnvironment(overrides: readonly [string, string][], base: Nod
   return env;
 }
 
-/** Options git gets right after these subcommands: no external diff program, no textconv, no look into submodules' own folders. */
+/** Options git gets right after these subcommands: no external diff program, no textconv, no signature check. */
 export const SUBCOMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  diff: ['--no-ext-diff', '--no-textconv', '--ignore-submodules=dirty'],
-  status: ['--ignore-submodules=dirty'],
+  diff: ['--no-ext-diff', '--no-textconv'],
   log: ['--no-ext-diff', '--no-textconv', '--no-show-signature'],
   show: ['--no-ext-diff', '--no-textconv', '--no-show-signature'],
 };

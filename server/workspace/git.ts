@@ -20,6 +20,8 @@ export interface GitResult {
 /** The environment for every command in one repository (see `hardenedFor`). */
 export interface Hardening {
   env: NodeJS.ProcessEnv;
+  /** Too many submodules to read: status and diff do not look into their folders. */
+  ignoreSubmodules: boolean;
 }
 
 /** The git executable, found in PATH's absolute folders only (never one in the folder git runs in). */
@@ -37,9 +39,10 @@ function gitBinary(): string | undefined {
   return undefined;
 }
 
-function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv): Promise<GitResult> {
+function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv, ignoreSubmodules = false): Promise<GitResult> {
   const subcommand = args[0] ?? '';
-  const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...args.slice(1)];
+  const skipSubmodules = ignoreSubmodules && (subcommand === 'diff' || subcommand === 'status') ? ['--ignore-submodules=dirty'] : [];
+  const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)];
   return new Promise((resolve, reject) => {
     const binary = gitBinary();
     if (!binary) return reject(new GitError(`git ${args.slice(0, 3).join(' ')} failed: git is not installed (not found on PATH)`));
@@ -52,25 +55,56 @@ function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.Process
   });
 }
 
+/** At most this many populated submodules are looked into; beyond that, git is told to ignore their working folders. */
+const MAX_SUBMODULES = 64;
+
 /**
- * Reads the effective config of the repository at each of `dirs` (reading
- * config runs nothing) and returns the environment that neutralises every
- * program it names. Read once per operation: a batch of commands shares it.
+ * Reads the effective config of the repository at each of `dirs` and of every
+ * populated submodule in them (reading config runs nothing), and returns the
+ * environment that neutralises every program it names. `git status` and
+ * `git diff` look into a submodule with a git of its own, which inherits this
+ * environment, so the submodules' config is covered too. Read once per
+ * operation: a batch of commands shares it.
  */
 export async function hardenedFor(...dirs: string[]): Promise<Hardening> {
+  const bare = gitEnvironment([]);
   const entries = [];
-  for (const dir of dirs) {
+  const seen = new Set<string>();
+  const queue = [...dirs];
+  let overflow = false;
+  while (queue.length) {
+    const dir = queue.shift()!;
+    if (seen.has(dir)) continue;
+    if (seen.size >= dirs.length + MAX_SUBMODULES) {
+      overflow = true;
+      break;
+    }
+    seen.add(dir);
     // Outside a repository this lists the user's own config only, which is fine.
-    const { stdout } = await run(dir, ['config', '--list', '--show-scope', '-z'], [0], gitEnvironment([]));
-    entries.push(...parseConfigList(stdout));
+    entries.push(...parseConfigList((await run(dir, ['config', '--list', '--show-scope', '-z'], [0], bare)).stdout));
+    queue.push(...(await populatedSubmodules(dir, bare)));
   }
-  return { env: gitEnvironment(overridesFor(entries)) };
+  return { env: gitEnvironment(overridesFor(entries)), ignoreSubmodules: overflow };
+}
+
+/** Submodules (gitlinks in the index) whose folder has a `.git`, as absolute paths. */
+async function populatedSubmodules(dir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const listed = await run(dir, ['ls-files', '-z', '--stage', '--', ':/'], [0, 128], env);
+  if (listed.code !== 0) return []; // not a repository
+  const found: string[] = [];
+  for (const entry of listed.stdout.split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (!entry.startsWith('160000 ') || tab < 0) continue;
+    const sub = path.resolve(dir, entry.slice(tab + 1));
+    if (fs.existsSync(path.join(sub, '.git'))) found.push(sub);
+  }
+  return found;
 }
 
 /** Runs `git ...args` in `cwd`, hardened. Exit codes in `okCodes` (default 0) resolve; others reject with git's own message. */
 export async function git(cwd: string, args: string[], okCodes: number[] = [0], hardening?: Hardening): Promise<GitResult> {
-  const { env } = hardening ?? (await hardenedFor(cwd));
-  return run(cwd, args, okCodes, env);
+  const { env, ignoreSubmodules } = hardening ?? (await hardenedFor(cwd));
+  return run(cwd, args, okCodes, env, ignoreSubmodules);
 }
 
 /** The repository's top folder when `dir` is inside a git work tree, else undefined (also when git is missing). */

@@ -30,6 +30,8 @@ export interface GitTrick {
   control: Control;
   /** Committed files (relative to `dir`) to edit to the same length before a control or a Changes request. */
   edits: string[];
+  /** What else the Changes of the trick's folder list as modified after the edits (a dirty submodule). */
+  alsoModified: string[];
   /** What the trick is, for the report. */
   what: string;
 }
@@ -101,7 +103,7 @@ export function plantGitTricks(repoDir: string, markerDir: string): GitTrick[] {
     const dir = path.join(repoDir, name);
     const marker = path.join(markerDir, name);
     plant(dir, marker);
-    tricks.push({ name, dir, marker, control, what, edits: name === 'submodule' ? ['a.txt', 'sub/a.txt'] : ['a.txt'] });
+    tricks.push({ name, dir, marker, control, what, edits: name === 'submodule' ? ['a.txt', 'sub/a.txt'] : ['a.txt'], alsoModified: name === 'submodule' ? ['sub'] : [] });
   };
   const config = (dir: string, ...pairs: string[]) => {
     for (let i = 0; i < pairs.length; i += 2) gitIn(dir, 'config', pairs[i]!, pairs[i + 1]!);

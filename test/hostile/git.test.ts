@@ -88,13 +88,16 @@ const changes = async (id: string) => (await api<ChangesReport>(server.url, `/ap
 const workspaceOf = async (id: string) => (await api<SessionSnapshot>(server.url, `/api/sessions/${id}`)).body.workspace!;
 
 /** The Changes answer is right: the edit to a.txt and the new file, and nothing else (b.txt only got a new time). */
-function expectRightChanges(report: ChangesReport): void {
+function expectRightChanges(report: ChangesReport, alsoModified: string[] = []): void {
   expect(report.git).toBe(true);
-  expect(report.files.map((f) => [f.path, f.status])).toEqual([['a.txt', 'modified'], ['new.txt', 'untracked']]);
-  const diff = report.files[0]!.diff;
+  const expected = [['a.txt', 'modified'], ['new.txt', 'untracked'], ...alsoModified.map((p) => [p, 'modified'])].sort((a, b) => a[0]!.localeCompare(b[0]!));
+  expect(report.files.map((f) => [f.path, f.status])).toEqual(expected);
+  const diff = report.files.find((f) => f.path === 'a.txt')!.diff;
   expect(diff).toContain('-aaa');
   expect(diff).toContain('+bbb');
-  expect(report.files[1]!.diff).toContain('+made by the session');
+  expect(report.files.find((f) => f.path === 'new.txt')!.diff).toContain('+made by the session');
+  // A dirty submodule shows as git shows it.
+  for (const p of alsoModified) expect(report.files.find((f) => f.path === p)!.diff).toMatch(/Subproject commit [0-9a-f]+-dirty/);
 }
 
 const ran = (trick: GitTrick) => (fs.existsSync(trick.marker) ? fs.readFileSync(trick.marker, 'utf8') : '');
@@ -110,7 +113,7 @@ describe("the server's own git runs no program of the repository's", () => {
       const inPlace = await create({ folder: trick.dir });
       edit(trick.dir, trick);
       fs.writeFileSync(path.join(trick.dir, 'new.txt'), 'made by the session\n');
-      expectRightChanges(await changes(inPlace));
+      expectRightChanges(await changes(inPlace), trick.alsoModified);
       expect(ran(trick)).toBe('');
 
       // A worktree session: created (a checkout), its Changes, refused while dirty, removed when clean.
