@@ -91,23 +91,30 @@ function neutralValue(key: string): string | undefined {
 /**
  * The overrides for one repository's effective config: each exec-capable key
  * a repository-controlled scope sets, back to the user's global value or to
- * one that runs nothing. A filter driver the repository touches at all also
- * gets `required=false`, so an emptied filter is skipped rather than fatal.
+ * one that runs nothing. A filter driver whose program had to be emptied also
+ * gets `required=false`, so git skips it rather than failing on every file.
+ * (git ignores clean/smudge once `process` is set at all, even to nothing:
+ * an emptied `process` disables the user's clean/smudge of that driver too.)
  */
 export function overridesFor(entries: readonly ConfigEntry[]): [string, string][] {
   const userValue = new Map<string, string>();
   for (const e of entries) if (USER_SCOPES.has(e.scope) && e.scope !== 'command' && e.value !== undefined) userValue.set(normalKey(e.key), e.value);
   const out = new Map<string, string>();
-  const set = (key: string, neutral: string) => out.set(key, userValue.get(key) ?? neutral);
+  const emptied = new Set<string>();
   for (const e of entries) {
     if (USER_SCOPES.has(e.scope)) continue;
     const key = normalKey(e.key);
     const neutral = neutralValue(key);
     if (neutral === undefined) continue;
-    set(key, neutral);
-    const filter = /^filter\.(.+)\.[^.]+$/.exec(key);
-    if (filter) for (const part of ['clean', 'smudge', 'process', 'required']) set(`filter.${filter[1]}.${part}`, part === 'required' ? 'false' : '');
+    const user = userValue.get(key);
+    out.set(key, user ?? neutral);
+    const filter = /^filter\.(.+)\.([^.]+)$/.exec(key);
+    if (filter) {
+      out.set(`filter.${filter[1]}.required`, userValue.get(`filter.${filter[1]}.required`) ?? 'false');
+      if (user === undefined && filter[2] !== 'required') emptied.add(filter[1]!);
+    }
   }
+  for (const name of emptied) out.set(`filter.${name}.required`, 'false');
   return [...out];
 }
 
