@@ -32,13 +32,19 @@ const FIXED: readonly [string, string][] = [
 
 /** Keys that name a program git may run, and the value that runs nothing. */
 const EXEC_KEYS: readonly [RegExp, string][] = [
+  [/^core\.fsmonitor$/, 'false'],
+  [/^core\.hookspath$/, '/dev/null'],
+  [/^core\.pager$/, 'cat'],
+  [/^(core|sequence)\.editor$/, ':'],
+  [/^core\.(askpass|sshcommand)$/, ''],
+  [/^diff\.external$/, ''],
   [/^filter\..+\.(clean|smudge|process)$/, ''],
   [/^filter\..+\.required$/, 'false'],
   [/^diff\..+\.(command|textconv)$/, ''],
   [/^merge\..+\.driver$/, ''],
   [/^(difftool|mergetool)\..+\.cmd$/, ''],
   [/^pager\..+$/, 'false'],
-  [/^credential\..+\.helper$/, ''],
+  [/^credential\.(.+\.)?helper$/, ''],
   [/^gpg\.(.+\.)?program$/, ''],
   [/^gpg\.ssh\.defaultkeycommand$/, ''],
   [/^core\.(alternaterefscommand|gitproxy)$/, ''],
@@ -49,6 +55,12 @@ const EXEC_KEYS: readonly [RegExp, string][] = [
   [/^log\.showsignature$/, 'false'],
   // Config-defined hooks (git 2.50+); core.hooksPath does not cover them.
   [/^hook\..+\.command$/, ''],
+  // Commands skein never runs (archive, trailers, imap-send, send-email, git gui, help), neutralised all the same.
+  [/^tar\..+\.command$/, ''],
+  [/^trailer\..+\.(command|cmd)$/, ''],
+  [/^imap\.tunnel$/, ''],
+  [/^sendemail\.(.+\.)?(tocmd|cccmd|smtpserver)$/, ''],
+  [/^(guitool|browser|man)\..+\.(cmd|path)$/, ''],
 ];
 
 /** Scopes the user owns; anything else (local, worktree, files they include) the repository can write. */

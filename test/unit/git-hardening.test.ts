@@ -1,0 +1,66 @@
+// The config reading behind the server's git hardening, on real git output:
+// odd values and names parse; only what the repository sets is overridden;
+// the user's own value comes back; an emptied filter is not required; the
+// environment carries nothing of git's own and no relative PATH entry.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { gitEnvironment, overridesFor, parseConfigList } from '../../server/workspace/git-hardening.js';
+import { tempDir } from '../helpers/server.js';
+
+function listConfig(home: string, localConfig: string, globalConfig = ''): string {
+  const repo = tempDir('hardening-repo');
+  execFileSync('git', ['init', '--quiet'], { cwd: repo });
+  fs.appendFileSync(path.join(repo, '.git', 'config'), localConfig);
+  fs.writeFileSync(path.join(home, '.gitconfig'), globalConfig);
+  return execFileSync('git', ['config', '--list', '--show-scope', '-z'], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+describe('git hardening: config', () => {
+  it('parses real output: a bare boolean, a value over two lines, a subsection with dots, "=" and capitals', () => {
+    const out = listConfig(tempDir('hardening-home'), '[x]\n\tflag\n[y]\n\ttext = "one\\ntwo"\n[filter "A.b=C"]\n\tClean = run me\n');
+    const entries = parseConfigList(out).filter((e) => e.scope === 'local');
+    expect(entries).toContainEqual({ scope: 'local', key: 'x.flag', value: undefined });
+    expect(entries).toContainEqual({ scope: 'local', key: 'y.text', value: 'one\ntwo' });
+    expect(entries).toContainEqual({ scope: 'local', key: 'filter.A.b=C.clean', value: 'run me' });
+  });
+
+  it("overrides only exec keys the repository sets, with the user's value where there is one", () => {
+    const out = listConfig(
+      tempDir('hardening-home'),
+      '[core]\n\tfsmonitor = evil\n\tbare = false\n[filter "lfs"]\n\tclean = evil\n[filter "own"]\n\tsmudge = evil\n\trequired = true\n[diff "d"]\n\ttextconv = evil\n[credential]\n\thelper = evil\n',
+      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\trequired = true\n',
+    );
+    const overrides = new Map(overridesFor(parseConfigList(out)));
+    expect(overrides.get('filter.lfs.clean')).toBe('git-lfs clean -- %f');
+    expect(overrides.get('filter.lfs.required')).toBe('true');
+    expect(overrides.get('filter.own.smudge')).toBe('');
+    expect(overrides.get('filter.own.required')).toBe('false');
+    expect(overrides.get('diff.d.textconv')).toBe('');
+    expect(overrides.get('credential.helper')).toBe('');
+    expect(overrides.get('core.fsmonitor')).toBe('false');
+    expect(overrides.has('core.bare')).toBe(false);
+    // Nothing for keys only the user set.
+    expect([...overrides.keys()].every((k) => !k.startsWith('user.'))).toBe(true);
+  });
+
+  it('an emptied process filter makes the driver not required, even if the user requires it', () => {
+    const out = listConfig(tempDir('hardening-home'), '[filter "lfs"]\n\tprocess = evil\n', '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\trequired = true\n');
+    const overrides = new Map(overridesFor(parseConfigList(out)));
+    expect(overrides.get('filter.lfs.process')).toBe('');
+    expect(overrides.get('filter.lfs.required')).toBe('false');
+  });
+
+  it("the environment has none of git's variables from the server, no relative PATH entry, and the overrides last", () => {
+    const env = gitEnvironment([['filter.x.clean', '']], { PATH: `.:/usr/bin::bin:${path.sep}opt${path.sep}x`, HOME: '/home/u', GIT_DIR: '/elsewhere', GIT_EXEC_PATH: '/evil', GIT_SSH_COMMAND: 'evil', GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='evil'", GITHUB_TOKEN: 'secret-value', PAGER: 'evil' });
+    expect(env.PATH).toBe('/usr/bin:/opt/x');
+    expect(env.HOME).toBe('/home/u');
+    for (const name of ['GIT_DIR', 'GIT_EXEC_PATH', 'GIT_SSH_COMMAND', 'GIT_CONFIG_PARAMETERS', 'GITHUB_TOKEN', 'PAGER']) expect(env[name]).toBeUndefined();
+    expect(env).toMatchObject({ GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_KEY_0: 'filter.x.clean', GIT_CONFIG_VALUE_0: '' });
+    const count = Number(env.GIT_CONFIG_COUNT);
+    const keys = Array.from({ length: count }, (_, i) => env[`GIT_CONFIG_KEY_${i}`]);
+    expect(keys).toContain('core.fsmonitor');
+    expect(keys).toContain('core.hooksPath');
+  });
+});
