@@ -13,10 +13,10 @@ import type { SearchRoot } from './walk.js';
 
 const MAX_COLLECTED_LINES = 100_000;
 
-/** The `rg` executable on this PATH, if any. */
+/** The `rg` executable on this PATH, if any (absolute folders only: '.' or '' would find one in the folder searched). */
 export function findRipgrep(searchPath = process.env.PATH ?? ''): string | undefined {
   for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
+    if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg');
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
