@@ -2,7 +2,8 @@
 // globally (as `git lfs install` does) still runs for the server's git, and a
 // repository that redefines that filter in its own config gets the user's
 // program back, not its own. Also: git's environment variables in the
-// server's environment never reach its git.
+// server's environment never reach its git, and a PATH with a relative entry
+// does not make the server run a `git` planted in the working folder.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { api, startTestServer, tempDir, type TestServer } from '../helpers/serve
 const home = tempDir('git-user-home');
 const markers = tempDir('git-user-markers');
 const repo = tempDir('git-user-repo');
-const saved = { HOME: process.env.HOME, GIT_DIR: process.env.GIT_DIR, GIT_EXTERNAL_DIFF: process.env.GIT_EXTERNAL_DIFF };
+const saved = { HOME: process.env.HOME, GIT_DIR: process.env.GIT_DIR, GIT_EXTERNAL_DIFF: process.env.GIT_EXTERNAL_DIFF, PATH: process.env.PATH };
 let server: TestServer;
 
 function script(file: string, marker: string, body: string): string {
@@ -25,7 +26,7 @@ const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.invalid', '-c', 'init.defaultBranch=main', ...args], {
     cwd: repo,
     encoding: 'utf8',
-    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_'))),
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_'))), PATH: saved.PATH },
   });
 
 beforeAll(async () => {
@@ -46,6 +47,10 @@ beforeAll(async () => {
   // Variables that would send git elsewhere, in the server's own environment.
   process.env.GIT_DIR = path.join(tempDir('git-user-elsewhere'), '.git');
   process.env.GIT_EXTERNAL_DIFF = script(path.join(home, 'ext'), path.join(markers, 'external-diff'), 'exit 0');
+  // A `git` of the repository's own, and a PATH that looks in the current folder first.
+  script(path.join(repo, 'git'), path.join(markers, 'planted-git'), 'exit 1');
+  fs.appendFileSync(path.join(repo, '.git', 'info', 'exclude'), '/git\n');
+  process.env.PATH = `.${path.delimiter}${saved.PATH}`;
   server = await startTestServer({ SKEIN_WORKDIR: repo });
 });
 afterAll(async () => {
@@ -78,5 +83,6 @@ describe("the user's own git config", () => {
 
     expect(fs.existsSync(path.join(markers, 'repository'))).toBe(false);
     expect(fs.existsSync(path.join(markers, 'external-diff'))).toBe(false);
+    expect(fs.existsSync(path.join(markers, 'planted-git'))).toBe(false);
   });
 });
