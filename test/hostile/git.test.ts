@@ -1,15 +1,16 @@
 // The server never runs a program the repository controls (issue 21, defect
 // 2): for each git trick in git-tricks.ts, plain git first shows the trick is
 // live (its marker appears: the control), then the real server, sandbox off,
-// reads the Changes of a session in that repository and creates, reads and
-// deletes a worktree session in it. The answers must be right and the
+// reads the Changes of a session in that repository and creates, reads,
+// forks and deletes a worktree session in it. The answers must be right and the
 // marker, outside the repository, must never appear.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangesReport, SessionSnapshot } from '../../shared/protocol.js';
+import type { ChangesReport, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { waitForEvents } from '../helpers/ui.js';
 import { COMMITTED, EDITED, plantGitTricks, UNCHANGED, type GitTrick } from './git-tricks.js';
 
 const root = tempDir('hostile-git');
@@ -100,6 +101,17 @@ function expectRightChanges(report: ChangesReport, alsoModified: string[] = []):
   for (const p of alsoModified) expect(report.files.find((f) => f.path === p)!.diff).toMatch(/Subproject commit [0-9a-f]+-dirty/);
 }
 
+const idle = (events: SkeinEvent[]) => events.filter((e) => e.kind === 'state' && e.to === 'WaitingForUserInput').length;
+
+/** A turn in the session, so that it has an event to fork at; returns that event's seq. */
+async function aTurn(id: string): Promise<number> {
+  await api(server.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: a turn to fork at' } });
+  const events = await waitForEvents(server.url, id, (es) => idle(es) > 0, 60_000);
+  return events.filter((e) => e.kind === 'agent').at(-1)!.seq;
+}
+
+const removeWithWorktree = (id: string) => api<{ error?: string }>(server.url, `/api/sessions/${id}?worktree=remove`, { method: 'DELETE' });
+
 const ran = (trick: GitTrick) => (fs.existsSync(trick.marker) ? fs.readFileSync(trick.marker, 'utf8') : '');
 
 describe("the server's own git runs no program of the repository's", () => {
@@ -124,13 +136,24 @@ describe("the server's own git runs no program of the repository's", () => {
       fs.writeFileSync(path.join(ws.worktree!, 'new.txt'), 'made by the session\n');
       expectRightChanges(await changes(own));
       const refused = await api<{ code: string; files: string[] }>(server.url, `/api/sessions/${own}?worktree=remove`, { method: 'DELETE' });
+      expect(refused.body.code).toBe('dirty_worktree');
       expect(refused.status).toBe(409);
       expect(refused.body.files.sort()).toEqual(['a.txt', 'new.txt']);
       fs.rmSync(path.join(ws.worktree!, 'new.txt'));
       edit(ws.worktree!, { ...trick, edits: ['a.txt'] }, COMMITTED);
-      const removed = await api<{ error?: string }>(server.url, `/api/sessions/${own}?worktree=remove`, { method: 'DELETE' });
-      expect(removed.status, removed.body.error).toBe(200);
+
+      // A fork of it: a new worktree on a new branch, starting where the original's branch is.
+      const forked = await api<{ id: string; error?: string }>(server.url, `/api/sessions/${own}/fork`, { body: { seq: await aTurn(own) } });
+      expect(forked.status, forked.body.error).toBe(201);
+      const forkWs = await workspaceOf(forked.body.id);
+      expect(forkWs.branch).toBe(`skein/${forked.body.id}`);
+      expect(fs.readFileSync(path.join(forkWs.worktree!, 'a.txt'), 'utf8')).toBe(COMMITTED);
+      for (const id of [own, forked.body.id]) {
+        const removed = await removeWithWorktree(id);
+        expect(removed.status, removed.body.error).toBe(200);
+      }
       expect(fs.existsSync(ws.worktree!)).toBe(false);
+      expect(fs.existsSync(forkWs.worktree!)).toBe(false);
 
       expect(ran(trick)).toBe('');
       fs.rmSync(path.join(trick.dir, 'new.txt'));
