@@ -39,13 +39,33 @@ function gitBinary(): string | undefined {
   return undefined;
 }
 
-function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv, ignoreSubmodules = false): Promise<GitResult> {
+/** GIT_CONFIG_COUNT, which carries every override, came with git 2.31; an older git would ignore it silently. */
+const MIN_VERSION: readonly [number, number] = [2, 31];
+const versionChecked = new Map<string, Promise<void>>();
+
+function checkVersion(binary: string): Promise<void> {
+  const known = versionChecked.get(binary);
+  if (known) return known;
+  const check = new Promise<void>((resolve, reject) => {
+    execFile(binary, ['--version'], { env: gitEnvironment([]), encoding: 'utf8' }, (err, stdout) => {
+      const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(stdout ?? '') ?? []).slice(1).map(Number);
+      if (!err && (major > MIN_VERSION[0] || (major === MIN_VERSION[0] && minor >= MIN_VERSION[1]))) return resolve();
+      versionChecked.delete(binary);
+      reject(new GitError(`git ${MIN_VERSION.join('.')} or newer is needed (so that skein can keep the repository's programs from running); ${binary} is ${stdout?.trim() || err?.message}`));
+    });
+  });
+  versionChecked.set(binary, check);
+  return check;
+}
+
+async function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv, ignoreSubmodules = false): Promise<GitResult> {
+  const binary = gitBinary();
+  if (!binary) throw new GitError(`git ${args.slice(0, 3).join(' ')} failed: git is not installed (not found on PATH)`);
+  await checkVersion(binary);
   const subcommand = args[0] ?? '';
   const skipSubmodules = ignoreSubmodules && (subcommand === 'diff' || subcommand === 'status') ? ['--ignore-submodules=dirty'] : [];
   const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)];
   return new Promise((resolve, reject) => {
-    const binary = gitBinary();
-    if (!binary) return reject(new GitError(`git ${args.slice(0, 3).join(' ')} failed: git is not installed (not found on PATH)`));
     execFile(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
       if (okCodes.includes(code)) return resolve({ stdout, code });

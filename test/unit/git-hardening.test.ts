@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { git, GitError } from '../../server/workspace/git.js';
 import { gitEnvironment, overridesFor, parseConfigList } from '../../server/workspace/git-hardening.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -62,5 +63,19 @@ describe('git hardening: config', () => {
     const keys = Array.from({ length: count }, (_, i) => env[`GIT_CONFIG_KEY_${i}`]);
     expect(keys).toContain('core.fsmonitor');
     expect(keys).toContain('core.hooksPath');
+  });
+
+  it('refuses a git older than 2.31 (it would ignore every override), naming the version', async () => {
+    const old = tempDir('old-git');
+    fs.writeFileSync(path.join(old, 'git'), '#!/bin/sh\necho "git version 2.30.2"\n', { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `${old}${path.delimiter}${saved}`;
+    try {
+      const attempt = git(tempDir('old-git-work'), ['status']);
+      await expect(attempt).rejects.toThrow(GitError);
+      await expect(attempt).rejects.toThrow(/2\.31 or newer is needed.*2\.30\.2/);
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
