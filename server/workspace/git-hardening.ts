@@ -53,6 +53,10 @@ const EXEC_KEYS: readonly [RegExp, string][] = [
   [/^uploadpack\.packobjectshook$/, ''],
   [/^submodule\..+\.update$/, 'none'],
   [/^log\.showsignature$/, 'false'],
+  // Read by git-lfs (a filter the user may have installed globally) from the same config.
+  [/^lfs\.customtransfer\..+\.path$/, ''],
+  [/^lfs\.extension\..+\.(clean|smudge)$/, ''],
+  [/^lfs\.standalonetransferagent$/, ''],
   // Config-defined hooks (git 2.50+); core.hooksPath does not cover them.
   [/^hook\..+\.command$/, ''],
   // Commands skein never runs (archive, trailers, imap-send, send-email, git gui, help), neutralised all the same.
