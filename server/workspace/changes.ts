@@ -4,7 +4,7 @@
 // never touched. Every git command here is hardened (git.ts): the repository's
 // filters, diff drivers, fsmonitor and hooks run nothing.
 import type { ChangedFile, ChangesReport, Workspace } from '../../shared/protocol.js';
-import { git, hardenedFor } from './git.js';
+import { git, pinnedFor } from './git.js';
 
 /** A diff longer than this is cut (the panel shows it; the rest is one `git diff` away). */
 export const MAX_FILE_DIFF_CHARS = 100_000;
@@ -20,8 +20,8 @@ export async function changesOf(workspace: Workspace | undefined, fallbackDir: s
   const report: ChangesReport = { git: true, workDir, ...(workspace.branch && { branch: workspace.branch }), baseCommit: base, files: [] };
   // Paths relative to the repository's top; only what is under the session's folder.
   const scope = ['--', '.'];
-  // One read of the repository's config for the whole batch.
-  const hardening = await hardenedFor(workDir);
+  // One read of the repository's config for the whole batch, its git folder pinned.
+  const hardening = await pinnedFor(workDir);
   const nameStatus = await git(workDir, ['diff', '--no-color', '--name-status', '-z', '--find-renames', base, ...scope], [0], hardening);
   const fields = nameStatus.stdout.split('\0').filter((f, i, all) => f !== '' || i < all.length - 1);
   const tracked: { path: string; status: ChangedFile['status'] }[] = [];

@@ -87,6 +87,23 @@ const MAX_SUBMODULES = 64;
  * operation: a batch of commands shares it.
  */
 export async function hardenedFor(...dirs: string[]): Promise<Hardening> {
+  return harden(dirs, {});
+}
+
+/**
+ * `hardenedFor` one work tree, with where its git folder, common git folder
+ * and top are now pinned for the whole batch (GIT_DIR, GIT_COMMON_DIR,
+ * GIT_WORK_TREE): a `.git` file or a `commondir` rewritten in the middle of
+ * the batch cannot point git at a config the overrides were not made for.
+ */
+export async function pinnedFor(dir: string): Promise<Hardening> {
+  const { stdout } = await run(dir, ['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], [0], gitEnvironment([]));
+  const [gitDir, commonDir, top] = stdout.split('\n');
+  if (!gitDir || !commonDir || !top) throw new GitError(`git rev-parse in ${dir} did not name its git folder and top`);
+  return harden([dir], { GIT_DIR: gitDir, GIT_COMMON_DIR: commonDir, GIT_WORK_TREE: top });
+}
+
+async function harden(dirs: string[], pin: NodeJS.ProcessEnv): Promise<Hardening> {
   const bare = gitEnvironment([]);
   const entries = [];
   const seen = new Set<string>();
@@ -99,12 +116,14 @@ export async function hardenedFor(...dirs: string[]): Promise<Hardening> {
       overflow = true;
       break;
     }
+    // The pin is for the given folders; a submodule has a git folder of its own.
+    const env = dirs.includes(dir) ? { ...bare, ...pin } : bare;
     seen.add(dir);
     // Outside a repository this lists the user's own config only, which is fine.
-    entries.push(...parseConfigList((await run(dir, ['config', '--list', '--show-scope', '-z'], [0], bare)).stdout));
-    queue.push(...(await populatedSubmodules(dir, bare)));
+    entries.push(...parseConfigList((await run(dir, ['config', '--list', '--show-scope', '-z'], [0], env)).stdout));
+    queue.push(...(await populatedSubmodules(dir, env)));
   }
-  return { env: gitEnvironment(overridesFor(entries)), ignoreSubmodules: overflow };
+  return { env: { ...gitEnvironment(overridesFor(entries)), ...pin }, ignoreSubmodules: overflow };
 }
 
 /** Submodules (gitlinks in the index) whose folder has a `.git`, as absolute paths. */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Workspace } from '../../shared/protocol.js';
-import { currentBranch, git, hardenedFor, headCommit, repoTop, type Hardening } from './git.js';
+import { currentBranch, git, hardenedFor, headCommit, pinnedFor, repoTop, type Hardening } from './git.js';
 
 /** A folder or worktree that cannot be used; the message says why (HTTP 400). */
 export class WorkspaceError extends Error {
@@ -89,7 +89,7 @@ export async function uncommitted(worktree: string, hardening?: Hardening): Prom
  */
 export async function removeWorktree(worktree: string, force: boolean): Promise<void> {
   if (!fs.existsSync(worktree)) return;
-  const hardening = await hardenedFor(worktree);
+  const hardening = await pinnedFor(worktree);
   const dirty = await uncommitted(worktree, hardening);
   if (dirty.length && !force) throw new DirtyWorktreeError(worktree, dirty);
   // Run from the repository's git folder: git does not remove the worktree it runs in, and the

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, GitError } from '../../server/workspace/git.js';
+import { git, GitError, hardenedFor, pinnedFor } from '../../server/workspace/git.js';
 import { gitEnvironment, overridesFor, parseConfigList } from '../../server/workspace/git-hardening.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -77,5 +77,45 @@ describe('git hardening: config', () => {
     } finally {
       process.env.PATH = saved;
     }
+  });
+
+  it("a batch's git folder is pinned: a .git file rewritten mid-batch does not bring in a config the overrides were not made for", async () => {
+    const plain = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const repo = tempDir('pin-repo');
+    plain(repo, 'init', '--quiet');
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'aaa\n');
+    plain(repo, 'add', '-A');
+    plain(repo, 'commit', '--quiet', '-m', 'start');
+    const worktree = path.join(tempDir('pin-worktree'), 'wt');
+    plain(repo, 'worktree', 'add', '--quiet', '-b', 'wt', worktree);
+    // Another git folder (a clone, so its index has a.txt too), whose config and attributes run a filter on every file.
+    const evil = path.join(tempDir('pin-evil'), 'clone');
+    plain(repo, 'clone', '--quiet', repo, evil);
+    const marker = path.join(tempDir('pin-marker'), 'ran');
+    fs.writeFileSync(path.join(evil, 'clean'), `#!/bin/sh\necho ran >> '${marker}'\ncat\n`, { mode: 0o755 });
+    plain(evil, 'config', 'filter.x.clean', path.join(evil, 'clean'));
+    fs.writeFileSync(path.join(evil, '.git', 'info', 'attributes'), '* filter=x\n');
+    const redirect = () => fs.writeFileSync(path.join(worktree, '.git'), `gitdir: ${path.join(evil, '.git')}\n`);
+    const edit = (when: number) => {
+      fs.writeFileSync(path.join(worktree, 'a.txt'), 'bbb\n');
+      fs.utimesSync(path.join(worktree, 'a.txt'), when, when);
+    };
+    const original = fs.readFileSync(path.join(worktree, '.git'), 'utf8');
+
+    // Control: overrides read before the redirect, not pinned: the other folder's filter runs.
+    const unpinned = await hardenedFor(worktree);
+    redirect();
+    edit(2_000_000_000);
+    await git(worktree, ['diff', '--stat'], [0], unpinned).catch(() => undefined);
+    expect(fs.existsSync(marker)).toBe(true);
+    fs.rmSync(marker);
+
+    fs.writeFileSync(path.join(worktree, '.git'), original);
+    const pinned = await pinnedFor(worktree);
+    redirect();
+    edit(2_000_000_100);
+    const { stdout } = await git(worktree, ['diff', '--stat'], [0], pinned);
+    expect(stdout).toContain('a.txt');
+    expect(fs.existsSync(marker)).toBe(false);
   });
 });
