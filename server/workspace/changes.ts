@@ -1,9 +1,10 @@
 // GET /api/sessions/:id/changes: the files changed in a session's folder since
 // it started, each with its diff against the starting commit (committed and
 // uncommitted changes, untracked files as added). Read-only: git's index is
-// never touched.
+// never touched. Every git command here is hardened (git.ts): the repository's
+// filters, diff drivers, fsmonitor and hooks run nothing.
 import type { ChangedFile, ChangesReport, Workspace } from '../../shared/protocol.js';
-import { git } from './git.js';
+import { git, pinnedFor } from './git.js';
 
 /** A diff longer than this is cut (the panel shows it; the rest is one `git diff` away). */
 export const MAX_FILE_DIFF_CHARS = 100_000;
@@ -19,7 +20,9 @@ export async function changesOf(workspace: Workspace | undefined, fallbackDir: s
   const report: ChangesReport = { git: true, workDir, ...(workspace.branch && { branch: workspace.branch }), baseCommit: base, files: [] };
   // Paths relative to the repository's top; only what is under the session's folder.
   const scope = ['--', '.'];
-  const nameStatus = await git(workDir, ['diff', '--no-color', '--no-ext-diff', '--name-status', '-z', '--find-renames', base, ...scope]);
+  // One read of the repository's config for the whole batch, its git folder pinned.
+  const hardening = await pinnedFor(workDir);
+  const nameStatus = await git(workDir, ['diff', '--no-color', '--name-status', '-z', '--find-renames', base, ...scope], [0], hardening);
   const fields = nameStatus.stdout.split('\0').filter((f, i, all) => f !== '' || i < all.length - 1);
   const tracked: { path: string; status: ChangedFile['status'] }[] = [];
   for (let i = 0; i < fields.length; ) {
@@ -30,15 +33,15 @@ export async function changesOf(workspace: Workspace | undefined, fallbackDir: s
     const file = fields[i++];
     if (file) tracked.push({ path: file, status: STATUS[letter] ?? 'modified' });
   }
-  const untracked = (await git(workDir, ['ls-files', '-z', '--others', '--exclude-standard', '--full-name', ...scope])).stdout.split('\0').filter(Boolean);
+  const untracked = (await git(workDir, ['ls-files', '-z', '--others', '--exclude-standard', '--full-name', ...scope], [0], hardening)).stdout.split('\0').filter(Boolean);
   const top = workspace.repo;
   for (const file of tracked.slice(0, MAX_FILES)) {
-    const { stdout } = await git(top, ['diff', '--no-color', '--no-ext-diff', '--find-renames', base, '--', file.path]);
+    const { stdout } = await git(top, ['diff', '--no-color', '--find-renames', base, '--', file.path], [0], hardening);
     report.files.push(cut({ ...file, diff: stdout }));
   }
   for (const file of untracked.slice(0, Math.max(0, MAX_FILES - report.files.length))) {
     // exit code 1: "there are differences", which is the point.
-    const { stdout } = await git(top, ['diff', '--no-color', '--no-ext-diff', '--no-index', '--', '/dev/null', file], [0, 1]);
+    const { stdout } = await git(top, ['diff', '--no-color', '--no-index', '--', '/dev/null', file], [0, 1], hardening);
     report.files.push(cut({ path: file, status: 'untracked', diff: stdout }));
   }
   report.files.sort((a, b) => a.path.localeCompare(b.path));

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Workspace } from '../../shared/protocol.js';
-import { currentBranch, git, headCommit, repoTop } from './git.js';
+import { currentBranch, git, hardenedFor, headCommit, pinnedFor, repoTop, type Hardening } from './git.js';
 
 /** A folder or worktree that cannot be used; the message says why (HTTP 400). */
 export class WorkspaceError extends Error {
@@ -55,26 +55,30 @@ export async function createWorkspace(roots: readonly string[], dataDir: string,
   const repo = await repoTop(folder);
   if (!request.worktree) {
     if (!repo) return { folder, workDir: folder };
-    const [branch, baseCommit] = await Promise.all([currentBranch(folder), headCommit(folder)]);
+    const hardening = await hardenedFor(folder);
+    const [branch, baseCommit] = await Promise.all([currentBranch(folder, hardening), headCommit(folder, hardening)]);
     return { folder, workDir: folder, repo, ...(branch && { branch }), ...(baseCommit && { baseCommit }) };
   }
   if (!repo) throw new WorkspaceError(`"worktree": ${folder} is not in a git repository, so it cannot have a worktree of its own`);
-  const start = request.startPoint ?? (await headCommit(folder));
+  const hardening = await hardenedFor(folder);
+  const start = request.startPoint ?? (await headCommit(folder, hardening));
+  if (start?.startsWith('-')) throw new WorkspaceError(`"worktree": the start point ${start} is not a commit or branch name`);
   if (!start) throw new WorkspaceError(`"worktree": the repository ${repo} has no commit yet to start a branch from`);
   const worktree = path.join(worktreesDir(dataDir), id);
   fs.mkdirSync(worktreesDir(dataDir), { recursive: true });
   const branch = branchOf(id);
-  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, worktree, start]);
+  // The checkout inside runs as a child git with the same environment: no smudge filter, no post-checkout hook.
+  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, '--', worktree, start], [0], hardening);
   // The same place inside the worktree as the folder asked for inside the repository.
   const workDir = path.join(worktree, path.relative(repo, fs.realpathSync(folder)));
   fs.mkdirSync(workDir, { recursive: true });
-  const baseCommit = await headCommit(worktree);
+  const baseCommit = await headCommit(worktree, hardening);
   return { folder, workDir, repo: worktree, branch, ...(baseCommit && { baseCommit }), worktree };
 }
 
 /** Files with uncommitted changes (untracked ones included) in a worktree. */
-export async function uncommitted(worktree: string): Promise<string[]> {
-  const { stdout } = await git(worktree, ['status', '--porcelain', '--untracked-files=all']);
+export async function uncommitted(worktree: string, hardening?: Hardening): Promise<string[]> {
+  const { stdout } = await git(worktree, ['status', '--porcelain', '--untracked-files=all'], [0], hardening);
   return stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
 }
 
@@ -85,10 +89,13 @@ export async function uncommitted(worktree: string): Promise<string[]> {
  */
 export async function removeWorktree(worktree: string, force: boolean): Promise<void> {
   if (!fs.existsSync(worktree)) return;
-  const dirty = await uncommitted(worktree);
+  const hardening = await pinnedFor(worktree);
+  const dirty = await uncommitted(worktree, hardening);
   if (dirty.length && !force) throw new DirtyWorktreeError(worktree, dirty);
-  // Run from the main repository: git does not remove the worktree it runs in.
-  const { stdout } = await git(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  const main = path.dirname(stdout.trim());
-  await git(main, ['worktree', 'remove', ...(dirty.length ? ['--force'] : []), worktree]);
+  // Run from the repository's git folder: git does not remove the worktree it runs in, and the
+  // folder above the git folder need not be the main worktree (a `.git` file may point anywhere).
+  const { stdout } = await git(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir'], [0], hardening);
+  const common = stdout.trim();
+  // Both folders' config: git's own clean check runs `git status` in the worktree as a child, with this environment.
+  await git(common, ['worktree', 'remove', ...(dirty.length ? ['--force'] : []), '--', worktree], [0], await hardenedFor(worktree, common));
 }

@@ -59,6 +59,13 @@ describe('grep, with ripgrep and with the Node engine', () => {
     expect(findRipgrep(), 'rg must be on PATH (apt-get install ripgrep)').toBeDefined();
   });
 
+  it('an rg found through a relative PATH entry is never used (it would be the searched folder\'s own)', () => {
+    const planted = tempDir('planted-rg');
+    fs.writeFileSync(path.join(planted, 'rg'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    expect(findRipgrep(planted)).toBe(path.join(planted, 'rg'));
+    expect(findRipgrep(path.relative(process.cwd(), planted))).toBeUndefined();
+  });
+
   for (const engine of engines) {
     const grep = (input: Record<string, unknown>, c = ctx()) => grepTool(engine).run(input, c);
 
