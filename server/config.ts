@@ -56,6 +56,8 @@ export interface Config {
   sandbox: SandboxMode;
   /** The sandbox keeps the network. */
   sandboxNetwork: boolean;
+  /** SKEIN_SANDBOX_READ: more folders the sandbox shows read-only. */
+  sandboxRead: string[];
   /** SKEIN_MCP_CONFIG: a .mcp.json-shaped file of MCP servers, besides <workdir>/.mcp.json. */
   mcpConfig: string | undefined;
   mcpTimeoutMs: number;
@@ -315,8 +317,18 @@ export const SETTINGS = [
   }),
   setting({
     key: 'sandboxNetwork', env: 'SKEIN_SANDBOX_NETWORK', flag: '--sandbox-network', defaultText: 'off',
-    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash (on or off)',
+    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash and MCP stdio servers (on or off)',
     parse: onOff, fallback: () => false,
+  }),
+  setting({
+    key: 'sandboxRead', env: 'SKEIN_SANDBOX_READ', flag: '--sandbox-read', defaultText: 'none',
+    description: 'With SKEIN_SANDBOX=workspace: more folders the sandbox shows read-only (comma-separated absolute paths, each must exist), e.g. a toolchain in your home folder',
+    parse: (raw) => {
+      const folders = raw.split(',').map((f) => f.trim()).filter(Boolean);
+      const bad = folders.find((f) => !path.isAbsolute(f) || !fs.existsSync(f));
+      return bad !== undefined ? new ConfigError(`comma-separated absolute paths of existing folders ("${bad}" is not one)`) : folders;
+    },
+    fallback: () => [],
   }),
   setting({
     key: 'mcpConfig', env: 'SKEIN_MCP_CONFIG', flag: '--mcp-config', defaultText: 'none (only <workdir>/.mcp.json)',

@@ -15,7 +15,7 @@ import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
-import { probeSandbox } from './tools/sandbox.js';
+import { probeSandbox, sandboxSettingsOf } from './tools/sandbox.js';
 import { startMcp } from './mcp/start.js';
 import { SkeinMetrics } from './metrics/metrics.js';
 import { eventObserver } from './metrics/observe-events.js';
@@ -39,7 +39,8 @@ export interface RunningServer {
 
 export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options: SessionOptions = {}, hubOptions: HubOptions = {}): Promise<RunningServer> {
   // Refused before anything starts: bash never runs unconfined when a sandbox was asked for.
-  if (given.sandbox === 'workspace') probeSandbox({ network: given.sandboxNetwork }, given.workDir);
+  const sandbox = sandboxSettingsOf(given);
+  if (sandbox) probeSandbox(sandbox, given.workDir);
   const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
   const warnings: string[] = [];
   const token = accessToken(config, warnings);
