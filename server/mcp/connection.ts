@@ -11,6 +11,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelco
 import { z } from 'zod';
 import type { McpServerState, McpToolInfo } from '../../shared/protocol.js';
 import { newRunId, RUN_MARKER, watchMarkedProcesses } from '../tools/processes.js';
+import { sandboxCommand, type SandboxSettings } from '../tools/sandbox.js';
 import type { ToolResult } from '../tools/tool.js';
 import type { McpServerConfig } from './config.js';
 import { toolResultText } from './result-text.js';
@@ -20,6 +21,8 @@ export interface ConnectionOptions {
   workDir: string;
   callTimeoutMs: number;
   startTimeoutMs: number;
+  /** SKEIN_SANDBOX=workspace: stdio servers run under bubblewrap with these settings. */
+  sandbox?: SandboxSettings;
   /** First pause before a restart; it doubles up to maxBackoffMs and resets once the server is ready. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -159,13 +162,16 @@ export class McpConnection {
     }
     // The marker lets skein find (and kill) the server and anything it starts when skein exits.
     watchMarkedProcesses();
+    // SKEIN_SANDBOX=workspace: the server runs in the same sandbox as bash (see tools/sandbox.ts).
+    const launch = this.options.sandbox ? sandboxCommand(this.options.sandbox, this.options.workDir, [this.config.command, ...(this.config.args ?? [])]) : undefined;
     const transport = new StdioClientTransport({
-      command: this.config.command,
-      args: this.config.args,
+      command: launch?.file ?? this.config.command,
+      args: launch?.args ?? this.config.args,
       env: { ...this.config.env, [RUN_MARKER]: newRunId() },
       cwd: this.options.workDir,
       stderr: 'pipe',
     });
+    if (launch) releaseOnClose(transport, launch.release);
     this.stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -260,4 +266,23 @@ function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return `no answer within ${timeoutMs} ms`;
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
   return `${err instanceof Error ? err.message : String(err)}${cause}`;
+}
+
+/**
+ * Calls `release` when the transport reports its process closed, before the
+ * handler the client installs (the SDK sets transport.onclose itself): the
+ * sandbox's stand-ins must outlive the process, and no longer.
+ */
+function releaseOnClose(transport: StdioClientTransport, release: () => void): void {
+  let handler: (() => void) | undefined;
+  Object.defineProperty(transport, 'onclose', {
+    configurable: true,
+    get: () => () => {
+      release();
+      handler?.();
+    },
+    set: (fn: (() => void) | undefined) => {
+      handler = fn;
+    },
+  });
 }

@@ -70,12 +70,17 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     ...(settings.home && { home: settings.home }),
     ...(settings.readOnly && { readOnly: settings.readOnly }),
   });
+  const gitconfig = plan.privateHome ? userGitIdentity() : '';
   const args = [
     '-c',
-    'exec "$@" 3< <(printf "$0")',
+    'filter=$1 gitconfig=$2; shift 2; exec "$@" 3< <(printf "$filter") 4< <(printf "$gitconfig")',
+    'skein-sandbox',
     printfEscaped(seccompFilter()),
+    printfEscaped(Buffer.from(gitconfig)),
     settings.binary ?? 'bwrap',
     ...plan.args,
+    // The private home gets a .gitconfig with the user's name and email only (commits need them; the rest of theirs stays outside).
+    ...(gitconfig && plan.privateHome ? ['--file', '4', path.join(plan.privateHome, '.gitconfig')] : []),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -88,6 +93,22 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     ...argv,
   ];
   return { file: 'bash', args, release: plan.release };
+}
+
+let identity: string | undefined;
+
+/** `[user]` name and email of the user's global git configuration, read once (git run with no repository and no system config). */
+function userGitIdentity(): string {
+  if (identity !== undefined) return identity;
+  const lines: string[] = [];
+  for (const key of ['name', 'email']) {
+    const result = spawnSync('git', ['config', '--global', '--get', `user.${key}`], { encoding: 'utf8', timeout: 5000, cwd: '/', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const value = result.status === 0 ? result.stdout.trim() : '';
+    // A value is written quoted; one that would need more than that is left out.
+    if (value && !/["\\\n]/.test(value)) lines.push(`\t${key} = "${value}"`);
+  }
+  identity = lines.length ? `[user]\n${lines.join('\n')}\n` : '';
+  return identity;
 }
 
 /** bubblewrap cannot start here: skein refuses SKEIN_SANDBOX=workspace rather than run bash unconfined. */

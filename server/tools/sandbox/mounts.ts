@@ -32,6 +32,8 @@ export interface MountInput {
 
 export interface MountPlan {
   args: string[];
+  /** The sandbox's own empty home, when it has one. */
+  privateHome: string | undefined;
   /** Ends the placeholders this plan holds; call when the sandboxed process has exited. */
   release(): void;
 }
@@ -151,6 +153,7 @@ export function mountPlan(input: MountInput): MountPlan {
   let released = false;
   return {
     args,
+    privateHome: homeIsSystem ? undefined : home,
     release() {
       if (released) return;
       released = true;
