@@ -312,7 +312,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'sandbox', env: 'SKEIN_SANDBOX', flag: '--sandbox', defaultText: 'off',
-    description: 'workspace runs bash under bubblewrap: the filesystem read-only except the working folder and a private /tmp, no network, nothing left running after a command; skein refuses to start when bubblewrap cannot (off or workspace)',
+    description: 'workspace runs bash and MCP stdio servers under bubblewrap: only the system folders and the project to see, only the working folder to write (not its .git, .mcp.json, AGENTS.md, CLAUDE.md), a private /tmp and home, no Unix sockets, no network, nothing left running after a command; skein refuses to start when bubblewrap cannot (off or workspace)',
     parse: oneOf(SANDBOX_MODES), fallback: () => 'off' as SandboxMode,
   }),
   setting({

@@ -30,13 +30,18 @@ case "$target" in @*) ;; *) curl -s --max-time 5 --unix-socket "$target" http://
 `,
   // Things that use socketpair() or pipes, which must keep working.
   'socketpair': String.raw`
-node -e '
-const { fork, execFileSync } = require("child_process");
-console.log("pipe: " + execFileSync("echo", ["through a pipe"]).toString().trim());
-const child = fork("-e", [], { execArgv: ["-e", "process.on(\"message\", (m) => { process.send(m + \" back\"); process.exit(0); })"] });
-child.on("message", (m) => console.log("ipc: " + m));
-child.send("ping");
-'
+cat > /tmp/ipc.js <<'JS'
+const { spawn, execFileSync } = require("child_process");
+if (process.argv[2] === "child") {
+  process.on("message", (m) => { process.send(m + " back"); process.exit(0); });
+} else {
+  console.log("pipe: " + execFileSync("echo", ["through a pipe"]).toString().trim());
+  const child = spawn(process.execPath, [__filename, "child"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  child.on("message", (m) => console.log("ipc: " + m));
+  child.send("ping");
+}
+JS
+node /tmp/ipc.js
 python3 -c '
 import socket
 a, b = socket.socketpair()
