@@ -171,11 +171,12 @@ export class McpConnection {
       cwd: this.options.workDir,
       stderr: 'pipe',
     });
-    if (launch) releaseOnClose(transport, launch.release);
     this.stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
+    // Its stderr ends when the last process of the sandbox is gone (they all die with bwrap): then its stand-ins may go.
+    if (launch) transport.stderr?.once('end', launch.release);
     const start = transport.start.bind(transport);
     transport.start = async () => {
       await start();
@@ -268,21 +269,3 @@ function describe(err: unknown, timeoutMs: number): string {
   return `${err instanceof Error ? err.message : String(err)}${cause}`;
 }
 
-/**
- * Calls `release` when the transport reports its process closed, before the
- * handler the client installs (the SDK sets transport.onclose itself): the
- * sandbox's stand-ins must outlive the process, and no longer.
- */
-function releaseOnClose(transport: StdioClientTransport, release: () => void): void {
-  let handler: (() => void) | undefined;
-  Object.defineProperty(transport, 'onclose', {
-    configurable: true,
-    get: () => () => {
-      release();
-      handler?.();
-    },
-    set: (fn: (() => void) | undefined) => {
-      handler = fn;
-    },
-  });
-}
