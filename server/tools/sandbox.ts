@@ -88,7 +88,8 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     '--die-with-parent',
     ...(settings.network ? [] : ['--unshare-net']),
     '--seccomp', '3',
-    '--chdir', workDir,
+    // The real path: the mounts are made there (a link on the way would not exist inside).
+    '--chdir', plan.workDir,
     '--',
     ...argv,
   ];

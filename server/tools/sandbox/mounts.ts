@@ -32,6 +32,8 @@ export interface MountInput {
 
 export interface MountPlan {
   args: string[];
+  /** The working folder's real path, where it is mounted. */
+  workDir: string;
   /** The sandbox's own empty home, when it has one. */
   privateHome: string | undefined;
   /** Ends the placeholders this plan holds; call when the sandboxed process has exited. */
@@ -153,6 +155,7 @@ export function mountPlan(input: MountInput): MountPlan {
   let released = false;
   return {
     args,
+    workDir,
     privateHome: homeIsSystem ? undefined : home,
     release() {
       if (released) return;
