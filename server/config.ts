@@ -56,6 +56,8 @@ export interface Config {
   sandbox: SandboxMode;
   /** The sandbox keeps the network. */
   sandboxNetwork: boolean;
+  /** SKEIN_SANDBOX_READ: more folders the sandbox shows read-only. */
+  sandboxRead: string[];
   /** SKEIN_MCP_CONFIG: the user's own .mcp.json-shaped file of MCP servers (`${VAR}` expanded), besides a trusted <workdir>/.mcp.json. */
   mcpConfig: string | undefined;
   mcpTimeoutMs: number;
@@ -310,13 +312,23 @@ export const SETTINGS = [
   }),
   setting({
     key: 'sandbox', env: 'SKEIN_SANDBOX', flag: '--sandbox', defaultText: 'off',
-    description: 'workspace runs bash under bubblewrap: the filesystem read-only except the working folder and a private /tmp, no network, nothing left running after a command; skein refuses to start when bubblewrap cannot (off or workspace)',
+    description: 'workspace runs bash and MCP stdio servers under bubblewrap: only the system folders and the project to see, only the working folder to write (not its .git, .mcp.json, AGENTS.md, CLAUDE.md), a private /tmp and home, no Unix sockets, no network, nothing left running after a command; skein refuses to start when bubblewrap cannot (off or workspace)',
     parse: oneOf(SANDBOX_MODES), fallback: () => 'off' as SandboxMode,
   }),
   setting({
     key: 'sandboxNetwork', env: 'SKEIN_SANDBOX_NETWORK', flag: '--sandbox-network', defaultText: 'off',
-    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash (on or off)',
+    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash and MCP stdio servers (on or off)',
     parse: onOff, fallback: () => false,
+  }),
+  setting({
+    key: 'sandboxRead', env: 'SKEIN_SANDBOX_READ', flag: '--sandbox-read', defaultText: 'none',
+    description: 'With SKEIN_SANDBOX=workspace: more folders the sandbox shows read-only (comma-separated absolute paths, each must exist), e.g. a toolchain in your home folder',
+    parse: (raw) => {
+      const folders = raw.split(',').map((f) => f.trim()).filter(Boolean);
+      const bad = folders.find((f) => !path.isAbsolute(f) || !fs.existsSync(f));
+      return bad !== undefined ? new ConfigError(`comma-separated absolute paths of existing folders ("${bad}" is not one)`) : folders;
+    },
+    fallback: () => [],
   }),
   setting({
     key: 'mcpConfig', env: 'SKEIN_MCP_CONFIG', flag: '--mcp-config', defaultText: 'none (only a trusted <workdir>/.mcp.json)',

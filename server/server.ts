@@ -15,7 +15,7 @@ import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';
 import { availableModels, resolveStartModel } from './llm/model-list.js';
-import { probeSandbox } from './tools/sandbox.js';
+import { probeSandbox, sandboxSettingsOf } from './tools/sandbox.js';
 import { urlSecrets } from './tools/env.js';
 import { startMcp } from './mcp/start.js';
 import { SkeinMetrics } from './metrics/metrics.js';
@@ -46,7 +46,8 @@ export interface StartOptions {
 
 export async function startServer(given: Config, uiDir = DEFAULT_UI_DIR, options: SessionOptions = {}, hubOptions: HubOptions = {}, start: StartOptions = {}): Promise<RunningServer> {
   // Refused before anything starts: bash never runs unconfined when a sandbox was asked for.
-  if (given.sandbox === 'workspace') probeSandbox({ network: given.sandboxNetwork }, given.workDir);
+  const sandbox = sandboxSettingsOf(given);
+  if (sandbox) probeSandbox(sandbox, given.workDir);
   const config = { ...given, model: await resolveStartModel(given.model, providerSettings(given)) };
   // Before anything in the data folder is read or written: one server per folder (DataDirLockedError names the other).
   const lock = await lockDataDir(config.dataDir, { embedded: start.embedded === true });

@@ -10,6 +10,7 @@ import { Agent } from './agent.js';
 import { providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
 import { SessionTools } from '../tools/session-tools.js';
+import { sandboxSettingsOf } from '../tools/sandbox.js';
 import type { LiveSession, SessionOptions } from './sessions.js';
 
 /** `choice`: the provider create() already made (a replay reads its recording once). */
@@ -30,6 +31,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
   // From now on only (what the log held before is not counted again); an observer, so it is no audience that keeps the session loaded.
   if (onEvent) session.observe((event) => onEvent(id, event));
   const lastState = log.last('state');
+  const sandbox = sandboxSettingsOf(config);
   const initial: AgentState = lastState?.to ?? 'WaitingForUserInput';
   const agent = new Agent(
     session,
@@ -56,7 +58,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
       maxTurnCostUsd: config.maxTurnCostUsd,
       statusUpdates: config.statusUpdates,
       approval: config.approval,
-      ...(config.sandbox === 'workspace' && { sandbox: { network: config.sandboxNetwork } }),
+      ...(sandbox && { sandbox }),
       toolSet: new SessionTools(undefined, options.mcp, log.header.mcpTools),
     },
     initial,

@@ -11,6 +11,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelco
 import { z } from 'zod';
 import type { McpServerState, McpToolInfo } from '../../shared/protocol.js';
 import { newRunId, RUN_MARKER, watchMarkedProcesses } from '../tools/processes.js';
+import { sandboxCommand, type SandboxSettings } from '../tools/sandbox.js';
 import type { ToolResult } from '../tools/tool.js';
 import type { McpServerConfig } from './config.js';
 import { toolResultText } from './result-text.js';
@@ -20,6 +21,8 @@ export interface ConnectionOptions {
   workDir: string;
   callTimeoutMs: number;
   startTimeoutMs: number;
+  /** SKEIN_SANDBOX=workspace: stdio servers run under bubblewrap with these settings. */
+  sandbox?: SandboxSettings;
   /** First pause before a restart; it doubles up to maxBackoffMs and resets once the server is ready. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -159,9 +162,11 @@ export class McpConnection {
     }
     // The marker lets skein find (and kill) the server and anything it starts when skein exits.
     watchMarkedProcesses();
+    // SKEIN_SANDBOX=workspace: the server runs in the same sandbox as bash (see tools/sandbox.ts).
+    const launch = this.options.sandbox ? sandboxCommand(this.options.sandbox, this.options.workDir, [this.config.command, ...(this.config.args ?? [])]) : undefined;
     const transport = new StdioClientTransport({
-      command: this.config.command,
-      args: this.config.args,
+      command: launch?.file ?? this.config.command,
+      args: launch?.args ?? this.config.args,
       env: { ...this.config.env, [RUN_MARKER]: newRunId() },
       cwd: this.options.workDir,
       stderr: 'pipe',
@@ -170,6 +175,8 @@ export class McpConnection {
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
+    // Its stderr ends when the last process of the sandbox is gone (they all die with bwrap): then its stand-ins may go.
+    if (launch) transport.stderr?.once('end', launch.release);
     const start = transport.start.bind(transport);
     transport.start = async () => {
       await start();
@@ -261,3 +268,4 @@ function describe(err: unknown, timeoutMs: number): string {
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
   return `${err instanceof Error ? err.message : String(err)}${cause}`;
 }
+

@@ -42,7 +42,13 @@ export const bashTool: Tool = {
     return new Promise((resolve) => {
       const runId = newRunId();
       // SKEIN_SANDBOX=workspace: the same bash, inside bubblewrap (see sandbox.ts).
-      const { file, args } = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.workDir, ['bash', '-c', command]) : { file: 'bash', args: ['-c', command] };
+      let launch;
+      try {
+        launch = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.workDir, ['bash', '-c', command]) : { file: 'bash', args: ['-c', command], release() {} };
+      } catch (err) {
+        return resolve({ output: `failed to start: the sandbox could not be set up (${(err as Error).message})`, isError: true });
+      }
+      const { file, args, release } = launch;
       const child = spawn(file, args, {
         cwd: ctx.workDir,
         // detached: setsid(), so bash leads a new session and process group.
@@ -89,6 +95,8 @@ export const bashTool: Tool = {
       child.on('error', (err) => finish(`failed to start: ${err.message}`, 127));
       child.on('close', (code, signal) => finish(undefined, code ?? (signal ? 128 : 1)));
       child.on('exit', (code, signal) => {
+        // bwrap is gone, and with it every mount of this sandbox: its stand-ins may go.
+        release();
         const exitedAt = Date.now();
         const poll = setInterval(() => {
           const now = Date.now();
@@ -108,6 +116,7 @@ export const bashTool: Tool = {
       function finish(startError: string | undefined, code: number) {
         if (done) return;
         done = true;
+        release();
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onAbort);
         for (const decoder of decoders.values()) keep(decoder.end(), 0);

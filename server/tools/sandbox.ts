@@ -1,57 +1,152 @@
-// SKEIN_SANDBOX=workspace: bash runs under bubblewrap. The whole filesystem is
-// read-only except the working folder and a private /tmp; the network is gone
-// unless SKEIN_SANDBOX_NETWORK=on; a new PID namespace ends every process the
-// command started when it exits (its pid 1 is bwrap's, and the kernel kills
-// the rest of the namespace with it), and --die-with-parent ends it with skein.
+// SKEIN_SANDBOX=workspace: bash and MCP stdio servers run under bubblewrap.
+//
+// Built here rather than on a dependency. We studied Anthropic's
+// sandbox-runtime (bubblewrap + a seccomp filter against AF_UNIX sockets, a
+// list of files never writable) and Codex's Linux sandbox (Landlock plus
+// seccomp in a helper binary, .git read-only under workspace-write) and took
+// what they do. Not sandbox-runtime itself: it ships prebuilt native binaries
+// for its filter (the helper that applies it, per architecture), mounts from
+// `/` down, adds socat bridges we do not need, and lets bwrap leave empty
+// files in the user's folder. Not Codex's: it is a Rust binary. What skein
+// does instead is small: bwrap arguments (sandbox/mounts.ts), a classic BPF
+// program assembled in TypeScript and handed to bwrap's --seccomp
+// (sandbox/seccomp.ts), git's metadata split (sandbox/git-metadata.ts) and
+// stand-ins for protected files that do not exist yet (sandbox/placeholders.ts).
+// README "The sandbox's threat model" says what this holds and what it does not.
+//
+// Besides the mounts: the network is gone unless SKEIN_SANDBOX_NETWORK=on; a
+// new PID namespace ends every process the command started when it exits (its
+// pid 1 is bwrap's, and the kernel kills the rest of the namespace with it)
+// and shows a /proc of the sandbox's processes only; --die-with-parent ends
+// it with skein. bwrap itself is started with the tool's scrubbed environment
+// (the caller's), so its /proc/1/environ holds no secret either.
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { mountPlan } from './sandbox/mounts.js';
+import { usePlaceholderList } from './sandbox/placeholders.js';
+import { printfEscaped, seccompFilter, seccompSupported } from './sandbox/seccomp.js';
+
+export { PROTECTED_PROJECT_PATHS, isProtectedProjectPath } from './sandbox/protected-paths.js';
 
 export interface SandboxSettings {
   /** SKEIN_SANDBOX_NETWORK=on: keep the host's network. */
   network: boolean;
   /** The bubblewrap binary (default `bwrap` on PATH). */
   binary?: string;
+  /** SKEIN_DATA_DIR: hidden inside the sandbox, also when it lies in the working folder. */
+  dataDir?: string;
+  /** The home folder (default: the server's): replaced by an empty one. */
+  home?: string;
+  /** SKEIN_SANDBOX_READ: more folders shown read-only. */
+  readOnly?: readonly string[];
 }
 
 export const SANDBOX_MODES = ['off', 'workspace'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
-/** The command line that runs `argv` inside the sandbox, working in `workDir`. */
-export function sandboxCommand(settings: SandboxSettings, workDir: string, argv: readonly string[]): { file: string; args: string[] } {
+/** The sandbox settings of a server's configuration; undefined with SKEIN_SANDBOX=off. */
+export function sandboxSettingsOf(config: { sandbox: SandboxMode; sandboxNetwork: boolean; dataDir: string; sandboxRead?: readonly string[] }): SandboxSettings | undefined {
+  if (config.sandbox !== 'workspace') return undefined;
+  return { network: config.sandboxNetwork, dataDir: config.dataDir, ...(config.sandboxRead?.length && { readOnly: config.sandboxRead }) };
+}
+
+export interface SandboxLaunch {
+  file: string;
+  args: string[];
+  /** Call once the process has exited: removes the stand-ins it alone held (see sandbox/placeholders.ts). */
+  release(): void;
+}
+
+/**
+ * The command line that runs `argv` inside the sandbox, working in `workDir`.
+ * bash starts bwrap with the seccomp program on fd 3 (printf into a pipe: no
+ * file to write or to be swapped), so the same line works where skein cannot
+ * pass extra fds (the MCP SDK spawns stdio servers itself).
+ */
+export function sandboxCommand(settings: SandboxSettings, workDir: string, argv: readonly string[]): SandboxLaunch {
+  const plan = mountPlan({
+    workDir,
+    ...(settings.dataDir && { dataDir: settings.dataDir }),
+    ...(settings.home && { home: settings.home }),
+    ...(settings.readOnly && { readOnly: settings.readOnly }),
+  });
+  const gitconfig = plan.privateHome ? userGitIdentity() : '';
   const args = [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    // Before the working folder: a folder under /tmp stays visible and writable.
-    '--tmpfs', '/tmp',
-    '--bind', workDir, workDir,
+    '-c',
+    'filter=$1 gitconfig=$2; shift 2; exec "$@" 3< <(printf "$filter") 4< <(printf "$gitconfig")',
+    'skein-sandbox',
+    printfEscaped(seccompFilter()),
+    printfEscaped(Buffer.from(gitconfig)),
+    settings.binary ?? 'bwrap',
+    ...plan.args,
+    // The private home gets a .gitconfig with the user's name and email only (commits need them; the rest of theirs stays outside).
+    ...(gitconfig && plan.privateHome ? ['--file', '4', path.join(plan.privateHome, '.gitconfig')] : []),
     '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     '--die-with-parent',
     ...(settings.network ? [] : ['--unshare-net']),
-    '--chdir', workDir,
+    '--seccomp', '3',
+    // The real path: the mounts are made there (a link on the way would not exist inside).
+    '--chdir', plan.workDir,
     '--',
     ...argv,
   ];
-  return { file: settings.binary ?? 'bwrap', args };
+  return { file: 'bash', args, release: plan.release };
+}
+
+let identity: string | undefined;
+
+/** `[user]` name and email of the user's global git configuration, read once (git run with no repository and no system config). */
+function userGitIdentity(): string {
+  if (identity !== undefined) return identity;
+  const lines: string[] = [];
+  for (const key of ['name', 'email']) {
+    const result = spawnSync('git', ['config', '--global', '--get', `user.${key}`], { encoding: 'utf8', timeout: 5000, cwd: '/', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const value = result.status === 0 ? result.stdout.trim() : '';
+    // A value is written quoted; one that would need more than that is left out.
+    if (value && !/["\\\n]/.test(value)) lines.push(`\t${key} = "${value}"`);
+  }
+  identity = lines.length ? `[user]\n${lines.join('\n')}\n` : '';
+  return identity;
 }
 
 /** bubblewrap cannot start here: skein refuses SKEIN_SANDBOX=workspace rather than run bash unconfined. */
 export class SandboxUnavailableError extends Error {}
 
+/** Exit code of the probe when bash finds no seccomp filter on itself. */
+const NO_FILTER = 93;
+
 /**
- * Runs `true` in the sandbox once, at start. Throws SandboxUnavailableError
- * with what bubblewrap said (missing binary, no user namespaces, ...).
+ * Runs a check in the sandbox once, at start: bwrap starts with every mount
+ * and the seccomp filter, and the filter is in force. Throws
+ * SandboxUnavailableError with what went wrong (missing binary, no user
+ * namespaces, no seccomp, an architecture the filter does not know). Also
+ * removes stand-ins a killed server left (their list is in the data folder).
  */
 export function probeSandbox(settings: SandboxSettings, workDir: string): void {
-  const { file, args } = sandboxCommand(settings, workDir, ['true']);
-  const result = spawnSync(file, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const refuse = (why: string, hint: string) =>
+    new SandboxUnavailableError(`SKEIN_SANDBOX=workspace: bubblewrap cannot start a sandbox here (${why}); skein will not run bash unconfined. ${hint}`);
+  if (!seccompSupported()) throw refuse(`the seccomp filter knows x86_64 and aarch64, not ${process.arch}`, 'Set SKEIN_SANDBOX=off.');
+  if (settings.dataDir) usePlaceholderList(path.join(settings.dataDir, 'sandbox-placeholders.json'));
+  // bash builtins only: /proc/self/status says "Seccomp: 2" when a filter is in force.
+  const check = `while read -r k v; do [ "$k" = Seccomp: ] && [ "$v" = 2 ] && exit 0; done < /proc/self/status; exit ${NO_FILTER}`;
+  const launch = sandboxCommand(settings, workDir, ['bash', '-c', check]);
+  let result;
+  try {
+    result = spawnSync(launch.file, launch.args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  } finally {
+    launch.release();
+  }
   if (result.status === 0) return;
+  const binary = settings.binary ?? 'bwrap';
+  if (result.status === NO_FILTER) throw refuse('the seccomp filter was not applied', 'Use a bubblewrap with --seccomp (0.3 or later) on a kernel with seccomp, or set SKEIN_SANDBOX=off.');
+  const stderr = result.stderr?.trim() ?? '';
   const why = result.error
-    ? (result.error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? `${file} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`
-      : result.error.message
-    : (result.stderr.trim() || `${file} exited with ${result.status ?? result.signal}`);
-  throw new SandboxUnavailableError(
-    `SKEIN_SANDBOX=workspace: bubblewrap cannot start a sandbox here (${why}); skein will not run bash unconfined. ` +
-      'Allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1), or set SKEIN_SANDBOX=off.',
-  );
+    ? result.error.message
+    : result.status === 127 // bash found no such program
+      ? `${binary} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`
+      : stderr || `${binary} exited with ${result.status ?? result.signal}`;
+  throw refuse(why, 'Allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1), or set SKEIN_SANDBOX=off.');
 }

@@ -2,7 +2,7 @@
 // working folder, cannot reach the network, and leaves no process behind;
 // the same commands do all three with the sandbox off. skein refuses to start
 // with a sandbox bubblewrap cannot give.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import type { ToolContext } from '../../server/tools/tool.js';
 import { alive } from '../helpers/processes.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { mcpServers, stdioEntry } from '../helpers/mcp.js';
 
 const sandboxed: SandboxSettings = { network: false };
 
@@ -152,6 +153,72 @@ describe('SKEIN_SANDBOX=workspace in the server', () => {
   });
 });
 
+describe('what runs inside the sandbox', () => {
+  it('a usual toolchain works: node, python3, git (status, log, diff), a pipe, a private /tmp and home', async () => {
+    const work = tempDir('sandbox-tools');
+    execFileSync('git', ['init', '--quiet'], { cwd: work });
+    fs.writeFileSync(path.join(work, 'a.txt'), 'one\n');
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A'], { cwd: work });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'start'], { cwd: work });
+    fs.writeFileSync(path.join(work, 'a.txt'), 'two\n');
+    const command = [
+      `node -e 'console.log("node " + (6 * 7))'`,
+      `python3 -c 'print("python", 6 * 7)'`,
+      'git log --format=%s',
+      'git diff --stat | tail -1',
+      'echo piped | tr a-z A-Z',
+      'echo t > /tmp/t && cat /tmp/t && touch ~/h && echo home ok',
+    ].join(' && ');
+    const result = await bashTool.run({ command }, ctx(work, { network: false, dataDir: tempDir('sandbox-data') }));
+    expect(result.output).toBe('exit code: 0\nnode 42\npython 42\nstart\n 1 file changed, 1 insertion(+), 1 deletion(-)\nPIPED\nt\nhome ok');
+  });
+
+  it('MCP stdio servers run in it: their tools work, they can write in the working folder, not outside it', async () => {
+    const outside = outsideDir('sandbox-mcp-outside');
+    const work = tempDir('sandbox-mcp-work');
+    const escaped = path.join(outside, 'ESCAPED');
+    // The test server's helper process tries both; the script records how the outside write went.
+    const script = path.join(work, 'escape.sh');
+    fs.writeFileSync(script, `#!/bin/sh\ntouch ${escaped}\necho $? > ${path.join(work, 'escape-done')}\n`, { mode: 0o755 });
+    const config = path.join(outside, 'mcp.json');
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: { inside: stdioEntry({ MCP_TEST_SPAWN: `touch ${path.join(work, 'written-inside')}` }), escape: stdioEntry({ MCP_TEST_SPAWN: script }) } }));
+    // The test server's code and node_modules, shown read-only (it is not in the working folder).
+    const server = await startTestServer(
+      { SKEIN_SANDBOX: 'workspace', SKEIN_MCP_CONFIG: config, SKEIN_SANDBOX_READ: `${path.resolve('.')},${fs.realpathSync('node_modules')}` },
+      { workDir: work },
+    );
+    try {
+      const states = await mcpServers(server.url);
+      expect(states.map((s) => [s.name, s.state])).toEqual([
+        ['inside', 'ready'],
+        ['escape', 'ready'],
+      ]);
+      const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
+      const client = await TestClient.connect(server.url, body.id);
+      try {
+        client.send({ type: 'user_message', text: 'mcp: inside echo {"text":"from the sandbox"}' });
+        const events: SkeinEvent[] = await client.untilIdle(1, 30_000);
+        expect(events.find((e) => e.kind === 'tool_result')).toMatchObject({ name: 'mcp__inside__echo', output: 'echo: from the sandbox', isError: false });
+      } finally {
+        client.close();
+      }
+      await until(() => fs.existsSync(path.join(work, 'written-inside')), 'the inside write', 30_000);
+      await until(() => fs.existsSync(path.join(work, 'escape-done')), 'the escape attempt', 30_000);
+      expect(fs.readFileSync(path.join(work, 'escape-done'), 'utf8').trim()).not.toBe('0');
+      expect(fs.existsSync(escaped)).toBe(false);
+      // While they run, an empty read-only folder stands in for each protected file the folder lacks.
+      expect(fs.readdirSync(path.join(work, '.mcp.json'))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+    // And goes with them.
+    await until(() => !['.mcp.json', 'AGENTS.md', 'CLAUDE.md', '.git'].some((f) => fs.existsSync(path.join(work, f))), 'the stand-ins to go', 10_000);
+    // Control: run on the host, the script writes outside.
+    execFileSync(script);
+    expect(fs.existsSync(escaped)).toBe(true);
+  }, 90_000);
+});
+
 describe('a sandbox bubblewrap cannot give is refused at start', () => {
   /** A `bwrap` that fails the way it does where user namespaces are off. */
   function brokenBwrapDir(): string {
@@ -164,6 +231,41 @@ describe('a sandbox bubblewrap cannot give is refused at start', () => {
 
   it('names the missing binary', () => {
     expect(() => probeSandbox({ network: false, binary: path.join(tempDir('no-bwrap'), 'bwrap') }, tempDir('w'))).toThrow(/bwrap is not installed \(Debian\/Ubuntu: apt-get install bubblewrap\)/);
+  });
+
+  it('refuses a bubblewrap that starts without applying the seccomp filter', () => {
+    // A bwrap that drops --seccomp and runs the real one: the command would run with Unix sockets open.
+    const dir = tempDir('no-seccomp-bwrap');
+    const file = path.join(dir, 'bwrap');
+    const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    fs.writeFileSync(file, `#!/bin/bash
+args=()
+while [ $# -gt 0 ]; do if [ "$1" = --seccomp ]; then shift 2; continue; fi; args+=("$1"); shift; done
+exec ${real} "\${args[@]}"
+`);
+    fs.chmodSync(file, 0o755);
+    expect(() => probeSandbox({ network: false, binary: file }, tempDir('w'))).toThrow(/the seccomp filter was not applied/);
+  });
+
+  it('removes the stand-ins a killed server left (named in the data folder), and nothing else', () => {
+    const dataDir = tempDir('stand-ins');
+    const work = tempDir('stand-ins-work');
+    const left = path.join(work, '.mcp.json');
+    const userFolder = path.join(work, 'AGENTS.md');
+    fs.mkdirSync(left);
+    fs.mkdirSync(userFolder);
+    fs.writeFileSync(path.join(userFolder, 'keep.txt'), 'mine\n');
+    const stat = (p: string) => fs.statSync(p);
+    fs.writeFileSync(
+      path.join(dataDir, 'sandbox-placeholders.json'),
+      JSON.stringify([
+        { path: left, kind: 'folder', dev: stat(left).dev, ino: stat(left).ino },
+        { path: userFolder, kind: 'folder', dev: stat(userFolder).dev, ino: stat(userFolder).ino },
+      ]),
+    );
+    probeSandbox({ network: false, dataDir }, work);
+    expect(fs.existsSync(left)).toBe(false);
+    expect(fs.readFileSync(path.join(userFolder, 'keep.txt'), 'utf8')).toBe('mine\n');
   });
 
   it('passes on what bubblewrap said, and the real probe passes here', () => {
