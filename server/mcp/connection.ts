@@ -11,6 +11,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelco
 import { z } from 'zod';
 import type { McpServerState, McpToolInfo } from '../../shared/protocol.js';
 import { newRunId, RUN_MARKER, watchMarkedProcesses } from '../tools/processes.js';
+import { absolutePathEntries } from '../tools/env.js';
 import { sandboxCommand, type SandboxSettings } from '../tools/sandbox.js';
 import type { ToolResult } from '../tools/tool.js';
 import type { McpServerConfig } from './config.js';
@@ -167,7 +168,8 @@ export class McpConnection {
     const transport = new StdioClientTransport({
       command: launch?.file ?? this.config.command,
       args: launch?.args ?? this.config.args,
-      env: { ...this.config.env, [RUN_MARKER]: newRunId() },
+      // PATH's absolute folders only: a bare command must not resolve to a program of the working folder (the cwd).
+      env: { PATH: absolutePathEntries(process.env.PATH ?? ''), ...this.config.env, [RUN_MARKER]: newRunId() },
       cwd: this.options.workDir,
       stderr: 'pipe',
     });

@@ -2,6 +2,7 @@
 // driven by a model that may be reading a prompt injection: it must not get
 // the server's keys and tokens, and if one still shows up (read from a file,
 // printed by a program that found it elsewhere) it is masked before it is logged.
+import path from 'node:path';
 
 /** Names that are provider credentials or skein's own settings (the token among them). */
 const DROPPED_PREFIXES = ['ANTHROPIC_', 'OPENAI_', 'GEMINI_', 'GOOGLE_API', 'GOOGLE_GENAI', 'SKEIN_'];
@@ -33,7 +34,17 @@ export function toolEnvironment(env: NodeJS.ProcessEnv, allow: readonly string[]
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && (allowed.has(name) || !isScrubbed(name))) out[name] = value;
   }
+  if (out.PATH !== undefined) out.PATH = absolutePathEntries(out.PATH);
   return out;
+}
+
+/**
+ * PATH without its relative entries ('.', '', 'bin'): programs are spawned
+ * with the working folder as their cwd, so a relative entry would find
+ * `bash`, `bwrap` or `git` in the repository and run it unconfined.
+ */
+export function absolutePathEntries(value: string): string {
+  return value.split(path.delimiter).filter((dir) => path.isAbsolute(dir)).join(path.delimiter);
 }
 
 /**

@@ -14,7 +14,7 @@
 // Overrides go through GIT_CONFIG_COUNT/KEY/VALUE, not `-c key=value`: a driver
 // name may contain '=', which `-c` would split at the wrong place.
 import path from 'node:path';
-import { toolEnvironment } from '../tools/env.js';
+import { absolutePathEntries, toolEnvironment } from '../tools/env.js';
 
 /** Set for every command, whatever any config says. */
 const FIXED: readonly [string, string][] = [
@@ -142,7 +142,7 @@ export function gitEnvironment(overrides: readonly [string, string][], base: Nod
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(toolEnvironment(base))) if (!DROPPED.test(name)) env[name] = value;
   // A relative PATH entry ('.', '') would find programs in the repository git runs in.
-  env.PATH = (base.PATH ?? '').split(path.delimiter).filter((dir) => path.isAbsolute(dir)).join(path.delimiter);
+  env.PATH = absolutePathEntries(base.PATH ?? '');
   Object.assign(env, {
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_ATTR_NOSYSTEM: '1',
