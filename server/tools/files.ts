@@ -1,12 +1,13 @@
 // read_file, write_file and edit_file (exact-string replace), confined to the
 // working folder. Only regular files: a FIFO or device would block a thread
 // of the server forever, a directory is not text.
-import { constants, type Stats } from 'node:fs';
+import fsSync, { constants, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { DIFF_MAX_INPUT_CHARS, tooLargeToDiff, unifiedDiff } from './diff.js';
 import { resolveInside } from './paths.js';
+import { isProtectedProjectPath, PROTECTED_PROJECT_PATHS } from './sandbox/protected-paths.js';
 import { stringField, ToolInputError, type Tool, type ToolContext } from './tool.js';
 
 /** read_file reads this much at a time, checking for a cancel in between. */
@@ -147,6 +148,7 @@ export const writeFileTool: Tool = {
     const requested = stringField(input, 'path');
     const content = stringField(input, 'content');
     const file = resolveInside(ctx.workDir, requested);
+    refuseSandboxProtected(ctx, file, requested);
     await fs.mkdir(path.dirname(file), { recursive: true });
     const before = await previousText(file);
     await writeRegular(file, requested, content);
@@ -170,6 +172,21 @@ async function previousText(file: string): Promise<string | undefined | null> {
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Under the sandbox, the files it mounts read-only (what writes them decides
+ * what runs later: git's config and hooks, .mcp.json, the instructions) are
+ * refused to the file tools too, which run in skein itself, outside bwrap.
+ * A `.git` at any depth counts (a nested repository's hooks run as well).
+ */
+function refuseSandboxProtected(ctx: ToolContext, file: string, requested: string): void {
+  if (!ctx.sandbox) return;
+  const root = fsSync.realpathSync(ctx.workDir);
+  const nested = path.relative(root, file).split(path.sep).some((part) => part.toLowerCase() === '.git');
+  if (nested || isProtectedProjectPath(root, file)) {
+    throw new ToolInputError(`${requested} is read-only under SKEIN_SANDBOX=workspace (${PROTECTED_PROJECT_PATHS.join(', ')} and any .git decide what runs later); the user can change it outside skein`);
   }
 }
 
@@ -201,6 +218,7 @@ export const editFileTool: Tool = {
     const newText = stringField(input, 'new');
     if (oldText === '') throw new ToolInputError('"old" must not be empty');
     const file = resolveInside(ctx.workDir, requested);
+    refuseSandboxProtected(ctx, file, requested);
     const { handle, stat } = await openRegular(file, requested, READ_FLAGS);
     let text: string;
     try {
