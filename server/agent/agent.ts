@@ -145,7 +145,8 @@ export class Agent implements AgentHandle {
     this.compaction = new CompactionRunner(session, settings, {
       base: () => this.shape.current(this.settings.contextWindow),
       // The session's own model summarises within the window learned so far.
-      summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
+      // (in our tokens: the server's window over the largest ratio of its count to ours seen, so its chunks fit its count).
+      summariser: () => this.summariser?.provider ?? withLimits(this.provider, { ...this.info, contextWindow: Math.floor(this.info.contextWindow / Math.max(1, this.compaction.estimator.upperRatio)) }),
       provider: () => this.provider,
       windowSource: () => this.window.source,
       reserve: () => this.window.reserve,
@@ -205,7 +206,7 @@ export class Agent implements AgentHandle {
       ...base,
       messages: plain(view),
       // Clamped so that the input estimate and the answer fit the window known so far.
-      maxOutputTokens: this.window.outputBudget(this.compaction.estimator.estimate(view, base)),
+      maxOutputTokens: this.window.outputBudget(this.compaction.estimator.estimate(view, base, true)),
       purpose: 'turn',
       ...(this.session.effort !== 'default' && { effort: this.session.effort }),
     };

@@ -132,7 +132,8 @@ export class CompactionRunner {
         contextWindow: this.settings.contextWindow,
         targetTokens: Math.floor(this.targetTokens(ratio) * (level >= 2 ? 0.35 : level === 1 ? 0.6 : 1)),
         summariser: this.deps.summariser(),
-        ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio } }),
+        // The largest ratio seen: the summary request must fit the server's count, not only ours.
+        ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio: this.estimator.upperRatio } }),
         summariserTimeoutMs: this.settings.summariserTimeoutMs,
         ...(own && hasProviderCompaction(own) && { compactor: own }),
         trigger: due.trigger,

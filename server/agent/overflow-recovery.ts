@@ -119,8 +119,13 @@ export class OverflowRecovery {
     const refused = err.limits;
     const prompt = refused.prompt ?? sent.input;
     // The bound on every path, skein's own check included: a recovery that fails to shrink cannot spin.
-    if (++this.attempts > MAX_ATTEMPTS) throw this.keepsRefusing(prompt, `skein tried ${MAX_ATTEMPTS} times to make this request fit`);
+    const spent = ++this.attempts > MAX_ATTEMPTS;
     if (err instanceof WouldOverflowError) {
+      if (spent) {
+        // skein's own check could not be satisfied in MAX_ATTEMPTS rounds: the request goes out, the server decides.
+        this.sendAsIs = true;
+        return 'compacted';
+      }
       // skein's own check: when compacting cannot help, the server has the last word (the known window may be too low).
       try {
         return await this.compactHarder(err, prompt);
@@ -130,10 +135,13 @@ export class OverflowRecovery {
         return 'compacted';
       }
     }
+    if (spent) throw this.keepsRefusing(prompt, `skein tried ${MAX_ATTEMPTS} times to make this request fit`);
     this.refusals++;
     if (this.refusals > MAX_REFUSALS) throw this.keepsRefusing(prompt, `the provider refused ${MAX_REFUSALS} smaller and smaller requests`);
-    // The server's count of what we sent: the estimate learns its tokenizer from it.
-    if (refused.prompt !== undefined && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, refused.prompt);
+    // The server's count of what we sent: the estimate learns its tokenizer from it. A refusal that names only the
+    // window still says the prompt was more than the window less the output asked for.
+    const counted = refused.prompt ?? (refused.window !== undefined ? refused.window - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
+    if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
     if (err instanceof GuessedOverflowError) return this.compactHarder(err, prompt);
     const margin = windowMargin(refused.window ?? window.contextWindow);
     if (!err.truncated && refused.window !== undefined && refused.window - prompt - margin >= outputFloor(refused.window) && prompt + (refused.maxTokens ?? sent.maxTokens) > refused.window) {

@@ -83,7 +83,7 @@ export class SessionWindow {
   private truncates = false;
   /** The previous answered request (our count, the server's count), for the plateau check. */
   private previous: { raw: number; reported: number; lineage: number } | undefined;
-  /** The largest prompt + answer the server handled in full: the window is at least this, whatever a refusal implies. */
+  /** The largest prompt the server read in full: the window is at least this, whatever a refusal implies. */
   private proven = 0;
   /** The window the provider's model-info endpoint named (even when SKEIN_CONTEXT_WINDOW won). */
   private providerSaid: number | undefined;
@@ -191,13 +191,13 @@ export class SessionWindow {
    * known to cut came back counted as if it did. Throws the ContextOverflowError
    * to recover from (the answer is dropped); else records what was proven.
    */
-  checkReported(sent: SentEstimate, usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite' | 'output'>): void {
+  checkReported(sent: SentEstimate, usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>): void {
     const reported = usage.input + usage.cacheRead + usage.cacheWrite;
     const previous = this.previous?.lineage === sent.lineage ? this.previous : undefined;
     this.previous = { raw: sent.raw, reported, lineage: sent.lineage };
     const cut = this.cutEvidence(sent, reported, previous);
     if (!cut) {
-      this.proven = Math.max(this.proven, reported + (usage.output ?? 0));
+      this.proven = Math.max(this.proven, reported);
       return;
     }
     this.previous = undefined;

@@ -41,7 +41,7 @@ describe('the limit named by each refusal', () => {
     expect(await from('tgi', 9000, 1500)).toEqual({ window: 8192, prompt: 9000 });
     expect(await from('llamacpp', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
     expect(await from('ollama-refuses', 9000, 1000)).toEqual({});
-    expect(await from('lmstudio', 9000, 1000)).toEqual({ window: 8192 });
+    expect(await from('lmstudio', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
     expect(await from('litellm', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
     expect(await from('openrouter', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
     expect(await from('openrouter', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });

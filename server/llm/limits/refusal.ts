@@ -54,6 +54,8 @@ const PATTERNS: Pattern[] = [
   { re: new RegExp(`maximum context length is ${N} tokens[.,]?\\s*However, (?:your messages resulted in|you requested 0 output tokens and your prompt contains at least|your prompt contains at least|you requested) ${N}`, 'i'), window: 1, prompt: 2 },
   // vLLM: "The decoder prompt (length 9000) [plus the number of requested output tokens (at least 1)] is longer than the maximum model length of 8192."
   { re: new RegExp(`prompt \\(length ${N}\\) (?:plus the number of requested output tokens \\(at least 1\\) )?is longer than the maximum model length of ${N}`, 'i'), prompt: 1, window: 2 },
+  // LM Studio: "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough."
+  { re: new RegExp(`keep the first ${N} tokens[\\s\\S]*?context length of only ${N} tokens`, 'i'), prompt: 1, window: 2 },
   // LM Studio: "... the model is loaded with context length of only 4096 tokens, which is not enough."
   { re: new RegExp(`context length of only ${N} tokens`, 'i'), window: 1 },
   // Any "maximum context length is M" / "max_model_len M" without the rest.
