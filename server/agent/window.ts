@@ -49,6 +49,8 @@ export function outputReserve(contextWindow: number, maxOutputTokens: number): n
  */
 export const PLATEAU_MIN_GROWTH = 256;
 export const PLATEAU_SHARE = 0.25;
+/** Answered requests kept for the plateau check. */
+const HISTORY = 16;
 /** Assumed window after a refusal that names no number: the refused request (input + output budget) minus 10%. */
 export const UNNAMED_SHRINK = 0.9;
 
@@ -81,8 +83,8 @@ export class SessionWindow {
   private settledFor: string | undefined;
   /** The server drops the start of a prompt that does not fit (Ollama) instead of refusing it. */
   private truncates = false;
-  /** The previous answered request (our count, the server's count), for the plateau check. */
-  private previous: { raw: number; reported: number; lineage: number } | undefined;
+  /** The answered requests since the view last changed other than by appending (our count, the server's), for the plateau check. */
+  private history: { raw: number; reported: number; lineage: number }[] = [];
   /** The largest prompt the server read in full: the window is at least this, whatever a refusal implies. */
   private proven = 0;
   /** The window the provider's model-info endpoint named (even when SKEIN_CONTEXT_WINDOW won). */
@@ -115,7 +117,7 @@ export class SessionWindow {
     const model = this.host.provider().model;
     this.settledFor = undefined;
     this.truncates = false;
-    this.previous = undefined;
+    this.history = [];
     this.proven = 0;
     this.providerSaid = undefined;
     this.outputCap = undefined;
@@ -193,21 +195,21 @@ export class SessionWindow {
    */
   checkReported(sent: SentEstimate, usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>): void {
     const reported = usage.input + usage.cacheRead + usage.cacheWrite;
-    const previous = this.previous?.lineage === sent.lineage ? this.previous : undefined;
-    this.previous = { raw: sent.raw, reported, lineage: sent.lineage };
-    const cut = this.cutEvidence(sent, reported, previous);
+    const earlier = this.history.filter((h) => h.lineage === sent.lineage);
+    const cut = this.cutEvidence(sent, reported, earlier);
     if (!cut) {
+      this.history = [...earlier, { raw: sent.raw, reported, lineage: sent.lineage }].slice(-HISTORY);
       this.proven = Math.max(this.proven, reported);
       return;
     }
-    this.previous = undefined;
+    this.history = [];
     // What it kept is a lower bound of its window; the number its model-info endpoint gave (num_ctx) is better evidence.
     const window = this.providerSaid !== undefined && this.providerSaid < this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.proven);
     throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window }, true);
   }
 
   /** Why the answered request must have been cut, or undefined when nothing says so. */
-  private cutEvidence(sent: SentEstimate, reported: number, previous: { raw: number; reported: number } | undefined): string | undefined {
+  private cutEvidence(sent: SentEstimate, reported: number, earlier: readonly { raw: number; reported: number }[]): string | undefined {
     // Anthropic, Gemini and OpenAI's Responses API refuse a prompt that is too long: only other servers may cut it.
     const table = this.host.tableInfo();
     const refusesInstead = table.provider === 'anthropic' || table.provider === 'gemini' || table.thinking?.mode === 'responses';
@@ -215,15 +217,17 @@ export class SessionWindow {
     const tokens = (n: number) => Math.round(n).toLocaleString('en-US');
     const numCtx = this.truncates ? this.providerSaid : undefined;
     if (numCtx !== undefined && reported >= numCtx) return `it read ${tokens(reported)} prompt tokens, all of its ${tokens(numCtx)}-token context (num_ctx)`;
-    if (!previous) return undefined;
-    const grown = sent.raw - previous.raw;
-    if (grown < PLATEAU_MIN_GROWTH) return undefined;
-    if (reported - previous.reported < PLATEAU_SHARE * grown) {
-      return `about ${tokens(grown)} tokens were added since the previous request, yet the count it reported went from ${tokens(previous.reported)} to only ${tokens(reported)}`;
-    }
-    // A server known to cut, whose context is known: the added text, counted as low as its tokenizer was ever seen to count, could not fit.
-    if (numCtx !== undefined && previous.reported + sent.lowerRatio * grown > numCtx && reported < previous.reported + sent.lowerRatio * grown) {
-      return `about ${tokens(previous.reported + sent.lowerRatio * grown)} prompt tokens at the least were sent to its ${tokens(numCtx)}-token context, and it read ${tokens(reported)}`;
+    for (const before of earlier) {
+      const grown = sent.raw - before.raw;
+      if (grown < PLATEAU_MIN_GROWTH) continue;
+      if (reported - before.reported < PLATEAU_SHARE * grown) {
+        return `about ${tokens(grown)} tokens were added since an earlier request, yet the count it reported went from ${tokens(before.reported)} to only ${tokens(reported)}`;
+      }
+      // A server known to cut, whose context is known: the added text, counted as low as its tokenizer was ever seen to count, could not fit.
+      const least = before.reported + sent.lowerRatio * grown;
+      if (numCtx !== undefined && least > numCtx && reported < least) {
+        return `at least about ${tokens(least)} prompt tokens were sent to its ${tokens(numCtx)}-token context, and it read ${tokens(reported)}`;
+      }
     }
     return undefined;
   }
