@@ -140,7 +140,9 @@ export class OverflowRecovery {
     if (this.refusals > MAX_REFUSALS) throw this.keepsRefusing(prompt, `the provider refused ${MAX_REFUSALS} smaller and smaller requests`);
     // The server's count of what we sent: the estimate learns its tokenizer from it. A refusal that names only the
     // window still says the prompt was more than the window less the output asked for.
-    const counted = refused.prompt ?? (refused.window !== undefined ? refused.window - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
+    // A guessed overflow names nothing: the known window stands in for the one it would have named.
+    const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
+    const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
     if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
     if (err instanceof GuessedOverflowError) return this.compactHarder(err, prompt);
     const margin = windowMargin(refused.window ?? window.contextWindow);

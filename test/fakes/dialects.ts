@@ -20,7 +20,9 @@ export type CompatFlavour =
   | 'lmstudio'
   | 'litellm'
   | 'openrouter'
-  | 'nonumber';
+  | 'nonumber'
+  /** A server whose "too long" is a bare 400 (no text skein could recognise): not in FLAVOURS, for the unrecognised-400 test. */
+  | 'opaque';
 
 /** Every flavour, for the tests and benchmarks that go through all of them. */
 export const FLAVOURS: CompatFlavour[] = ['openai', 'azure', 'vllm', 'vllm-old', 'sglang', 'mlc', 'lmdeploy', 'tgi', 'llamacpp', 'ollama', 'ollama-refuses', 'lmstudio', 'litellm', 'openrouter', 'nonumber'];
@@ -42,6 +44,7 @@ export const FLAVOUR_TOKENIZER: Record<CompatFlavour, FakeTokenizer> = {
   litellm: TOKENIZERS.llama3,
   openrouter: TOKENIZERS.mistral,
   nonumber: TOKENIZERS.deepseek,
+  opaque: TOKENIZERS.qwen2,
 };
 
 /** A refusal as the server sends it: status and raw body (a string: some bodies are not plain JSON objects). */
@@ -133,5 +136,8 @@ export function refusalOf(flavour: CompatFlavour, window: number, prompt: number
       return { status: 400, body: JSON.stringify({ error: { code: 400, message: 'Provider returned error', metadata: { provider_name: 'Fake', raw: topLevel(`The input (${prompt} tokens) is longer than the model's context length (${window} tokens).`) } } }) };
     case 'nonumber':
       return { status: 400, body: openaiShape('the request exceeds the available context size, try increasing it', 'invalid_request_error', null) };
+    case 'opaque':
+      // A gateway that says nothing useful (FastAPI's default for a failed validation).
+      return { status: 400, body: JSON.stringify({ detail: 'Bad Request' }) };
   }
 }

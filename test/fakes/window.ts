@@ -49,7 +49,7 @@ export function serveModelInfo(w: WindowSettings | undefined, models: string[], 
     (w.flavour === 'llamacpp' && url === '/props') ||
     (w.flavour === 'ollama' && (url === '/api/show' || url === '/api/ps')) ||
     (w.flavour === 'lmstudio' && url.startsWith('/api/v0/models/'));
-  if (!endpoint && !((w.flavour === 'vllm' || w.flavour === 'vllm-old' || w.flavour === 'sglang') && url === '/v1/models')) return false;
+  if (!endpoint && !((w.flavour === 'vllm' || w.flavour === 'vllm-old' || w.flavour === 'sglang' || w.flavour === 'opaque') && url === '/v1/models')) return false;
   if (!w.advertise) {
     if (url === '/v1/models') return false; // the ordinary list, without windows
     json(res, w.failure === 'broken' ? 500 : 404, { error: w.failure === 'broken' ? 'internal error' : 'not found' });
