@@ -26,10 +26,12 @@ export interface WindowedStats {
   /** Requests answered, and the largest prompt among them (server tokens). */
   answered: number;
   largestPrompt: number;
+  /** When each refusal was sent (ms since the epoch). */
+  refusedAt: number[];
 }
 
 export class WindowedProvider implements Provider, RecordedTools, ScriptedUser {
-  readonly stats: WindowedStats = { refusals: 0, cuts: 0, cutFirstUser: 0, answered: 0, largestPrompt: 0 };
+  readonly stats: WindowedStats = { refusals: 0, cuts: 0, cutFirstUser: 0, answered: 0, largestPrompt: 0, refusedAt: [] };
   readonly tokenizer: FakeTokenizer;
 
   constructor(
@@ -80,11 +82,13 @@ export class WindowedProvider implements Provider, RecordedTools, ScriptedUser {
     const prompt = this.count(request);
     if (EMPTY_LENGTH_ANSWER.has(this.flavour) && prompt + request.maxOutputTokens > this.window) {
       this.stats.refusals++;
+      this.stats.refusedAt.push(Date.now());
       return { text: '', toolCalls: [], stopReason: 'max_tokens', usage: { input: prompt, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 } };
     }
     const refused = refusal({ flavour: this.flavour, window: this.window, advertise: false }, prompt, request.maxOutputTokens);
     if (refused) {
       this.stats.refusals++;
+      this.stats.refusedAt.push(Date.now());
       throw await asProviderWouldThrow(refused.status, refused.body, signal);
     }
     return this.reported(await this.inner.complete(request, signal, stream), prompt);
