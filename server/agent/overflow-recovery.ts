@@ -154,7 +154,10 @@ export class OverflowRecovery {
     }
     // No number named: the window is at most what was asked for (input and output budget) minus 10%, shrinking on each refusal.
     const asked = prompt + (refused.maxTokens ?? sent.maxTokens);
-    window.learn(refused.window ?? Math.floor(UNNAMED_SHRINK * Math.min(asked, window.contextWindow)), err);
+    const learned = window.learn(refused.window ?? Math.floor(UNNAMED_SHRINK * Math.min(asked, window.contextWindow)), err);
+    // The first refusal that names nothing may have been about the output budget alone: the smaller window now
+    // clamps it, and the prompt fits, so the same prompt goes again before anything is folded.
+    if (refused.window === undefined && learned && this.refusals === 1 && !err.truncated && !window.tooLong(prompt)) return 'output';
     return this.compactHarder(err, prompt);
   }
 

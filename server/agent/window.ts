@@ -28,15 +28,12 @@ export function outputFloor(contextWindow: number): number {
 export function windowMargin(contextWindow: number): number {
   return Math.ceil(0.01 * contextWindow) + 16;
 }
-/** Never less output room is kept free than this share of the window (and never more than OUTPUT_RESERVE_CAP): the absolute output reserve. */
-export const OUTPUT_RESERVE_SHARE = 0.1;
 /** OpenCode budgets the next request against the window minus 20k: skein keeps at most that much free for the answer. */
 export const OUTPUT_RESERVE_CAP = 20_000;
 
-/** The room kept free for the answer before a request goes out: the model's output budget, within 1/10 of the window and 20k, at least the floor. */
+/** The room kept free for the answer before a request goes out: the request's output budget, at most 20k, at least the floor. */
 export function outputReserve(contextWindow: number, maxOutputTokens: number): number {
-  const share = Math.min(OUTPUT_RESERVE_CAP, Math.floor(OUTPUT_RESERVE_SHARE * contextWindow));
-  return Math.max(outputFloor(contextWindow), Math.min(maxOutputTokens, Math.max(share, outputFloor(contextWindow))));
+  return Math.max(outputFloor(contextWindow), Math.min(maxOutputTokens, OUTPUT_RESERVE_CAP));
 }
 
 /**

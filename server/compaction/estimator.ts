@@ -3,8 +3,9 @@
 // calibrated per session (per model: a switch invalidates it) by how far the
 // tokenizer was off on real requests. The server's tokenizer is not ours: on
 // code, logs or repeated text its count differs from ours by 0.5x-2x, so the
-// ratio of each request (and of what each request added) is kept, and the
-// upper estimate uses the largest one seen: the margin covers the spread.
+// ratio of each request is kept, and the upper estimate uses the largest one
+// seen: the margin covers the spread (the ratios of what each request added
+// are kept too: the lowest tells how few tokens the server can count).
 import { messageTokens, requestTokens } from '../llm/tokens.js';
 import type { LlmRequest } from '../llm/types.js';
 import { plain, type SourcedMessage } from './view.js';
@@ -29,8 +30,10 @@ export class ContextEstimator {
   private last: LastRequest | undefined;
   /** The previous request's own estimate and reported count, while no compaction changed the view since. */
   private previous: { estimated: number; reported: number } | undefined;
-  /** Recent ratios: of whole requests, and of what each request added to the one before. */
+  /** Recent ratios of whole requests (the spread the margin covers). */
   private ratios: number[] = [];
+  /** Recent ratios of what each request added to the one before (noisier: for the lowest count a server gave). */
+  private increments: number[] = [];
   /** At least one real number has calibrated the tokenizer. */
   calibrated = false;
 
@@ -42,7 +45,7 @@ export class ContextEstimator {
       this.calibrated = true;
       this.remember(ratio);
       const grown = this.previous && estimatedRequest - this.previous.estimated;
-      if (this.previous && grown !== undefined && grown >= MIN_GROWTH) this.remember((contextTokens - this.previous.reported) / grown);
+      if (this.previous && grown !== undefined && grown >= MIN_GROWTH) this.remember((contextTokens - this.previous.reported) / grown, this.increments);
       this.previous = { estimated: estimatedRequest, reported: contextTokens };
     }
     this.last = { seenSeq, contextTokens, output };
@@ -71,6 +74,7 @@ export class ContextEstimator {
     this.calibration = 1;
     this.calibrated = false;
     this.ratios = [];
+    this.increments = [];
   }
 
   get ratio(): number {
@@ -84,7 +88,8 @@ export class ContextEstimator {
 
   /** The smallest ratio seen lately (at most the smoothed one; 0.5 before any, the least a tokenizer differs by). */
   get lowerRatio(): number {
-    return this.ratios.length ? Math.min(this.calibration, ...this.ratios) : Math.min(0.5, this.calibration);
+    const seen = [...this.ratios, ...this.increments];
+    return seen.length ? Math.min(this.calibration, ...seen) : Math.min(0.5, this.calibration);
   }
 
   /** `upper`: with the largest ratio seen for what was not counted by the provider (the margin covering the spread). */
@@ -104,9 +109,9 @@ export class ContextEstimator {
     return this.last.contextTokens + Math.max(this.last.output, Math.ceil(ratio * answer)) + Math.ceil(ratio * appended);
   }
 
-  private remember(ratio: number): void {
+  private remember(ratio: number, into = this.ratios): void {
     if (!Number.isFinite(ratio) || ratio < PLAUSIBLE.min || ratio > PLAUSIBLE.max) return;
-    this.ratios.push(ratio);
-    if (this.ratios.length > SPREAD_WINDOW) this.ratios.shift();
+    into.push(ratio);
+    if (into.length > SPREAD_WINDOW) into.shift();
   }
 }

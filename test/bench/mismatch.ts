@@ -89,12 +89,14 @@ export async function replayMismatch(file: string, real: number, told: number, f
       }
     }
     const events: readonly SkeinEvent[] = live.session.log.all();
+    if (process.env.SKEIN_BENCH_DEBUG) for (const e of events) if (e.kind === 'error' || e.kind === 'limits' || (e.kind === 'compaction' && e.phase !== 'started')) console.log('DBG', JSON.stringify(e).slice(0, 500));
     // skein works within the smaller of the real window and the one it is told (SKEIN_CONTEXT_WINDOW wins until a refusal).
     const known = Math.min(real, told);
     // In the server's own tokens: its tokenizer decides whether the head fits.
     const head = windowed!.count({ ...SHAPE.current(known), messages: [{ role: 'user', content: first }] });
     const room = known - head - outputFloor(known) - windowMargin(known);
-    const learnedAt = events.find((e) => e.kind === 'limits' && (e.source === 'refusal' || e.source === 'provider'))?.ts;
+    // Known: named by the provider, by a refusal that names it, or by a cut seen (a refusal naming no number only bounds it).
+    const learnedAt = events.find((e) => e.kind === 'limits' && (e.source === 'provider' || (e.source === 'refusal' && !/its window is at most/.test(e.message ?? ''))))?.ts;
     const learnedMs = learnedAt === undefined ? Infinity : Date.parse(learnedAt);
     const stats = windowed!.stats;
     // The answer to the request in which a cut was noticed is dropped; earlier cut answers were kept.
