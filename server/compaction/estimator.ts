@@ -3,9 +3,9 @@
 // calibrated per session (per model: a switch invalidates it) by how far the
 // tokenizer was off on real requests. The server's tokenizer is not ours: on
 // code, logs or repeated text its count differs from ours by 0.5x-2x, so the
-// ratio of each request is kept, and the upper estimate uses the largest one
-// seen: the margin covers the spread (the ratios of what each request added
-// are kept too: the lowest tells how few tokens the server can count).
+// ratio of each request, and of what each request added, is kept: the upper
+// estimate uses the largest one seen (the margin covers the spread), the
+// lowest tells how few tokens the server can count.
 import { messageTokens, requestTokens } from '../llm/tokens.js';
 import type { LlmRequest } from '../llm/types.js';
 import { plain, type SourcedMessage } from './view.js';
@@ -32,7 +32,7 @@ export class ContextEstimator {
   private previous: { estimated: number; reported: number } | undefined;
   /** Recent ratios of whole requests (the spread the margin covers). */
   private ratios: number[] = [];
-  /** Recent ratios of what each request added to the one before (noisier: for the lowest count a server gave). */
+  /** Recent ratios of what each request added to the one before (a new kind of text shows here first). */
   private increments: number[] = [];
   /** At least one real number has calibrated the tokenizer. */
   calibrated = false;
@@ -83,7 +83,7 @@ export class ContextEstimator {
 
   /** The largest ratio seen lately (at least the smoothed one): what the margin must cover. */
   get upperRatio(): number {
-    return Math.max(this.calibration, ...this.ratios);
+    return Math.max(this.calibration, ...this.ratios, ...this.increments);
   }
 
   /** The smallest ratio seen lately (at most the smoothed one; 0.5 before any, the least a tokenizer differs by). */
