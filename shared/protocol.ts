@@ -55,6 +55,8 @@ export interface Gauge {
   estimated?: boolean;
   /** Where contextWindow comes from (see LimitsEvent). */
   windowSource?: WindowSource;
+  /** Tokens kept free for the answer: skein compacts before a request whose estimate (with its margin) would leave less. */
+  reserve?: number;
 }
 
 /**

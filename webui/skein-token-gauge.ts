@@ -88,6 +88,7 @@ export class SkeinTokenGauge extends LitElement {
             <tr><td>Window (${g.model})</td><td>${exact(g.contextWindow)}</td></tr>
             ${g.windowSource ? html`<tr class="source"><td colspan="2">Window ${WINDOW_SOURCE_WORDS[g.windowSource]}</td></tr>` : nothing}
             <tr><td>Auto-compact at ${threshold}%</td><td>${exact(Math.round(g.thresholdRatio * g.contextWindow))}</td></tr>
+            ${g.reserve ? html`<tr class="reserve"><td>Kept free for the answer</td><td>${exact(g.reserve)}</td></tr>` : nothing}
             <tr><td>Session cost</td><td>${formatCost(g.totalCostUsd)}</td></tr>
             ${this.mcpRow()}
           </table>

@@ -17,7 +17,7 @@ import { CompactionRunner, type CompactionSettings } from './compaction-runner.j
 import { estimatedGauge, gaugeFromUsage } from './gauge.js';
 import { callModel } from './model-call.js';
 import { needsCompactionAfterSwitch, type ModelServices } from './model-switch.js';
-import { OverflowRecovery } from './overflow-recovery.js';
+import { emptyLengthOverflow, OverflowRecovery, wroteNothingForLength } from './overflow-recovery.js';
 import { LogWriteError, type AgentHandle, type Session } from './session.js';
 import { ReadOnlySessionError } from './remote-owner.js';
 import { canTransition, StateMachine } from './state-machine.js';
@@ -85,6 +85,8 @@ export class Agent implements AgentHandle {
   private closing = false;
   /** Failures in a row before a turn could start (see failedBeforeStart). */
   private startFailures = 0;
+  /** System prompts changed for the window (RequestShape): with compactions, what makes two requests incomparable. */
+  private reshapes = 0;
   /** Aborted by close(): ends a write back-off early. */
   private readonly stopped = new AbortController();
   private readonly statusNotes: StatusNotes;
@@ -129,9 +131,12 @@ export class Agent implements AgentHandle {
       model: () => this.provider.model,
       enterCompacting: (reason) => this.machine.transition('Compacting', reason),
       compact: (level) => this.compaction.run({ trigger: 'overflow', level }, this.abort!.signal),
-      estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base()),
+      // With the largest server/ours ratio seen: the margin covers the spread of the server's tokenizer.
+      estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true),
       headEstimate: () => this.compaction.headEstimate(),
       preflight: () => this.settings.policy.preflight,
+      calibrate: (raw, prompt) => this.compaction.estimator.observeRefusal(raw, prompt),
+      note: (message) => this.session.append({ kind: 'error', message, code: 'overflow_guess' }),
     });
     this.limits = new TurnLimits({ ...DEFAULT_TURN_LIMITS, ...definedOnly(settings) });
     this.writes = new WriteBackoff((message) => session.broadcast({ type: 'error', message }), settings.writeBackoff);
@@ -140,9 +145,11 @@ export class Agent implements AgentHandle {
     this.compaction = new CompactionRunner(session, settings, {
       base: () => this.shape.current(this.settings.contextWindow),
       // The session's own model summarises within the window learned so far.
-      summariser: () => this.summariser?.provider ?? withLimits(this.provider, this.info),
+      // (in our tokens: the server's window over the largest ratio of its count to ours seen, so its chunks fit its count).
+      summariser: () => this.summariser?.provider ?? withLimits(this.provider, { ...this.info, contextWindow: Math.floor(this.info.contextWindow / Math.max(1, this.compaction.estimator.upperRatio)) }),
       provider: () => this.provider,
       windowSource: () => this.window.source,
+      reserve: () => this.window.reserve,
       summariserInfo: () => this.summariser?.info ?? this.info,
       summariserIsSessionModel: () => !this.summariser,
       info: () => this.info,
@@ -185,9 +192,10 @@ export class Agent implements AgentHandle {
   gauge(): Gauge {
     const last = this.session.log.last('usage');
     const gauge = last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.policy.thresholdRatio);
-    // A window learned since the last usage event moves the gauge's window and threshold at once.
-    if (gauge.contextWindow === this.settings.contextWindow && gauge.windowSource === this.window.source) return gauge;
-    return { ...gauge, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, windowSource: this.window.source };
+    // A window learned since the last usage event moves the gauge's window, threshold and reserve at once.
+    const reserve = this.window.reserve;
+    if (gauge.contextWindow === this.settings.contextWindow && gauge.windowSource === this.window.source && gauge.reserve === reserve) return gauge;
+    return { ...gauge, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, windowSource: this.window.source, reserve };
   }
 
   /** The request the model would get next (also GET /view). */
@@ -198,7 +206,7 @@ export class Agent implements AgentHandle {
       ...base,
       messages: plain(view),
       // Clamped so that the input estimate and the answer fit the window known so far.
-      maxOutputTokens: this.window.outputBudget(this.compaction.estimator.estimate(view, base)),
+      maxOutputTokens: this.window.outputBudget(this.compaction.estimator.estimate(view, base, true)),
       purpose: 'turn',
       ...(this.session.effort !== 'default' && { effort: this.session.effort }),
     };
@@ -316,6 +324,7 @@ export class Agent implements AgentHandle {
     this.abort = new AbortController();
     const signal = this.abort.signal;
     this.limits.startTurn(this.gauge().totalCostUsd);
+    this.compaction.startTurn();
     let overflowRetried = false;
     // First, and without a pause: the pending call waits again from the moment the session loads.
     if (resume) await this.tools.run(resume, signal);
@@ -347,10 +356,10 @@ export class Agent implements AgentHandle {
       // Refused as too long and compacted: the retry goes out at once with the smaller view.
       overflowRetried = answered === undefined;
       if (!answered) continue;
-      const { request, response, trusted } = answered;
+      const { request, response } = answered;
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
-      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted);
+      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       this.recordResponse(response);
       if (response.toolCalls.length) {
@@ -375,24 +384,34 @@ export class Agent implements AgentHandle {
    * prompt) teaches the window and is retried with a smaller output budget,
    * or compacted (undefined: send again from the safe point).
    */
-  private async requestAnswer(signal: AbortSignal): Promise<{ request: LlmRequest; response: LlmResponse; trusted: boolean } | undefined> {
+  private async requestAnswer(signal: AbortSignal): Promise<{ request: LlmRequest; response: LlmResponse } | undefined> {
     for (;;) {
       const reshaped = this.shape.change(this.settings.contextWindow, this.session.log);
-      if (reshaped) this.session.append(reshaped);
+      if (reshaped) {
+        this.session.append(reshaped);
+        this.reshapes++;
+      }
       const request = this.nextRequest();
       this.seenSeq = this.session.log.lastSeq;
-      const estimate = Math.ceil(this.compaction.estimator.ratio * requestTokens(request));
+      const estimator = this.compaction.estimator;
+      const raw = requestTokens(request);
+      // With the largest ratio seen between the server's count and ours: the margin covers its tokenizer's spread.
+      const estimate = Math.max(Math.ceil(estimator.ratio * raw), estimator.estimate(this.session.view(), this.compaction.base(), true));
+      const sent = { input: estimate, maxTokens: request.maxOutputTokens, raw };
       try {
         // A request that cannot fit the known window is compacted harder before it goes out.
         this.recovery.check(estimate, request.maxOutputTokens);
         const response = await this.callModel(request, signal);
-        const trusted = this.window.checkReported(estimate, response.usage, this.compaction.estimator.calibrated);
+        if (wroteNothingForLength(response)) throw emptyLengthOverflow(response);
+        this.window.checkReported({ raw, lineage: this.compaction.runs + this.reshapes, lowerRatio: estimator.lowerRatio }, response.usage);
         this.recovery.answered();
         this.window.answered();
-        return { request, response, trusted };
+        return { request, response };
       } catch (err) {
-        if (!(err instanceof ContextOverflowError) || signal.aborted) throw err;
-        if ((await this.recovery.recover(err, { input: estimate, maxTokens: request.maxOutputTokens })) === 'compacted') return undefined;
+        if (signal.aborted) throw err;
+        const overflow = err instanceof ContextOverflowError ? err : this.recovery.unrecognised(err, sent);
+        if (!overflow) throw err;
+        if ((await this.recovery.recover(overflow, sent)) === 'compacted') return undefined;
       }
     }
   }
@@ -441,13 +460,13 @@ export class Agent implements AgentHandle {
     this.session.append({ kind: 'model', from, to, contextWindow: info.contextWindow, ...(effort && { effort }) });
     this.tableInfo = info;
     this.window.reset();
-    // The last real numbers came from the old model's tokenizer.
-    this.compaction.estimator.invalidate();
+    // The last real numbers, and the calibration, came from the old model's tokenizer.
+    this.compaction.estimator.reset();
     if (warning) this.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
     const estimate = requestTokens(this.nextRequest());
     const { thresholdRatio } = this.settings.policy;
     const gauge = estimatedGauge(estimate, this.gauge(), to, this.settings.contextWindow, thresholdRatio);
-    this.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.window.source } });
+    this.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.window.source, reserve: this.window.reserve } });
     // Applied only at a safe point where a compaction can start: it runs first, before anything else queued.
     if (needsCompactionAfterSwitch(estimate, this.info, thresholdRatio)) this.session.compactions.add({ trigger: 'model_switch' }, true);
   }
@@ -456,7 +475,7 @@ export class Agent implements AgentHandle {
     const usage: Usage = { ...response.usage, costUsd: costUsd(this.info, response.usage) };
     const { contextWindow, policy } = this.settings;
     const gauge = gaugeFromUsage(usage, this.gauge(), this.provider.model, contextWindow, policy.thresholdRatio);
-    this.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.window.source } });
+    this.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.window.source, reserve: this.window.reserve } });
     // A defect the provider worked around (e.g. refused thinking, sent again without it) is recorded, never hidden.
     for (const note of response.notes ?? []) this.session.append({ kind: 'error', message: note.message, code: note.code });
     const reasoning = response.reasoning && { reasoning: response.reasoning };

@@ -30,6 +30,10 @@ export class CompactionRunner {
   private compactedForRequest = false;
   /** Context size (provider tokens) when an automatic compaction found nothing to do. */
   private nothingToDoAt: number | undefined;
+  /** A compaction of this turn already found nothing to fold: another one is not recorded (at most one per turn). */
+  private nothingThisTurn = false;
+  /** Compactions run so far (a request after one is not comparable with the one before). */
+  runs = 0;
 
   constructor(
     private readonly session: Session,
@@ -47,6 +51,8 @@ export class CompactionRunner {
       model: () => string;
       gauge: () => Gauge;
       windowSource?: () => WindowSource;
+      /** The room kept free for the answer (shown by the gauge). */
+      reserve?: () => number;
     },
   ) {}
 
@@ -62,10 +68,14 @@ export class CompactionRunner {
     return Math.ceil(this.estimator.ratio * requestTokens({ ...this.deps.base(), messages: plain(head) }));
   }
 
-  /** Called with every model response; `trusted` false: a report far below the estimate (a server cutting the prompt?) does not calibrate. */
-  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
-    if (trusted) this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq);
-    else this.estimator.invalidate();
+  /** A new turn: one compaction that finds nothing to fold may be recorded again. */
+  startTurn(): void {
+    this.nothingThisTurn = false;
+  }
+
+  /** Called with every model response the agent kept (one from a prompt seen cut is never kept). */
+  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number): void {
+    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq);
     this.callsSinceCompaction++;
     this.compactedForRequest = false;
   }
@@ -74,10 +84,10 @@ export class CompactionRunner {
   dueBeforeRequest(): DueCompaction | undefined {
     const pending = this.session.compactions.peek();
     if (pending) return pending;
-    if (this.compactedForRequest) return undefined;
+    if (this.compactedForRequest || this.nothingThisTurn) return undefined;
     const byTokens = this.stillNothingToDo()
       ? undefined
-      : dueBeforeRequest({ ...this.inputs(), estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base()) });
+      : dueBeforeRequest({ ...this.inputs(), estimateNext: () => this.estimator.estimate(this.session.view(), this.deps.base(), true) });
     if (byTokens) return byTokens;
     // A strategy with its own trigger (an event count, stale results worth clearing) runs alone:
     // no token trigger fired, so the others (a summary) have nothing to do yet.
@@ -92,7 +102,7 @@ export class CompactionRunner {
   dueAfterResponse(): DueCompaction | undefined {
     const pending = this.session.compactions.peek();
     if (pending) return pending;
-    return this.compactedForRequest || this.stillNothingToDo() ? undefined : dueAfterResponse(this.inputs());
+    return this.compactedForRequest || this.nothingThisTurn || this.stillNothingToDo() ? undefined : dueAfterResponse(this.inputs());
   }
 
   /** Runs the pipeline and records started / finished (or failed) events. Throws only when cancelled. */
@@ -103,7 +113,11 @@ export class CompactionRunner {
       ...(due.instructions !== undefined && { instructions: due.instructions }),
       ...(due.preserveRecentGroups !== undefined && { preserveRecentGroups: due.preserveRecentGroups }),
     };
-    this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...extra });
+    this.runs++;
+    // After one that found nothing this turn, an automatic compaction is recorded only if it folds something.
+    const quiet = !asked && this.nothingThisTurn;
+    const announce = () => this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...extra });
+    if (!quiet) announce();
     this.session.compactions.started(due);
     const started = Date.now();
     const ratio = this.estimator.ratio;
@@ -118,7 +132,8 @@ export class CompactionRunner {
         contextWindow: this.settings.contextWindow,
         targetTokens: Math.floor(this.targetTokens(ratio) * (level >= 2 ? 0.35 : level === 1 ? 0.6 : 1)),
         summariser: this.deps.summariser(),
-        ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio } }),
+        // The largest ratio seen: the summary request must fit the server's count, not only ours.
+        ...(this.deps.summariserIsSessionModel?.() && { inPlace: { view, ratio: this.estimator.upperRatio } }),
         summariserTimeoutMs: this.settings.summariserTimeoutMs,
         ...(own && hasProviderCompaction(own) && { compactor: own }),
         trigger: due.trigger,
@@ -130,6 +145,11 @@ export class CompactionRunner {
         ...(level > 0 && { level }),
         signal,
       });
+      if (result.strategy === 'none' && !asked && !result.summariserUsage) {
+        if (quiet) return;
+        this.nothingThisTurn = true;
+      }
+      if (quiet) announce();
       const { tokensBefore, tokensAfter, providerError, ...fields } = result;
       const summariserUsage = result.summariserUsage;
       const event: Omit<CompactionEvent, 'seq' | 'ts'> = {
@@ -162,10 +182,11 @@ export class CompactionRunner {
         const priced = result.provider && !result.strategies.includes('summarize') ? this.deps.info() : this.deps.summariserInfo();
         const cost = summariserUsage ? costUsd(priced, summariserUsage) : 0;
         const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
-        this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }) } });
+        this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }), ...(this.deps.reserve && { reserve: this.deps.reserve() }) } });
       }
     } catch (err) {
       const message = signal.aborted ? 'cancelled by the user' : err instanceof Error ? err.message : String(err);
+      if (quiet) announce();
       this.session.append({ kind: 'compaction', phase: 'failed', trigger: due.trigger, ...extra, error: message, fallback: 'none' });
       if (signal.aborted) throw err;
     }
@@ -196,7 +217,8 @@ export class CompactionRunner {
     return {
       policy: this.settings.policy,
       contextWindow: this.settings.contextWindow,
-      maxOutputTokens: this.deps.info().maxOutputTokens,
+      // The room kept for the answer (the window's output reserve), not the model's whole output budget.
+      maxOutputTokens: this.deps.reserve?.() ?? this.deps.info().maxOutputTokens,
       lastReportedContext: this.lastReportedContext(),
       callsSinceCompaction: this.callsSinceCompaction,
     };

@@ -4,10 +4,13 @@
 // target of the learned window and retry. A refused retry folds harder
 // (level 1: deterministic, smaller kept tail; level 2: every old tool result
 // cleared, nothing recent kept), each attempt strictly smaller than the last.
-// Only when even the system prompt, the tools and the first user message
-// cannot fit does the turn end, with an error that says what to do.
+// Every path is bounded: at most MAX_ATTEMPTS recoveries of one request, the
+// check before sending included, so no value that fails to shrink can spin a
+// session. The turn ends only when compacting truly cannot make the request
+// fit, with an error whose numbers agree, or when the server keeps refusing
+// what its own numbers say fits.
 import { WINDOW_SOURCE_WORDS } from '../../shared/protocol.js';
-import { ContextOverflowError } from '../llm/types.js';
+import { ContextOverflowError, ProviderError, type LlmResponse } from '../llm/types.js';
 import { outputFloor, UNNAMED_SHRINK, windowMargin, type SessionWindow } from './window.js';
 
 /**
@@ -18,10 +21,19 @@ import { outputFloor, UNNAMED_SHRINK, windowMargin, type SessionWindow } from '.
  */
 export class WouldOverflowError extends ContextOverflowError {}
 
+/** An error the server did not word as "too long" (an unknown 400 near the window), taken for one once. */
+export class GuessedOverflowError extends ContextOverflowError {}
+
 /** Compaction levels: 0 the normal pipeline, 1 deterministic with a smaller tail, 2 clear everything old. */
 export const MAX_LEVEL = 2;
 /** Refusals of one request before the turn ends. */
 export const MAX_REFUSALS = 4;
+/** Recoveries of one request of any kind (refusals, skein's own check, output caps): the bound that holds on every path. */
+export const MAX_ATTEMPTS = MAX_REFUSALS + MAX_LEVEL + 2;
+/** An unrecognised refusal of a request at least this share of the known window is taken for an overflow (once). */
+export const NEAR_WINDOW = 0.8;
+/** Statuses an unrecognised refusal as too long may come with. */
+const REFUSAL_STATUSES = new Set([400, 413, 422]);
 
 export interface RecoveryHost {
   window: SessionWindow;
@@ -35,17 +47,26 @@ export interface RecoveryHost {
   headEstimate(): number;
   /** SKEIN_COMPACT_PREFLIGHT: the check before sending is a pre-flight compaction too (off: requests go out as they are). */
   preflight?: () => boolean;
+  /** A refusal named the prompt tokens the server counted for a request of `raw` tokens by our count (calibrates the estimate). */
+  calibrate?: (raw: number, prompt: number) => void;
+  /** Says in the timeline what skein does about an unrecognised refusal. */
+  note?: (message: string) => void;
 }
 
 export interface SentRequest {
   /** Estimated input tokens (provider's units). */
   input: number;
   maxTokens: number;
+  /** Our uncalibrated count of the request, for calibrating from a refusal that names the server's. */
+  raw?: number;
 }
 
 export class OverflowRecovery {
   private refusals = 0;
+  private attempts = 0;
   private smallestRefused = Infinity;
+  /** An unrecognised refusal was already taken for an overflow for this request. */
+  private guessed = false;
 
   constructor(private readonly host: RecoveryHost) {}
 
@@ -55,8 +76,10 @@ export class OverflowRecovery {
   /** A request was answered: the next refusal starts a fresh recovery. */
   answered(): void {
     this.refusals = 0;
+    this.attempts = 0;
     this.smallestRefused = Infinity;
     this.sendAsIs = false;
+    this.guessed = false;
   }
 
   /**
@@ -73,13 +96,36 @@ export class OverflowRecovery {
     );
   }
 
+  /**
+   * A failure the server did not word as "too long": a 400 (413, 422) on a
+   * request near the known window is taken for an overflow once per request,
+   * and the timeline says so. Undefined: a real error, for the user.
+   */
+  unrecognised(err: unknown, sent: SentRequest): ContextOverflowError | undefined {
+    if (!(err instanceof ProviderError) || err.retryable || err.status === undefined || !REFUSAL_STATUSES.has(err.status) || this.guessed) return undefined;
+    const window = this.host.window.contextWindow;
+    if (sent.input + sent.maxTokens < NEAR_WINDOW * window) return undefined;
+    this.guessed = true;
+    this.host.note?.(
+      `The server refused the request with ${err.status} (“${err.message.slice(0, 200)}”), which skein does not recognise as “too long”; ` +
+        `but the request (about ${fmt(sent.input)} tokens, ${fmt(sent.maxTokens)} asked for the answer) is near the ${fmt(window)}-token window, so skein compacts and retries it once.`,
+    );
+    return new GuessedOverflowError(err.message, {});
+  }
+
   /** 'output': retry now with a smaller output budget; 'compacted': the view was made smaller, send again. Throws when nothing can fit. */
   async recover(err: ContextOverflowError, sent: SentRequest): Promise<'output' | 'compacted'> {
     const { window } = this.host;
-    this.refusals++;
     const refused = err.limits;
     const prompt = refused.prompt ?? sent.input;
+    // The bound on every path, skein's own check included: a recovery that fails to shrink cannot spin.
+    const spent = ++this.attempts > MAX_ATTEMPTS;
     if (err instanceof WouldOverflowError) {
+      if (spent) {
+        // skein's own check could not be satisfied in MAX_ATTEMPTS rounds: the request goes out, the server decides.
+        this.sendAsIs = true;
+        return 'compacted';
+      }
       // skein's own check: when compacting cannot help, the server has the last word (the known window may be too low).
       try {
         return await this.compactHarder(err, prompt);
@@ -89,7 +135,16 @@ export class OverflowRecovery {
         return 'compacted';
       }
     }
-    if (this.refusals > MAX_REFUSALS) throw this.giveUp(prompt, `the provider refused ${MAX_REFUSALS} smaller and smaller requests`);
+    if (spent) throw this.keepsRefusing(prompt, `skein tried ${MAX_ATTEMPTS} times to make this request fit`);
+    this.refusals++;
+    if (this.refusals > MAX_REFUSALS) throw this.keepsRefusing(prompt, `the provider refused ${MAX_REFUSALS} smaller and smaller requests`);
+    // The server's count of what we sent: the estimate learns its tokenizer from it. A refusal that names only the
+    // window still says the prompt was more than the window less the output asked for.
+    // A guessed overflow names nothing: the known window stands in for the one it would have named.
+    const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
+    const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
+    if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
+    if (err instanceof GuessedOverflowError) return this.compactHarder(err, prompt);
     const margin = windowMargin(refused.window ?? window.contextWindow);
     if (!err.truncated && refused.window !== undefined && refused.window - prompt - margin >= outputFloor(refused.window) && prompt + (refused.maxTokens ?? sent.maxTokens) > refused.window) {
       // The prompt fits; the room asked for the answer did not: ask for less, no compaction.
@@ -99,38 +154,77 @@ export class OverflowRecovery {
     }
     // No number named: the window is at most what was asked for (input and output budget) minus 10%, shrinking on each refusal.
     const asked = prompt + (refused.maxTokens ?? sent.maxTokens);
-    window.learn(refused.window ?? Math.floor(UNNAMED_SHRINK * Math.min(asked, window.contextWindow)), err);
+    const learned = window.learn(refused.window ?? Math.floor(UNNAMED_SHRINK * Math.min(asked, window.contextWindow)), err);
+    // The first refusal that names nothing may have been about the output budget alone: the smaller window now
+    // clamps it, and the prompt fits, so the same prompt goes again before anything is folded.
+    if (refused.window === undefined && learned && this.refusals === 1 && !err.truncated && !window.tooLong(prompt)) return 'output';
     return this.compactHarder(err, prompt);
   }
 
-  /** Compacts, harder at each refusal, until the request is strictly smaller than every refused one. */
+  /** Compacts, harder at each refusal, until the request is strictly smaller than every refused one and fits the known window. */
   private async compactHarder(err: ContextOverflowError, prompt: number): Promise<'compacted'> {
     const { window } = this.host;
     this.smallestRefused = Math.min(this.smallestRefused, prompt);
     this.host.enterCompacting(`overflow: ${err.message}`);
-    for (let level = Math.min(this.refusals - 1, MAX_LEVEL); level <= MAX_LEVEL; level++) {
+    let next = this.host.estimate();
+    for (let level = Math.min(this.attempts - 1, MAX_LEVEL); level <= MAX_LEVEL; level++) {
       const head = this.host.headEstimate();
-      const floor = outputFloor(window.contextWindow);
-      if (head + floor + windowMargin(window.contextWindow) > window.contextWindow) {
-        throw this.giveUp(prompt, `even the system prompt, the tools and your first message take about ${fmt(head)} tokens, plus ${fmt(floor)} for the answer`);
+      const w = window.contextWindow;
+      const floor = outputFloor(w);
+      if (head + floor + windowMargin(w) > w) {
+        throw this.cannotFit(`the system prompt, the tools and your first message alone take about ${fmt(head)} tokens, and the answer needs at least ${fmt(floor)} more`);
       }
       await this.host.compact(level);
-      const next = this.host.estimate();
-      // Strictly smaller than every refused request; the output budget is clamped to what is left.
-      if (next < this.smallestRefused) return 'compacted';
+      next = this.host.estimate();
+      // Strictly smaller than every refused request, and within the known window; the output budget is clamped to what is left.
+      if (next < this.smallestRefused && !window.tooLong(next)) return 'compacted';
     }
-    throw this.giveUp(prompt, `compacting as hard as skein can leaves about ${fmt(this.host.estimate())} tokens`);
+    const w = window.contextWindow;
+    if (window.tooLong(next)) {
+      throw this.cannotFit(`compacting as hard as skein can still leaves about ${fmt(next)} tokens, and the answer needs at least ${fmt(outputFloor(w))} more`);
+    }
+    // It fits by skein's count but is no smaller than what the server refused: skein's count is below the server's.
+    throw this.keepsRefusing(next, `compacting cannot make it smaller than the ${fmt(this.smallestRefused)} tokens the server refused`);
   }
 
-  private giveUp(sent: number, why: string): ContextOverflowError {
+  /** The request cannot fit the window whatever skein folds: `why` names numbers whose sum passes it. */
+  private cannotFit(why: string): ContextOverflowError {
     const { window } = this.host;
-    const message =
-      `The conversation cannot fit ${this.host.model()}'s context window: it accepts ${fmt(window.contextWindow)} tokens (${WINDOW_SOURCE_WORDS[window.source]}), ` +
-      `the refused request had about ${fmt(sent)}, and ${why}. Start a new session with a shorter first message, give the server a larger context ` +
-      `(llama.cpp: -c; Ollama: SKEIN_LOCAL_CONTEXT, num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.`;
-    // Recorded as an error event with code context_overflow; the session waits for the user.
-    return new ContextOverflowError(message, {});
+    return giveUpError(
+      `The conversation cannot fit ${this.host.model()}'s context window of ${fmt(window.contextWindow)} tokens (${WINDOW_SOURCE_WORDS[window.source]}): ${why}. ` +
+        `Start a new session with a shorter first message, give the server a larger context ` +
+        `(llama.cpp: -c; Ollama: SKEIN_LOCAL_CONTEXT, num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.`,
+    );
   }
+
+  /** The server refuses what skein's count says fits: skein's count and the server's disagree more than skein could learn. */
+  private keepsRefusing(estimate: number, why: string): ContextOverflowError {
+    const { window } = this.host;
+    return giveUpError(
+      `${this.host.model()}'s server keeps refusing this request as too long: ${why}. By skein's count it takes about ${fmt(estimate)} tokens of the ${fmt(window.contextWindow)}-token window ` +
+        `(${WINDOW_SOURCE_WORDS[window.source]}), so the server counts tokens differently or its window is smaller than it says. ` +
+        `Set SKEIN_CONTEXT_WINDOW below the server's real context, or start a new session.`,
+    );
+  }
+}
+
+/**
+ * The server saying so without an error: an answer with nothing written that
+ * stopped for length with 0 output tokens (LMDeploy does this when the prompt
+ * and max_tokens pass its session length) had no room left in its context.
+ */
+export function wroteNothingForLength(response: LlmResponse): boolean {
+  return response.stopReason === 'max_tokens' && !response.text && response.toolCalls.length === 0 && response.usage.output === 0 && !response.reasoning;
+}
+
+export function emptyLengthOverflow(response: LlmResponse): ContextOverflowError {
+  const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite;
+  return new ContextOverflowError(`the server stopped for length before writing anything (0 output tokens, ${fmt(prompt)} prompt tokens): its context is full`, prompt > 0 ? { prompt } : {});
+}
+
+/** Recorded as an error event with code context_overflow; the session waits for the user. */
+function giveUpError(message: string): ContextOverflowError {
+  return new ContextOverflowError(message, {});
 }
 
 function fmt(n: number): string {

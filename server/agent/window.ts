@@ -28,16 +28,38 @@ export function outputFloor(contextWindow: number): number {
 export function windowMargin(contextWindow: number): number {
   return Math.ceil(0.01 * contextWindow) + 16;
 }
+/** OpenCode budgets the next request against the window minus 20k: skein keeps at most that much free for the answer. */
+export const OUTPUT_RESERVE_CAP = 20_000;
+
+/** The room kept free for the answer before a request goes out: the request's output budget, at most 20k, at least the floor. */
+export function outputReserve(contextWindow: number, maxOutputTokens: number): number {
+  return Math.max(outputFloor(contextWindow), Math.min(maxOutputTokens, OUTPUT_RESERVE_CAP));
+}
+
 /**
- * Reported prompt tokens under this share of skein's estimate: the server
- * dropped part of the prompt. Before any real number has calibrated the
- * estimate, tokenizers alone differ by up to a fifth: 70%; once calibrated
- * (its error is a few percent), 90%.
+ * Silent truncation is concluded only from evidence that holds whatever the
+ * server's tokenizer: between two requests on the same view (no compaction in
+ * between) that grew by at least PLATEAU_MIN_GROWTH of our tokens, the
+ * reported count grew by less than PLATEAU_SHARE of that growth. Every
+ * tokenizer counts added text as at least half of ours: a count that stands
+ * still while the content grows was cut.
  */
-export const TRUNCATION_RATIO = 0.7;
-export const CALIBRATED_TRUNCATION_RATIO = 0.9;
+export const PLATEAU_MIN_GROWTH = 256;
+export const PLATEAU_SHARE = 0.25;
+/** Answered requests kept for the plateau check. */
+const HISTORY = 16;
 /** Assumed window after a refusal that names no number: the refused request (input + output budget) minus 10%. */
 export const UNNAMED_SHRINK = 0.9;
+
+/** What the agent tells the window about a request it sent. */
+export interface SentEstimate {
+  /** gpt-tokenizer's count of the whole request (uncalibrated). */
+  raw: number;
+  /** Increments each time the view changed other than by appending (a compaction, a new system prompt). */
+  lineage: number;
+  /** The smallest ratio (server / ours) seen lately: how few tokens the server can count for what we count. */
+  lowerRatio: number;
+}
 
 export interface WindowHost {
   session: Session;
@@ -58,9 +80,10 @@ export class SessionWindow {
   private settledFor: string | undefined;
   /** The server drops the start of a prompt that does not fit (Ollama) instead of refusing it. */
   private truncates = false;
-  private lowReports = 0;
-  /** The largest prompt the server reported reading whole: the window is at least this. */
-  private largestRead = 0;
+  /** The answered requests since the view last changed other than by appending (our count, the server's), for the plateau check. */
+  private history: { raw: number; reported: number; lineage: number }[] = [];
+  /** The largest prompt the server read in full: the window is at least this, whatever a refusal implies. */
+  private proven = 0;
   /** The window the provider's model-info endpoint named (even when SKEIN_CONTEXT_WINDOW won). */
   private providerSaid: number | undefined;
   /** Set by an output-budget refusal: the next request asks for at most this much output. */
@@ -91,8 +114,8 @@ export class SessionWindow {
     const model = this.host.provider().model;
     this.settledFor = undefined;
     this.truncates = false;
-    this.lowReports = 0;
-    this.largestRead = 0;
+    this.history = [];
+    this.proven = 0;
     this.providerSaid = undefined;
     this.outputCap = undefined;
     this.thinking = undefined;
@@ -125,8 +148,11 @@ export class SessionWindow {
     }
     this.truncates = found.truncates === true;
     const reported = { ...(found.contextWindow && { contextWindow: found.contextWindow }), ...(found.maxOutputTokens && { maxOutputTokens: found.maxOutputTokens }) };
-    const window = this.host.setting ?? found.contextWindow ?? table.contextWindow;
-    const source: WindowSource = this.host.setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
+    // A server that cuts what does not fit its context gives no more than that, whatever SKEIN_CONTEXT_WINDOW says.
+    const cutsBelowSetting = this.truncates && found.contextWindow !== undefined && this.host.setting !== undefined && found.contextWindow < this.host.setting;
+    const setting = cutsBelowSetting ? undefined : this.host.setting;
+    const window = setting ?? found.contextWindow ?? table.contextWindow;
+    const source: WindowSource = setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
     log.info(`${provider.model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
     this.record({ model: provider.model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, undefined);
@@ -137,6 +163,11 @@ export class SessionWindow {
     const room = this.limits.contextWindow - inputEstimate - windowMargin(this.limits.contextWindow);
     const wanted = Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity);
     return Math.max(outputFloor(this.limits.contextWindow), Math.min(wanted, room));
+  }
+
+  /** The room kept free for the answer (the gauge shows it): compaction starts before a request would leave less. */
+  get reserve(): number {
+    return outputReserve(this.limits.contextWindow, Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity));
   }
 
   /** The request of `inputEstimate` tokens leaves the answer less than the floor in the window known so far. */
@@ -151,47 +182,63 @@ export class SessionWindow {
   }
 
   /**
-   * The provider's reported prompt tokens against skein's estimate of what was
-   * sent: far fewer means the server dropped the start of the prompt (Ollama
-   * does this silently). Once is enough for a server known to do it, twice in
-   * a row otherwise. Throws the ContextOverflowError to recover from; returns
-   * false for a first low report (not to be trusted for calibration).
+   * The provider's reported prompt tokens for a request it answered. Fewer
+   * than skein estimated is normal (another tokenizer); silent truncation is
+   * concluded only from evidence that holds whatever the tokenizer: the count
+   * stood still while the content grew (a plateau), the count reached a known
+   * num_ctx, or content that cannot have fit the known context of a server
+   * known to cut came back counted as if it did. Throws the ContextOverflowError
+   * to recover from (the answer is dropped); else records what was proven.
    */
-  checkReported(estimate: number, usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>, calibrated: boolean): boolean {
+  checkReported(sent: SentEstimate, usage: Pick<Usage, 'input' | 'cacheRead' | 'cacheWrite'>): void {
     const reported = usage.input + usage.cacheRead + usage.cacheWrite;
-    // Anthropic, Gemini and OpenAI's Responses API refuse a prompt that is too long (and with thinking their
-    // estimate shifts after a compaction): only other servers (Chat Completions, Ollama, unknown ones) may cut it.
+    const earlier = this.history.filter((h) => h.lineage === sent.lineage);
+    const cut = this.cutEvidence(sent, reported, earlier);
+    if (!cut) {
+      this.history = [...earlier, { raw: sent.raw, reported, lineage: sent.lineage }].slice(-HISTORY);
+      this.proven = Math.max(this.proven, reported);
+      return;
+    }
+    this.history = [];
+    // What it kept is a lower bound of its window; the number its model-info endpoint gave (num_ctx) is better evidence.
+    const window = this.providerSaid !== undefined && this.providerSaid < this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.proven);
+    throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window }, true);
+  }
+
+  /** Why the answered request must have been cut, or undefined when nothing says so. */
+  private cutEvidence(sent: SentEstimate, reported: number, earlier: readonly { raw: number; reported: number }[]): string | undefined {
+    // Anthropic, Gemini and OpenAI's Responses API refuse a prompt that is too long: only other servers may cut it.
     const table = this.host.tableInfo();
     const refusesInstead = table.provider === 'anthropic' || table.provider === 'gemini' || table.thinking?.mode === 'responses';
-    if (refusesInstead && !this.truncates) return true;
-    // A server that kept under 1,024 tokens could not serve an agent at all: such a count is the provider's own accounting, not a cut.
-    if (reported < OUTPUT_FLOOR || reported >= (calibrated ? CALIBRATED_TRUNCATION_RATIO : TRUNCATION_RATIO) * estimate) {
-      this.lowReports = 0;
-      this.largestRead = Math.max(this.largestRead, reported);
-      return true;
+    if (refusesInstead && !this.truncates) return undefined;
+    const tokens = (n: number) => Math.round(n).toLocaleString('en-US');
+    const numCtx = this.truncates ? this.providerSaid : undefined;
+    if (numCtx !== undefined && reported >= numCtx) return `it read ${tokens(reported)} prompt tokens, all of its ${tokens(numCtx)}-token context (num_ctx)`;
+    for (const before of earlier) {
+      const grown = sent.raw - before.raw;
+      if (grown < PLATEAU_MIN_GROWTH) continue;
+      if (reported - before.reported < PLATEAU_SHARE * grown) {
+        return `about ${tokens(grown)} tokens were added since an earlier request, yet the count it reported went from ${tokens(before.reported)} to only ${tokens(reported)}`;
+      }
+      // A server known to cut, whose context is known: the added text, counted as low as its tokenizer was ever seen to count, could not fit.
+      const least = before.reported + sent.lowerRatio * grown;
+      if (numCtx !== undefined && least > numCtx && reported < least) {
+        return `at least about ${tokens(least)} prompt tokens were sent to its ${tokens(numCtx)}-token context, and it read ${tokens(reported)}`;
+      }
     }
-    this.lowReports++;
-    if (!this.truncates && this.lowReports < 2) return false;
-    this.lowReports = 0;
-    // The server drops whole messages, so what it kept understates its window: the number its
-    // model-info endpoint gave (num_ctx), else the largest prompt it read whole, is better evidence.
-    const window = this.providerSaid !== undefined && this.providerSaid < this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.largestRead);
-    throw new ContextOverflowError(
-      `the server read only ${reported.toLocaleString('en-US')} of about ${Math.round(estimate).toLocaleString('en-US')} prompt tokens: it was cutting the start of the conversation`,
-      { window, prompt: Math.round(estimate) },
-      true,
-    );
+    return undefined;
   }
 
   /** A refusal names a window (or implies one): adopt it when it is smaller than the one in use. Returns whether it changed. */
   learn(window: number, err: ContextOverflowError): boolean {
-    const learned = Math.floor(window);
+    // Never below what a request the server answered in full already proved.
+    const learned = Math.max(Math.floor(window), this.proven);
     if (learned >= this.limits.contextWindow) return false;
     const model = this.host.provider().model;
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const tokens = learned.toLocaleString('en-US');
     const message = err.truncated
-      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation. skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
+      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}). skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
       : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
     this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
@@ -204,8 +251,9 @@ export class SessionWindow {
   }
 
   private adoptKnown(known: KnownLimits): void {
-    // SKEIN_CONTEXT_WINDOW wins over what the provider said, not over what it refused.
-    if (this.host.setting !== undefined && known.source !== 'refusal') {
+    // SKEIN_CONTEXT_WINDOW wins over what the provider said, not over what it refused, nor over a smaller context a server cuts to.
+    const cutsBelow = (known.truncates || known.truncated) && known.reported?.contextWindow !== undefined && this.host.setting !== undefined && known.reported.contextWindow < this.host.setting;
+    if (this.host.setting !== undefined && known.source !== 'refusal' && !cutsBelow) {
       this.source = 'setting';
       this.set(requestLimits({ contextWindow: this.host.setting, maxOutputTokens: known.maxOutputTokens }, this.host.setting));
     } else {

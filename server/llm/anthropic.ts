@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { ThinkingCapabilities, ViewMessage } from '../../shared/protocol.js';
+import { keepingErrorBodies } from './errors/raw-body.js';
 import { betaHeaders, ownCompaction, requestCompaction } from './anthropic-compaction.js';
 import { assistantBlocks, prefixOf, prefixRefusal, readReasoning, type PrefixBase } from './anthropic-thinking.js';
 import type { Endpoint } from './credentials.js';
@@ -54,6 +55,8 @@ export class AnthropicProvider implements Provider, ProviderCompactor, Capabilit
       baseURL: endpoint.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
       maxRetries: 0,
       timeout: timeoutMs,
+      // Error bodies are kept whole (a proxy in front may answer in another family's shape).
+      fetch: keepingErrorBodies(),
     });
   }
 

@@ -17,14 +17,15 @@ import { compatibleLimits, ollamaRequestedLimits, type Discovery } from './limit
 import { LocalContext } from './local-context.js';
 import { ollamaChat } from './ollama-native.js';
 import { fromOpenAIError } from './errors/openai.js';
+import { keepingErrorBodies } from './errors/raw-body.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export function openaiClient(endpoint: Endpoint, timeoutMs: number): OpenAI {
-  // Local servers need no key, but the SDK wants one. skein retries itself.
-  return new OpenAI({ apiKey: endpoint.apiKey ?? 'no-key', baseURL: endpoint.baseURL ?? OPENAI_DEFAULT_BASE_URL, maxRetries: 0, timeout: timeoutMs });
+  // Local servers need no key, but the SDK wants one. skein retries itself. Error bodies are kept whole (raw-body.ts).
+  return new OpenAI({ apiKey: endpoint.apiKey ?? 'no-key', baseURL: endpoint.baseURL ?? OPENAI_DEFAULT_BASE_URL, maxRetries: 0, timeout: timeoutMs, fetch: keepingErrorBodies() });
 }
 
 export class OpenAIProvider implements Provider {

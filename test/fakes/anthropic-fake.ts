@@ -5,6 +5,7 @@
 // simulated at the request's cache_control breakpoints. Over its window it
 // answers 400 invalid_request_error "prompt is too long: ..." or "input
 // length and `max_tokens` exceed context limit: ...", like the API.
+import { TOKENIZERS, type FakeTokenizer } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Answer, type Reported } from './brain.js';
@@ -53,7 +54,9 @@ export interface AnthropicFake {
 
 type Wire = { type: string; [k: string]: any };
 
-export async function startAnthropicFake(options: { window?: number; key?: string; modelInfo?: AnthropicFake['modelInfo']; checkMaxTokens?: boolean } = {}): Promise<AnthropicFake> {
+/** `ownTokenizer`: count with Claude's tokenizer (tokenizers.ts: 0.65x-1.75x skein's estimate by kind of text), not o200k. */
+export async function startAnthropicFake(options: { window?: number; key?: string; modelInfo?: AnthropicFake['modelInfo']; checkMaxTokens?: boolean; ownTokenizer?: boolean } = {}): Promise<AnthropicFake> {
+  const tokenizer = options.ownTokenizer ? TOKENIZERS.claude : undefined;
   const brain = new Brain();
   const cache = new PromptCache('explicit');
   let n = 0;
@@ -125,12 +128,12 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     if (refusal) return error(res, refusal.status, 'invalid_request_error', refusal.message);
     if (body.compaction !== undefined) {
       const content = fake.compaction.answer(body);
-      const split = cache.split(requestBlocks(body), 7);
+      const split = cache.split(requestBlocks(body, tokenizer), 7);
       const usage: AnthropicUsageWire = { input_tokens: split.uncached, cache_creation_input_tokens: split.write, cache_read_input_tokens: split.read, output_tokens: tokens(String(content[0]!.content)) };
       fake.reported.push({ usage, summary: true, streamed: false });
       return json(res, 200, { id: `msg_fake_${++n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'compaction', stop_sequence: null, usage });
     }
-    const blocks = requestBlocks(body);
+    const blocks = requestBlocks(body, tokenizer);
     const split = cache.split(blocks, 7);
     if (split.total > fake.window) {
       fake.refused++;
@@ -211,17 +214,17 @@ function lastText(body: any): string {
 }
 
 /** The prompt in the order the API reads it (tools, system, messages), each block separately cacheable. */
-function requestBlocks(body: any): Block[] {
+function requestBlocks(body: any, tokenizer?: FakeTokenizer): Block[] {
   const strip = ({ cache_control, ...rest }: Wire) => rest;
   const out: Block[] = [];
-  for (const tool of body.tools ?? []) out.push(block(strip(tool), Boolean(tool.cache_control)));
+  for (const tool of body.tools ?? []) out.push(block(strip(tool), Boolean(tool.cache_control), tokenizer));
   const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
-  for (const b of system) out.push(block(strip(b), Boolean(b.cache_control)));
+  for (const b of system) out.push(block(strip(b), Boolean(b.cache_control), tokenizer));
   for (const m of body.messages) {
     const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     // A thinking block's signature is not billed as input: only its thinking counts (a compaction block's: its summary).
     const billed = (b: Wire) => (b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking } : b.type === 'compaction' ? { type: 'compaction', content: b.content } : strip(b));
-    for (const b of content) out.push(block({ role: m.role, ...billed(b) }, Boolean(b.cache_control)));
+    for (const b of content) out.push(block({ role: m.role, ...billed(b) }, Boolean(b.cache_control), tokenizer));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 // refuse a replayed call without one, like the API. Over its window: 400
 // INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of
 // tokens allowed (M)."
+import { TOKENIZERS } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
@@ -48,7 +49,9 @@ export interface GeminiFake {
 const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 const SKIP = 'skip_thought_signature_validator';
 
-export async function startGeminiFake(options: { window?: number; key?: string; modelInfo?: GeminiFake['modelInfo'] } = {}): Promise<GeminiFake> {
+/** `ownTokenizer`: count with Gemini's tokenizer (tokenizers.ts: 0.5x-1.4x skein's estimate by kind of text), not o200k. */
+export async function startGeminiFake(options: { window?: number; key?: string; modelInfo?: GeminiFake['modelInfo']; ownTokenizer?: boolean } = {}): Promise<GeminiFake> {
+  const tokenizer = options.ownTokenizer ? TOKENIZERS.gemini : undefined;
   const brain = new Brain();
   const cache = new PromptCache('automatic');
   let n = 0;
@@ -98,7 +101,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     if (thinkingRefused) return error(res, 400, thinkingRefused);
     const system = body.systemInstruction ?? body.generationConfig?.systemInstruction;
     const tools = body.tools ?? [];
-    const split = cache.split([block(system ?? ''), ...tools.map((t: unknown) => block(t)), ...body.contents.flatMap((c: any) => c.parts.map(({ thoughtSignature: _s, ...p }: any) => block({ role: c.role, ...p })))], 2);
+    const split = cache.split([block(system ?? '', false, tokenizer), ...tools.map((t: unknown) => block(t, false, tokenizer)), ...body.contents.flatMap((c: any) => c.parts.map(({ thoughtSignature: _s, ...p }: any) => block({ role: c.role, ...p }, false, tokenizer)))], 2);
     const tooLong = () => (fake.refused++, error(res, 400, `The input token count (${split.total}) exceeds the maximum number of tokens allowed (${fake.window}).`));
     if (split.total > fake.window) return tooLong();
     const answer = await brain.answer(conversation(body, system));

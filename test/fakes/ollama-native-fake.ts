@@ -17,6 +17,7 @@ import { json, pieces, type FakeRequest } from './http.js';
 import { block, tokens } from './prompt-cache.js';
 import { refusals } from './rules/rejection.js';
 import { ollamaTruncate, type WindowSettings } from './window.js';
+import { FLAVOUR_TOKENIZER } from './dialects.js';
 
 /** The fake model's trained context (what /api/show names as llama.context_length). */
 export const OLLAMA_TRAINED_CONTEXT = 131_072;
@@ -78,8 +79,10 @@ export async function serveOllamaNative(w: WindowSettings | undefined, models: s
   // The request's num_ctx wins over the server's default, capped at what the model was trained for.
   const numCtx = Math.min(body.options?.num_ctx ?? w.window, OLLAMA_TRAINED_CONTEXT);
   state.loaded = numCtx;
-  const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t));
-  const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m))].reduce((n, b) => n + b.tokens, 3);
+  // Counted with the model's own tokenizer (tokenizers.ts), not skein's.
+  const tokenizer = w.o200k ? undefined : FLAVOUR_TOKENIZER.ollama;
+  const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t, false, tokenizer));
+  const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m, false, tokenizer))].reduce((n, b) => n + b.tokens, 3);
   const sent = count(body.messages);
   const { kept, droppedFirstUser } = ollamaTruncate(body.messages as { role: string }[], count, numCtx);
   if (kept.length < body.messages.length) state.cut.push({ droppedFirstUser, kept: count(kept), sent, numCtx });

@@ -13,6 +13,8 @@ import { Brain, FailurePlan, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
+import { EMPTY_LENGTH_ANSWER, FLAVOUR_TOKENIZER } from './dialects.js';
+import { countWith } from './tokenizers.js';
 import { serveOllamaNative, type OllamaNativeState } from './ollama-native-fake.js';
 import { checkOpenAIRequest } from './rules/openai.js';
 import { checkOpenAITools } from './rules/tools.js';
@@ -107,8 +109,10 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     if (typeof failure === 'number') return error(res, failure, 'The server had an error while processing your request. Sorry about that!', 'server_error', null);
 
     const maxOut = body.max_completion_tokens ?? body.max_tokens ?? 0;
-    const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t));
-    const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m))].reduce((n, b) => n + b.tokens, 3);
+    // A server family counts with its model's own tokenizer (tokenizers.ts), not skein's.
+    const tokenizer = fake.server && !fake.server.o200k ? FLAVOUR_TOKENIZER[fake.server.flavour] : undefined;
+    const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t, false, tokenizer));
+    const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m, false, tokenizer))].reduce((n, b) => n + b.tokens, 3);
     if (fake.server?.flavour === 'ollama') {
       // Ollama does not refuse: it drops the start of the conversation to fit num_ctx and says nothing.
       const sent = count(body.messages);
@@ -116,12 +120,26 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
       if (kept.length < body.messages.length) fake.cut.push({ droppedFirstUser, kept: count(kept), sent, ...(!body.tools?.length && { summary: true }) } as never);
       body.messages = kept;
     }
-    const split = cache.split([...toolBlocks, ...body.messages.map((m: unknown) => block(m))], 3);
+    const split = cache.split([...toolBlocks, ...body.messages.map((m: unknown) => block(m, false, tokenizer))], 3);
     if (fake.server) {
       const refused = refusal(fake.server, split.total, maxOut);
       if (refused) {
         fake.refused++;
-        return json(res, refused.status, refused.body);
+        // The raw body as the family sends it (some are not an OpenAI-shaped object at all).
+        res.writeHead(refused.status, { 'content-type': 'application/json' });
+        return void res.end(refused.body);
+      }
+      if (EMPTY_LENGTH_ANSWER.has(fake.server.flavour) && split.total + maxOut > fake.server.window) {
+        // LMDeploy: nothing written, finish_reason "length", 0 completion tokens (lmdeploy/serve/async_engine.py).
+        fake.refused++;
+        const usage = { prompt_tokens: split.total, completion_tokens: 0, total_tokens: split.total };
+        const base = { id: `chatcmpl-fake-${++n}`, created: Math.floor(Date.now() / 1000), model: body.model };
+        if (!body.stream) return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '' }, logprobs: null, finish_reason: 'length' }], usage });
+        const sse = openSse(res);
+        await sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: 'length' }] })}\n\n`);
+        if (body.stream_options?.include_usage) await sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+        await sse.send('data: [DONE]\n\n');
+        return sse.end();
       }
     }
     const tooLong = () =>
@@ -133,7 +151,8 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
 
     const id = `chatcmpl-fake-${++n}`;
     const calls = answer.calls.map((c, i) => ({ id: `call_fake_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
-    const completion = tokens(answer.text) + calls.reduce((k, c) => k + tokens(c.function.arguments), 0) + 1;
+    const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
+    const completion = own(answer.text) + calls.reduce((k, c) => k + own(c.function.arguments), 0) + 1;
     const usage: OpenAIUsageWire = {
       prompt_tokens: split.total,
       completion_tokens: completion,

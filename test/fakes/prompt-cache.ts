@@ -6,6 +6,7 @@
 // - automatic (OpenAI, Gemini implicit): every prefix of a request is cached.
 import { createHash } from 'node:crypto';
 import { countTokens } from 'gpt-tokenizer';
+import { countWith, type FakeTokenizer } from './tokenizers.js';
 
 export interface Block {
   /** What identifies the block's content (JSON of it, without cache markers). */
@@ -15,9 +16,10 @@ export interface Block {
   breakpoint?: boolean;
 }
 
-export function block(value: unknown, breakpoint = false): Block {
+/** `tokenizer`: the server's own (tokenizers.ts); without one, o200k with 3 tokens of framing. */
+export function block(value: unknown, breakpoint = false, tokenizer?: FakeTokenizer): Block {
   const key = typeof value === 'string' ? value : JSON.stringify(value);
-  return { key, tokens: countTokens(key) + 3, breakpoint };
+  return { key, tokens: tokenizer ? countWith(tokenizer, key) + tokenizer.perMessage : countTokens(key) + 3, breakpoint };
 }
 
 export interface CacheSplit {

@@ -6,47 +6,25 @@
 // /api/v0/models). The OpenAI-compatible fake calls these hooks.
 import type http from 'node:http';
 import { json, type FakeRequest } from './http.js';
+import { refusalOf, type CompatFlavour, type Refusal } from './dialects.js';
 
-export type CompatFlavour = 'openai' | 'vllm' | 'llamacpp' | 'lmstudio' | 'openrouter' | 'ollama' | 'nonumber';
+export type { CompatFlavour } from './dialects.js';
 
 export interface WindowSettings {
   flavour: CompatFlavour;
-  /** The context window the server really has (Ollama: num_ctx). */
+  /** The context window the server really has (Ollama: num_ctx), in its own tokens. */
   window: number;
   /** Answer the flavour's model-info endpoint (false: it fails with 404 or 500). */
   advertise: boolean;
   /** When not advertised: 'missing' answers 404, 'broken' answers 500. */
   failure?: 'missing' | 'broken';
+  /** Count with skein's own estimator's library as is (the old fakes), not the family's tokenizer. */
+  o200k?: boolean;
 }
 
-/** The refusal the server sends for `prompt` input tokens and `maxTokens` output asked, or undefined when it fits (or it truncates). */
-export function refusal(w: WindowSettings, prompt: number, maxTokens: number): { status: number; body: unknown } | undefined {
-  const total = prompt + maxTokens;
-  const err = (message: string, extra: object = {}) => ({ status: 400, body: { error: { message, type: 'invalid_request_error', param: null, code: null, ...extra } } });
-  switch (w.flavour) {
-    case 'ollama':
-      return undefined;
-    case 'llamacpp':
-      // llama.cpp checks the prompt alone (n_tokens >= n_ctx), and names both numbers beside its text.
-      if (prompt < w.window) return undefined;
-      return { status: 400, body: { error: { code: 400, message: `request (${prompt} tokens) exceeds the available context size (${w.window} tokens), try increasing it`, type: 'exceed_context_size_error', n_prompt_tokens: prompt, n_ctx: w.window } } };
-    default:
-      if (total <= w.window) return undefined;
-  }
-  switch (w.flavour) {
-    case 'openai':
-      return err(`This model's maximum context length is ${w.window} tokens. However, your messages resulted in ${total} tokens (${prompt} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, { param: 'messages', code: 'context_length_exceeded' });
-    case 'vllm':
-      if (prompt < w.window) return err(`'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${w.window} tokens and your request has ${prompt} input tokens (${maxTokens} > ${w.window} - ${prompt}). (parameter=max_tokens, value=${maxTokens})`, { type: 'BadRequestError', code: 400 });
-      return err(`This model's maximum context length is ${w.window} tokens. However, you requested 0 output tokens and your prompt contains at least ${prompt + 1} input tokens, for a total of at least ${prompt + 1} tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=${prompt + 1})`, { type: 'BadRequestError', code: 400 });
-    case 'lmstudio':
-      return err(`Trying to keep the first ${prompt} tokens when context the overflows. However, the model is loaded with context length of only ${w.window} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input`);
-    case 'openrouter':
-      return err(`This endpoint's maximum context length is ${w.window} tokens. However, you requested about ${total} tokens (${prompt} of text input, ${maxTokens} in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.`, { code: 400 });
-    case 'nonumber':
-      return err('the request exceeds the available context size, try increasing it');
-  }
-  return undefined;
+/** The refusal the server sends for `prompt` input tokens and `maxTokens` output asked (status and raw body), or undefined when it fits (or it cuts). */
+export function refusal(w: WindowSettings, prompt: number, maxTokens: number): Refusal | undefined {
+  return refusalOf(w.flavour, w.window, prompt, maxTokens);
 }
 
 /**
@@ -71,7 +49,7 @@ export function serveModelInfo(w: WindowSettings | undefined, models: string[], 
     (w.flavour === 'llamacpp' && url === '/props') ||
     (w.flavour === 'ollama' && (url === '/api/show' || url === '/api/ps')) ||
     (w.flavour === 'lmstudio' && url.startsWith('/api/v0/models/'));
-  if (!endpoint && !(w.flavour === 'vllm' && url === '/v1/models')) return false;
+  if (!endpoint && !((w.flavour === 'vllm' || w.flavour === 'vllm-old' || w.flavour === 'sglang' || w.flavour === 'opaque') && url === '/v1/models')) return false;
   if (!w.advertise) {
     if (url === '/v1/models') return false; // the ordinary list, without windows
     json(res, w.failure === 'broken' ? 500 : 404, { error: w.failure === 'broken' ? 'internal error' : 'not found' });

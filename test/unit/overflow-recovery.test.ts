@@ -5,7 +5,7 @@
 // known window may be too low: the server decides), and a real refusal after
 // that ends the turn with an error that says what to do.
 import { describe, expect, it } from 'vitest';
-import { OverflowRecovery, WouldOverflowError, type RecoveryHost } from '../../server/agent/overflow-recovery.js';
+import { MAX_ATTEMPTS, MAX_REFUSALS, OverflowRecovery, WouldOverflowError, type RecoveryHost } from '../../server/agent/overflow-recovery.js';
 import { outputFloor, windowMargin, type SessionWindow } from '../../server/agent/window.js';
 import { ContextOverflowError } from '../../server/llm/types.js';
 
@@ -68,7 +68,7 @@ describe('the check before sending', () => {
     const { h, levels, size } = host(3900, 2000, 150);
     const recovery = new OverflowRecovery(h);
     const rounds = await untilSendable(recovery, size);
-    expect(rounds).toBeGreaterThan(1);
+    expect(rounds).toBeGreaterThanOrEqual(1);
     expect(size() + outputFloor(W) + windowMargin(W)).toBeLessThanOrEqual(W);
     // Each round starts a level deeper than the last.
     expect(levels[0]).toBe(0);
@@ -81,9 +81,102 @@ describe('the check before sending', () => {
     expect(await untilSendable(recovery, size)).toBe(1);
     // Sent as it is: the server refuses it.
     const refusal = new ContextOverflowError('request (3700 tokens) exceeds the available context size (4000 tokens), try increasing it');
-    await expect(recovery.recover(refusal, { input: 3700, maxTokens: 512 })).rejects.toThrow(/cannot fit local-model's context window: it accepts 4,000 tokens.*first message/);
+    await expect(recovery.recover(refusal, { input: 3700, maxTokens: 512 })).rejects.toThrow(/cannot fit local-model's context window of 4,000 tokens.*first message alone take about 3,600 tokens, and the answer needs at least 500 more/);
     // An answer resets it: the next too-long request is compacted first again.
     recovery.answered();
     expect(() => recovery.check(3700, 512)).toThrow(WouldOverflowError);
+  });
+});
+
+/**
+ * The agent's loop around one request, with an iteration counter instead of
+ * a timeout: recovery resolves in microtasks, so an unbounded loop would
+ * starve every timer (vitest's timeout included) and spin for ever. Returns
+ * how the request ended and after how many recoveries.
+ */
+async function agentLoop(recovery: OverflowRecovery, estimate: () => number, send: (n: number) => ContextOverflowError | undefined): Promise<{ end: 'sent' | 'gave up'; recoveries: number; error?: string }> {
+  for (let recoveries = 0; recoveries < 1000; recoveries++) {
+    try {
+      recovery.check(estimate(), 512);
+      const refused = send(estimate());
+      if (!refused) return { end: 'sent', recoveries };
+      throw refused;
+    } catch (err) {
+      if (!(err instanceof ContextOverflowError)) throw err;
+      try {
+        await recovery.recover(err, { input: estimate(), maxTokens: 512 });
+      } catch (giveUp) {
+        return { end: 'gave up', recoveries, error: (giveUp as Error).message };
+      }
+    }
+  }
+  throw new Error('the recovery loop did not end within 1000 rounds: it would spin for ever');
+}
+
+describe('overflow recovery is bounded on every path', () => {
+  /**
+   * A host whose every guard is satisfied but that never gets anywhere: each
+   * compaction shrinks the estimate by half a token, the check before sending
+   * always finds it too long, the check after compacting always finds it fits.
+   * Only the bound ends this.
+   */
+  function creeping() {
+    let size = 3000;
+    let calls = 0;
+    const window = {
+      contextWindow: W,
+      source: 'provider',
+      tooLong: () => ++calls % 2 === 1,
+      learn: () => false,
+      capOutput: () => {},
+    } as unknown as SessionWindow;
+    const h: RecoveryHost = { window, model: () => 'local-model', enterCompacting: () => {}, compact: async () => void (size -= 0.5), estimate: () => size, headEstimate: () => 1000 };
+    return { h, size: () => size };
+  }
+
+  it("skein's own check (WouldOverflowError), where recover() returns before counting refusals: the request goes out within MAX_ATTEMPTS", async () => {
+    const { h, size } = creeping();
+    const run = await agentLoop(new OverflowRecovery(h), size, () => undefined);
+    expect(run.end).toBe('sent');
+    expect(run.recoveries).toBeLessThanOrEqual(MAX_ATTEMPTS + 1);
+  });
+
+  it('the same creeping recovery against a server that refuses: ends in an error within MAX_ATTEMPTS', async () => {
+    const { h, size } = creeping();
+    const run = await agentLoop(new OverflowRecovery(h), size, () => new ContextOverflowError('the request exceeds the available context size, try increasing it'));
+    expect(run.end).toBe('gave up');
+    // The round whose recovery gave up is the last one.
+    expect(run.recoveries).toBeLessThanOrEqual(MAX_ATTEMPTS + 1);
+  });
+
+  it('a compaction that leaves the request exactly as large as the one refused is not a retry: it ends, with the refused size named', async () => {
+    // Nothing can be folded; the server counted exactly what skein estimates, and it still said no.
+    const { h } = host(3000, 1000, 0);
+    const refusal = new ContextOverflowError('request (3000 tokens) exceeds the available context size (3000 tokens), try increasing it');
+    const end = await new OverflowRecovery(h).recover(refusal, { input: 3000, maxTokens: 512 }).catch((e: Error) => e);
+    expect(end).toBeInstanceOf(ContextOverflowError);
+    expect((end as Error).message).toMatch(/cannot make it smaller than the 3,000 tokens the server refused/);
+  });
+
+  it('a server that refuses every request, whatever skein sends: at most MAX_REFUSALS refusals, then an error whose numbers agree', async () => {
+    let sent = 0;
+    const { h } = host(3000, 1000, 0);
+    const refuse = () => (sent++, new ContextOverflowError('the request exceeds the available context size, try increasing it'));
+    const run = await agentLoop(new OverflowRecovery(h), () => 3000, refuse);
+    expect(run.end).toBe('gave up');
+    expect(sent).toBeLessThanOrEqual(MAX_REFUSALS + 1);
+    expect(run.recoveries).toBeLessThanOrEqual(MAX_ATTEMPTS);
+  });
+
+  it('a recovery that never gets strictly smaller than what the server counted ends with an error whose numbers agree', async () => {
+    // The view cannot shrink (the head is all there is); the refusal names the server's count, and the estimate learns it.
+    const { h } = host(2500, 2500, 0);
+    let scale = 1;
+    const recovery = new OverflowRecovery({ ...h, estimate: () => 2500 * scale, headEstimate: () => 1000, calibrate: (raw, prompt) => (scale = prompt / raw) });
+    const refusal = new ContextOverflowError("This model's maximum context length is 4000 tokens. However, you requested 4100 tokens (3588 in the messages, 512 in the completion).");
+    const end = await recovery.recover(refusal, { input: 2500, maxTokens: 512, raw: 2500 }).catch((e: Error) => e);
+    expect(end).toBeInstanceOf(ContextOverflowError);
+    // 3,588 + 500 for the answer passes 4,000: the sum the message names does pass the window.
+    expect((end as Error).message).toMatch(/window of 4,000 tokens.*still leaves about 3,588 tokens, and the answer needs at least 500 more/);
   });
 });

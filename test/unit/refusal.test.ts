@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseRefusal } from '../../server/llm/limits/refusal.js';
 import { fromAnthropicError, fromGeminiError, fromOpenAIError } from '../../server/llm/provider-errors.js';
 import { ContextOverflowError } from '../../server/llm/types.js';
-import { refusal } from '../fakes/window.js';
+import { refusal, type CompatFlavour } from '../fakes/window.js';
+import { asProviderWouldThrow } from '../fakes/windowed-provider.js';
 
 const signal = new AbortController().signal;
 const anthropic = (message: string) => fromAnthropicError(AnthropicAPIError.generate(400, { type: 'error', error: { type: 'invalid_request_error', message } }, undefined, new Headers()), signal);
@@ -23,18 +24,34 @@ describe('the limit named by each refusal', () => {
     expect(limitsOf(anthropic('input length and `max_tokens` exceed context limit: 570 + 16384 > 9000, decrease input length or `max_tokens` and try again'))).toEqual({ window: 9000, prompt: 570, maxTokens: 16384 });
   });
 
-  it('OpenAI context_length_exceeded, vLLM (both), llama.cpp (n_ctx fields), LM Studio, OpenRouter, from the fakes that serve them', () => {
-    const from = (flavour: Parameters<typeof refusal>[0]['flavour'], prompt: number, maxTokens: number) => {
+  it('every family served by the fakes, its raw body kept by the fetch and read through the real SDK error', async () => {
+    const from = async (flavour: CompatFlavour, prompt: number, maxTokens: number) => {
       const r = refusal({ flavour, window: 8192, advertise: false }, prompt, maxTokens)!;
-      return limitsOf(openai(r.status, (r.body as { error: object }).error));
+      return limitsOf(await asProviderWouldThrow(r.status, r.body, signal));
     };
-    expect(from('openai', 9000, 1000)).toEqual({ window: 8192, prompt: 9000, maxTokens: 1000 });
-    expect(from('vllm', 9000, 1000)).toEqual({ window: 8192, prompt: 9001 });
-    expect(from('vllm', 500, 16384)).toEqual({ window: 8192, prompt: 500, maxTokens: 16384 });
-    expect(from('llamacpp', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
-    expect(from('lmstudio', 9000, 1000)).toEqual({ window: 8192 });
-    expect(from('openrouter', 9000, 1000)).toEqual({ window: 8192, prompt: 9000, maxTokens: 1000 });
-    expect(from('nonumber', 9000, 1000)).toEqual({});
+    expect(await from('openai', 9000, 1000)).toEqual({ window: 8192, prompt: 9000, maxTokens: 1000 });
+    expect(await from('azure', 9000, 1000)).toEqual({ window: 8192, prompt: 10000 });
+    expect(await from('vllm', 9000, 1000)).toEqual({ window: 8192, prompt: 9001, maxTokens: 1000 });
+    expect(await from('vllm', 500, 16384)).toEqual({ window: 8192, prompt: 500, maxTokens: 16384 });
+    expect(await from('vllm-old', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
+    expect(await from('sglang', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
+    expect(await from('sglang', 9000, 1500)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('mlc', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('tgi', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
+    expect(await from('tgi', 9000, 1500)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('llamacpp', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('ollama-refuses', 9000, 1000)).toEqual({});
+    expect(await from('lmstudio', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('litellm', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
+    expect(await from('openrouter', 7000, 1500)).toEqual({ window: 8192, prompt: 7000, maxTokens: 1500 });
+    expect(await from('openrouter', 9000, 1000)).toEqual({ window: 8192, prompt: 9000 });
+    expect(await from('nonumber', 9000, 1000)).toEqual({});
+  });
+
+  it('without the raw body (the SDK alone) a vLLM-old, SGLang or MLC refusal is "400 status code (no body)": the body is what tells', () => {
+    const e = OpenAIAPIError.generate(400, { object: 'error', message: "This model's maximum context length is 6000 tokens. However, you requested 6512 tokens (5012 in the messages, 1500 in the completion).", type: 'BadRequestError', param: null, code: 400 }, undefined, new Headers());
+    expect(e.message).toBe('400 status code (no body)');
+    expect(fromOpenAIError(e, signal)).not.toBeInstanceOf(ContextOverflowError);
   });
 
   it('OpenAI\'s "your messages resulted in" and the older vLLM text', () => {

@@ -2,6 +2,8 @@
 import { APIError as AnthropicAPIError, APIConnectionError, APIConnectionTimeoutError } from '@anthropic-ai/sdk';
 import { ContextOverflowError, isAbortError, ProviderError } from '../types.js';
 import { asError, retryableStatus, retryAfterMs, transport } from './common.js';
+import { overflowText, readErrorBody } from './dialects.js';
+import { rawBodyOf } from './raw-body.js';
 
 /** Anthropic: "prompt is too long: N tokens > M maximum" and "input length and `max_tokens` exceed context limit: ...". */
 const ANTHROPIC_TOO_LONG = /prompt is too long|exceed context limit|context window/i;
@@ -11,8 +13,12 @@ export function fromAnthropicError(err: unknown, signal: AbortSignal): Error {
   const failed = transport(err, { Timeout: APIConnectionTimeoutError, Connection: APIConnectionError });
   if (failed) return failed;
   if (!(err instanceof AnthropicAPIError)) return asError(err);
-  const text = err.apiMessage ?? err.message;
+  const raw = readErrorBody(rawBodyOf(err.headers));
+  const text = err.apiMessage ?? raw.texts[0] ?? err.message;
   if ((err.status === 400 && ANTHROPIC_TOO_LONG.test(text)) || err.status === 413) return new ContextOverflowError(text);
+  // A proxy in front of Anthropic (LiteLLM, OpenRouter) answers in its own shape.
+  const tooLong = overflowText(err.status, raw);
+  if (tooLong !== undefined) return new ContextOverflowError(tooLong);
   // An `error` event in the middle of a stream has no status, only its type.
   const retryable = err.status === undefined ? /overloaded|api_error|rate_limit|timeout/.test(err.type ?? '') : retryableStatus(err.status);
   const type = err.type ? `${err.type}: ` : '';

@@ -32,14 +32,30 @@ const PATTERNS: Pattern[] = [
   { re: new RegExp(`input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`, 'i'), prompt: 1, window: 2 },
   // llama.cpp server: "request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it"
   { re: new RegExp(`request \\(${N} tokens\\) exceeds (?:the available )?context size \\(${N} tokens\\)`, 'i'), prompt: 1, window: 2 },
+  // SGLang (tokenizer_manager.py): "Requested token count exceeds the model's maximum context length of 6000 tokens. You requested a total of 6512 tokens: 5012 tokens from the input messages and 1500 tokens for the completion. …"
+  { re: new RegExp(`maximum context length of ${N} tokens\\. You requested a total of ${N} tokens: ${N} tokens from the input messages and ${N} tokens for the completion`, 'i'), window: 1, prompt: 3, maxTokens: 4 },
+  // SGLang: "The input (9000 tokens) is longer than the model's context length (8192 tokens)."
+  { re: new RegExp(`input \\(${N} tokens\\) is longer than the model's context length \\(${N} tokens\\)`, 'i'), prompt: 1, window: 2 },
+  // MLC-LLM (serve/engine_utils.py): "Request prompt has 9000 tokens in total, larger than the model input length limit 8192."
+  { re: new RegExp(`prompt has ${N} tokens in total, larger than the model input length limit ${N}`, 'i'), prompt: 1, window: 2 },
+  // TGI (router/src/validation.rs): "`inputs` tokens + `max_new_tokens` must be <= 4096. Given: 3900 `inputs` tokens and 500 `max_new_tokens`"
+  { re: new RegExp(`\`inputs\` tokens \\+ \`max_new_tokens\` must be <= ${N}\\. Given: ${N} \`inputs\` tokens and ${N} \`max_new_tokens\``, 'i'), window: 1, prompt: 2, maxTokens: 3 },
+  // TGI: "`inputs` must have less than 4000 tokens. Given: 4100"
+  { re: new RegExp(`\`inputs\` must have less than ${N} tokens\\. Given: ${N}`, 'i'), window: 1, prompt: 2 },
+  // vLLM (current): "This model's maximum context length is 8192 tokens. However, you requested 500 output tokens and your prompt contains at least 8000 input tokens, …"
+  { re: new RegExp(`maximum context length is ${N} tokens[.,]?\\s*However, you requested ${N} output tokens and your prompt contains (?:at least )?${N} input tokens`, 'i'), window: 1, maxTokens: 2, prompt: 3 },
+  // vLLM (0.9): "This model's maximum context length is 8192 tokens. However, your request has 9000 input tokens. …"
+  { re: new RegExp(`maximum context length is ${N} tokens[.,]?\\s*However, your request has ${N} input tokens`, 'i'), window: 1, prompt: 2 },
   // vLLM: "'max_tokens' or 'max_completion_tokens' is too large: 16384. This model's maximum context length is 8192 tokens and your request has 500 input tokens (16384 > 8192 - 500)."
   { re: new RegExp(`is too large:\\s*${N}\\.\\s*This model's maximum context length is ${N} tokens and your request has ${N} input tokens`, 'i'), maxTokens: 1, window: 2, prompt: 3 },
   // OpenAI, vLLM (older), OpenRouter ("This endpoint's ..."): "maximum context length is M tokens. However, you requested T tokens (N in the messages, X in the completion)"
   { re: new RegExp(`maximum context length is ${N} tokens[.,]?\\s*However, (?:you requested (?:about )?|your messages resulted in )${N} tokens \\(${N} (?:in the messages|of text input)[^,]*, ${N} in the (?:completion|output)`, 'i'), window: 1, prompt: 3, maxTokens: 4 },
   // OpenAI: "... However, your messages resulted in N tokens"; vLLM: "... your prompt contains at least N input tokens"
   { re: new RegExp(`maximum context length is ${N} tokens[.,]?\\s*However, (?:your messages resulted in|you requested 0 output tokens and your prompt contains at least|your prompt contains at least|you requested) ${N}`, 'i'), window: 1, prompt: 2 },
-  // vLLM: "The decoder prompt (length 9000) is longer than the maximum model length of 8192."
-  { re: new RegExp(`prompt \\(length ${N}\\) is longer than the maximum model length of ${N}`, 'i'), prompt: 1, window: 2 },
+  // vLLM: "The decoder prompt (length 9000) [plus the number of requested output tokens (at least 1)] is longer than the maximum model length of 8192."
+  { re: new RegExp(`prompt \\(length ${N}\\) (?:plus the number of requested output tokens \\(at least 1\\) )?is longer than the maximum model length of ${N}`, 'i'), prompt: 1, window: 2 },
+  // LM Studio: "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough."
+  { re: new RegExp(`keep the first ${N} tokens[\\s\\S]*?context length of only ${N} tokens`, 'i'), prompt: 1, window: 2 },
   // LM Studio: "... the model is loaded with context length of only 4096 tokens, which is not enough."
   { re: new RegExp(`context length of only ${N} tokens`, 'i'), window: 1 },
   // Any "maximum context length is M" / "max_model_len M" without the rest.
