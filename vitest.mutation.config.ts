@@ -14,6 +14,8 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // Stryker runs the covering tests once per mutant: re-importing the server for every file of every run is most of the time.
+    isolate: false,
     include: [
       // Access, Host/Origin, headers (the integration headers test needs the built UI, which a fresh clone lacks).
       'test/unit/access*.test.ts',
