@@ -29,6 +29,7 @@ export default defineConfig({
       'test/unit/paths*.test.ts',
       // Approvals.
       'test/unit/approvals*.test.ts',
+      'test/unit/approval-gate.test.ts',
       // The event log.
       'test/unit/event-log*.test.ts',
       'test/unit/session-durability.test.ts',
