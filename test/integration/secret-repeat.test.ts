@@ -77,4 +77,21 @@ describe('on the real path', () => {
     expect(log).not.toContain(KEY);
     expect(log).not.toContain(GENERATED.value);
   });
+
+  it('a *_KEY variable never reaches bash unless allow-listed, and its value printed from a file is masked each time', async () => {
+    setEnv({ PAYMENT_SERVICE_KEY: 'pay-key-0123456789abcdef', SHORT_KEY: 'abc1234' });
+    const workDir = tempDir('secret-repeat-key');
+    fs.writeFileSync(`${workDir}/notes.txt`, 'pay-key-0123456789abcdef and again pay-key-0123456789abcdef\n');
+    const run: TestAgent = startAgent(new PredictableProvider({ contextWindow: 100_000, maxOutputTokens: 1000 }), { workDir });
+    const before = run.session.log.lastSeq;
+    run.session.userMessage('bash: echo "[$PAYMENT_SERVICE_KEY][$SHORT_KEY]"; cat notes.txt');
+    await run.idle();
+    const result = run.events().slice(before).find((e) => e.kind === 'tool_result');
+    if (result?.kind !== 'tool_result') throw new Error('no tool result');
+    // Scrubbed from the environment (the short one too: it is named like a secret) ...
+    expect(result.output).toContain('[][]');
+    // ... and masked every time it shows up anyway (the short one is below the masking floor, but never reached the tool).
+    expect(count(result.output, '[redacted PAYMENT_SERVICE_KEY]')).toBe(2);
+    expect(fs.readFileSync(run.session.log.file, 'utf8')).not.toContain('pay-key-0123456789abcdef');
+  });
 });
