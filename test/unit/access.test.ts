@@ -116,6 +116,26 @@ describe('loopback names', () => {
     for (const name of [`localhost:${PORT}`, `[::1]:${PORT}`, `127.9.9.9:${PORT}`, 'localhost']) expect(a.check(request({ ...auth, host: name }), false).ok, name).toBe(true);
   });
 
+  it('a server bound to ::1 or localhost is a loopback server too', () => {
+    for (const listen of ['::1', 'localhost', '127.0.0.2']) {
+      const a = new Access(listen, () => PORT, TOKEN);
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      expect(a.check(request({ ...auth, host: `127.0.0.1.evil.example:${PORT}` }), false), listen).toMatchObject({ ok: false, status: 403 });
+      expect(a.check(request({ ...auth, host: `[::1]:${PORT}` }), false).ok, listen).toBe(true);
+      // On a loopback bind an Origin must be a loopback one, even when it names the Host the request came with.
+      expect(a.check(request({ ...auth, host: `localhost:${PORT}`, origin: `http://skein.lan:${PORT}` }), true).ok, listen).toBe(false);
+    }
+  });
+
+  it('a missing Host is not a name: an Origin of http://undefined is not the page’s own', () => {
+    const a = new Access('0.0.0.0', () => PORT, TOKEN);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect(a.check(request({ ...auth, origin: `http://undefined:${PORT}` }), true)).toMatchObject({ ok: false, status: 403 });
+    expect(a.check(request({ ...auth, host: '', origin: `http://undefined:${PORT}` }), true)).toMatchObject({ ok: false, status: 403 });
+    // An unparsable Host is no name either.
+    expect(a.check(request({ ...auth, host: 'a b', origin: `http://undefined:${PORT}` }), true)).toMatchObject({ ok: false, status: 403 });
+  });
+
   it('a server bound elsewhere takes any Host name (its token guards it)', () => {
     const a = new Access('0.0.0.0', () => PORT, TOKEN);
     expect(a.check(request({ host: 'skein.example', authorization: `Bearer ${TOKEN}` }), false)).toEqual({ ok: true, viaQuery: false });
