@@ -183,10 +183,15 @@ export class EventLog extends LoadedEvents implements SessionLog {
   }
 }
 
+/** Writes all of `text`; a write that makes no progress is an error, not a loop that spins for ever. */
 function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text);
   let offset = 0;
-  while (offset < buf.length) offset += fs.writeSync(fd, buf, offset);
+  while (offset < buf.length) {
+    const written = fs.writeSync(fd, buf, offset);
+    if (!(written > 0)) throw Object.assign(new Error(`EIO: the event log write made no progress at byte ${offset} of ${buf.length}`), { code: 'EIO' });
+    offset += written;
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
 import { thinkingRefusal, thoughtSummary } from './gemini-thinking.js';
+import { ReturnedAnswers } from './round-trip.js';
 import { json, listen, openSse, pieces, transportFailure, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { checkGeminiRequest } from './rules/gemini.js';
@@ -55,6 +56,8 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
   const brain = new Brain();
   const cache = new PromptCache('automatic');
   let n = 0;
+  /** Every answer with a thought signature, as returned (all its parts, as streamed), keyed by the signature. */
+  const returned = new ReturnedAnswers((p) => (typeof p.thoughtSignature === 'string' ? p.thoughtSignature : undefined));
   const fake: Omit<GeminiFake, 'url' | 'close'> = {
     key: options.key ?? 'gemini-test-key',
     window: options.window ?? 1_048_576,
@@ -97,6 +100,15 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
       const missing = unsignedCall(body, fake.signatures);
       if (missing !== undefined) return error(res, 400, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${missing}\` , position 2.`);
     }
+    // A signed answer goes back as returned: every part, in order, unchanged (round-trip.ts). Skein never does otherwise.
+    for (const [ci, c] of (body.contents as { role: string; parts: Record<string, unknown>[] }[]).entries()) {
+      const changed = c.role === 'model' ? returned.firstChange(c.parts) : undefined;
+      if (!changed) continue;
+      const message = `Invalid thought_signature in contents[${ci}].parts[${changed.index}]: the model's turn must be sent back as it was returned (expected ${changed.expected}).`;
+      fake.violations.push(message);
+      refusals.push(`Gemini fake: ${message}`);
+      return error(res, 400, message);
+    }
     const thinkingRefused = thinkingRefusal(model!, body);
     if (thinkingRefused) return error(res, 400, thinkingRefused);
     const system = body.systemInstruction ?? body.generationConfig?.systemInstruction;
@@ -128,6 +140,9 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     fake.reported.push({ usage, summary: answer.summary, streamed: method === 'streamGenerateContent' });
     const meta = { modelVersion: model, responseId: `resp-fake-${n}` };
     const parts = [...(thought.part ? [thought.part] : []), ...(answer.text ? [{ text: answer.text }] : []), ...calls];
+    const texts = pieces(answer.text);
+    // What the client assembles: one part per streamed chunk part.
+    returned.remember(method === 'generateContent' ? parts : [...(thought.part ? [thought.part] : []), ...texts.map((text) => ({ text })), ...calls]);
     if (method === 'generateContent') {
       return json(res, 200, { candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, ...meta });
     }
@@ -139,7 +154,6 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
         ...meta,
       })}\r\n\r\n`);
     if (thought.part) await send([thought.part], false, 0);
-    const texts = pieces(answer.text);
     let soFar = 0;
     for (const [i, text] of texts.entries()) {
       soFar += tokens(text);

@@ -23,6 +23,8 @@ import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
+import { ReturnedAnswers } from './round-trip.js';
+import { refusals } from './rules/rejection.js';
 
 export interface ResponsesUsageWire {
   input_tokens: number;
@@ -55,6 +57,8 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
   /** call_id -> the function_call item's id and the reasoning item it needs. */
   const issued = new Map<string, { fc: string; rs: string }>();
   let n = 0;
+  /** Every answer as returned, keyed by its reasoning item's id: it must come back whole and in order (round-trip.ts). */
+  const returned = new ReturnedAnswers((i) => (i.type === 'reasoning' ? String(i.id) : undefined));
   const fake: Omit<ResponsesFake, 'url' | 'close'> = { key: 'sk-test', window: options.window ?? 1_000_000, failures: new FailurePlan(), reported: [], requests: [], refusals: [], compactions: 0 };
   const error = (res: http.ServerResponse, status: number, message: string, code: string | null, param: string | null = null) => {
     if (status < 500 && status !== 429) fake.refusals.push(message);
@@ -79,6 +83,12 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
         continue;
       }
       if (item.encrypted_content !== seal(body.model, String(item.id))) return error(res, 400, `The encrypted content for item ${item.id} could not be verified.`, 'invalid_encrypted_content');
+    }
+    const changed = returned.firstChange(input);
+    if (changed) {
+      const item = input[changed.index]!;
+      refusals.push(`OpenAI Responses fake: an answer was not sent back as returned at input[${changed.index}] (expected ${changed.expected})`);
+      return error(res, 400, `Item '${String(item.id ?? item.call_id ?? changed.index)}' of type '${String(item.type ?? item.role)}' at input[${changed.index}] does not match the output it was returned in; send output items back unchanged and in order.`, null, 'input');
     }
     // A tool-call continuation: each call this fake issued comes back right after its own reasoning item.
     for (const [i, item] of input.entries()) {
@@ -127,6 +137,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
       issued.set(call.call_id, { fc: call.id, rs });
       output.push(call);
     });
+    returned.remember(output);
     const visible = tokens(answer.text) + answer.calls.reduce((t, c) => t + tokens(JSON.stringify(c.input)), 0) + 1;
     const usage: ResponsesUsageWire = {
       input_tokens: split.total,

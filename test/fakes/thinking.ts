@@ -9,6 +9,9 @@
 //   in the latest assistant message: "... blocks in the latest assistant message cannot be modified ...";
 // - a block came from another model, or its signature is not one the fake made;
 // - the thinking of the tool-use cycle in progress was dropped although its prefix did not change;
+// - an answer that thought comes back other than exactly as returned (every
+//   block, text and tool calls too, in its place: round-trip.ts), refused
+//   like an edited block; skein never does it, so it is also a failure of the test;
 // and a model that always thinks refuses `thinking: {type: "disabled"}` and a forced tool choice;
 // an adaptive-only model refuses `thinking: {type: "enabled"}`. A model's
 // capabilities are the table's unless the fake's Models API advertises
@@ -16,6 +19,8 @@
 // adaptive thinking refuses any thinking but `disabled`.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { modelInfo } from '../../server/llm/models.js';
+import { ReturnedAnswers } from './round-trip.js';
+import { refusals } from './rules/rejection.js';
 
 type Wire = { type: string; [k: string]: any };
 
@@ -50,6 +55,8 @@ export class ThinkingRules {
   /** tool_use ids of answers that thought, with the prefix they were produced on. */
   private readonly thoughtBefore = new Map<string, string>();
   private answers = 0;
+  /** Every answer that thought, as returned, keyed by its blocks' signatures. */
+  private readonly returned = new ReturnedAnswers((b) => (b.type === 'thinking' ? String(b.signature) : b.type === 'redacted_thinking' ? String(b.data) : undefined));
   /** Every refusal, for the tests' "zero refusals" checks. */
   readonly refusals: string[] = [];
 
@@ -100,6 +107,12 @@ export class ThinkingRules {
         if (signed.prefix !== prefix) return at + (caps?.preserved ? BOUND : INVALID);
         if (signed.place !== place++) return at + (i === lastAssistant ? MODIFIED : BOUND);
       }
+      const changed = this.returned.firstChange(m.content);
+      if (changed) {
+        const message = `messages.${i}.content.${changed.index}: ${i === lastAssistant ? MODIFIED : INVALID}`;
+        refusals.push(`Anthropic fake: an answer that thought was not sent back as returned (expected ${changed.expected}): ${message}`);
+        return message;
+      }
     }
     // The tool-use cycle in progress: its answer thought, and its prefix is unchanged, so its thinking must come back.
     const last = messages[lastAssistant];
@@ -136,6 +149,7 @@ export class ThinkingRules {
       this.sign(b, body.model, prefix, place++);
     }
     for (const c of calls) this.thoughtBefore.set(c.id, prefix);
+    this.returned.remember(out);
     const thinkingTokens = out.reduce((k, b) => k + (b.type === 'thinking' ? Math.ceil(String(b.thinking).length / 4) + 1 : b.type === 'redacted_thinking' ? 8 : 0), 0);
     return { content: out, thinkingTokens };
   }

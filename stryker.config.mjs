@@ -1,0 +1,53 @@
+// Mutation testing of the code that guards users (issue 28): `npm run test:mutation`.
+// Each mutant runs only the tests that cover it (perTest coverage), so a full
+// run stays within minutes; the incremental file lets a later run re-test only
+// mutants whose code or tests changed. Reports (and the incremental file) live
+// in reports/, which is kept out of git.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  // The checker compiles only what a mutated file reaches, not the whole project per mutant.
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  coverageAnalysis: 'perTest',
+  mutate: [
+    // Who may talk to skein: token, Host and Origin; the response headers.
+    'server/http/access.ts',
+    'server/http/headers.ts',
+    // Secret masking and the tools' environment; path confinement.
+    'server/tools/env.ts',
+    'server/tools/paths.ts',
+    // Approvals and their rules.
+    'server/agent/approvals.ts',
+    // The event log: seq assignment and durability.
+    'server/store/event-log.ts',
+    'server/store/session-log.ts',
+    // What the model sees: the view's order and whole tool groups; overflow recovery.
+    'server/compaction/view.ts',
+    'server/compaction/groups.ts',
+    'server/agent/overflow-recovery.ts',
+    // Thinking and reasoning round trips.
+    'server/llm/anthropic-thinking.ts',
+    'server/llm/reasoning.ts',
+    // Trust and sandbox (issue 21; globs that match nothing yet are fine).
+    'server/trust/**/*.ts',
+    'server/tools/sandbox*.ts',
+    'server/workspace/git.ts',
+  ],
+  // Two cores shared with other work: one test process. On a machine of your own: --concurrency 2.
+  concurrency: 1,
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+  reporters: ['clear-text', 'progress', 'json', 'html'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  thresholds: { high: 95, low: 90, break: 90 },
+  // A mutant that makes a test spin is a kill by timeout, not a hung run.
+  timeoutMS: 20_000,
+  timeoutFactor: 2,
+  ignorePatterns: ['dist', 'test-output', 'reports', '.skein-data', 'test/bench/results'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};

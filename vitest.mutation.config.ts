@@ -1,0 +1,50 @@
+// The tests Stryker runs (stryker.config.mjs): the unit and property tests of
+// the code in its `mutate` scope and the few integration tests that take
+// seconds, no browser. Every mutant runs only the tests that covered it in the
+// first run, so a test that starts servers and sessions (thinking-*, access,
+// approvals: each touches the view, the log and the access check) would be
+// run for hundreds of mutants: those stay in the normal suite, and the code
+// they guard has unit tests here. So do the property tests (a minute, and
+// vitest runs the slowest file first for every mutant).
+import { defineConfig } from 'vitest/config';
+import base from './vite.config.js';
+
+// Spread, not mergeConfig: that would add these to the base's include (every test) instead of replacing it.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // Stryker runs the covering tests once per mutant: re-importing the server for every file of every run is most of the time.
+    isolate: false,
+    include: [
+      // Access, Host/Origin, headers (the integration headers test needs the built UI, which a fresh clone lacks).
+      'test/unit/access*.test.ts',
+      'test/integration/access-near-miss.test.ts',
+      'test/unit/headers.test.ts',
+      // Secrets and the tools' environment; path confinement.
+      'test/unit/tool-env.test.ts',
+      'test/unit/secret-mask*.test.ts',
+      'test/integration/secret-repeat.test.ts',
+      'test/unit/tools.test.ts',
+      'test/unit/paths*.test.ts',
+      // Approvals.
+      'test/unit/approvals*.test.ts',
+      'test/unit/approval-gate.test.ts',
+      // The event log.
+      'test/unit/event-log*.test.ts',
+      'test/unit/session-durability.test.ts',
+      // The view, tool groups, overflow recovery.
+      'test/unit/view*.test.ts',
+      'test/unit/groups*.test.ts',
+      'test/unit/overflow-recovery*.test.ts',
+      // Thinking and reasoning round trips.
+      'test/unit/reasoning*.test.ts',
+      'test/unit/anthropic-thinking*.test.ts',
+      'test/integration/round-trip.test.ts',
+      // Trust and sandbox (issue 21).
+      'test/unit/trust*.test.ts',
+      'test/unit/sandbox*.test.ts',
+      'test/unit/git*.test.ts',
+    ],
+  },
+});
