@@ -94,6 +94,9 @@ export interface SavedMessage {
   headChars: number;
 }
 
+/** Why a fork's copy closes the turn its fork point cut: a plain note, not an error. */
+export const FORKED_HERE = 'forked here';
+
 /** A user message of more than this share of the context window is saved as a file (the model sees its head and where it is). */
 export const LARGE_MESSAGE_SHARE = 0.4;
 /** Share of the window the head of a saved message takes in the model's view. */
