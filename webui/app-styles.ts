@@ -42,6 +42,9 @@ export const appStyles = css`
   footer > * { max-width: 860px; margin: 0 auto; }
   .notice { font-size: 13px; color: var(--danger); margin-bottom: 6px; display: flex; justify-content: space-between; gap: 8px; }
   .notice button { font: inherit; background: none; border: none; color: inherit; cursor: pointer; }
+  .undo { font-size: 13px; margin-bottom: 6px; display: flex; align-items: center; gap: 8px; padding: 6px 10px; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); }
+  .undo button { font: inherit; padding: 2px 10px; border-radius: 6px; border: 1px solid var(--accent); background: var(--panel); color: var(--fg); cursor: pointer; font-weight: 600; }
+  .undo button.close { margin-left: auto; border: none; font-weight: 400; }
   @media (max-width: 900px) {
     .menu { display: inline-block; }
     .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);

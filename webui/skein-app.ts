@@ -51,7 +51,10 @@ export class SkeinApp extends LitElement {
     changesVersion: { state: true },
     deleting: { state: true },
     mcp: { state: true },
+    deleted: { state: true },
   };
+  /** The open session just went to the trash: the bar offering Undo. */
+  declare deleted: { id: string; title: string } | undefined;
   declare trash: TrashedSession[];
   declare roots: string[];
   declare showChanges: boolean;
@@ -143,11 +146,20 @@ export class SkeinApp extends LitElement {
     }, 800);
   }
 
-  /** The open session was deleted (here or in another tab). */
-  currentRemoved() {
+  /** The open session was deleted (here or in another tab): the next one opens, with an Undo that brings it back. */
+  currentRemoved(removed: SessionSnapshot | undefined, next: string | undefined) {
+    const id = this.currentId;
     this.connection?.close();
     this.connection = undefined;
-    this.missing = this.currentId;
+    this.deleted = { id, title: removed?.title ?? this.snapshot?.title ?? id };
+    if (next) void this.open(next);
+    else void this.newSession();
+  }
+
+  private undoDelete() {
+    const id = this.deleted?.id;
+    this.deleted = undefined;
+    if (id) void actions.undoDelete(this, id);
   }
 
   async open(id: string) {
@@ -304,8 +316,9 @@ export class SkeinApp extends LitElement {
             @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
           <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
-        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ deleted: boolean }>) => {
+        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ id: string; deleted: boolean }>) => {
           this.deleting = undefined;
+          if (e.detail.deleted) actions.removeFromList(this, e.detail.id);
           if (e.detail.deleted) void this.refreshSessions();
         }}></skein-delete-dialog>
         <main>
@@ -325,6 +338,9 @@ export class SkeinApp extends LitElement {
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
+            ${this.deleted ? html`<div class="undo" role="status">Deleted “${this.deleted.title}”: it is in the Trash.
+              <button @click=${() => this.undoDelete()}>Undo</button>
+              <button class="close" @click=${() => (this.deleted = undefined)} aria-label="Dismiss">×</button></div>` : nothing}
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input .gauge=${gauge} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
