@@ -318,6 +318,13 @@ export class TimelineModel {
       return;
     }
     const extras = e as CompactionExtras;
+    if (!e.coversSeq && typeof extras.clearedThroughSeq !== 'number' && (e.strategy === 'none' || e.tokensBefore === e.tokensAfter)) {
+      // Nothing was folded or cleared: a plain line saying so, not a divider claiming a saving.
+      const i = this.indexOf(rowSeq);
+      if (this.rows[i]?.seq === rowSeq) this.rows.splice(i, 1);
+      this.rows.push({ kind: 'notice', seq: e.seq, text: `Nothing to compact: ${e.summary ?? 'the context is already as small as it can be'}`, tone: 'info' });
+      return;
+    }
     if (e.coversSeq) this.fold(e.coversSeq);
     if (typeof extras.clearedThroughSeq === 'number') this.clear(extras.clearedThroughSeq);
     const ledger = extras.ledger ?? (e.coversSeq ? this.ledgerOf(e.coversSeq) : undefined);
