@@ -47,6 +47,8 @@ export interface Gauge {
   thresholdRatio: number;
   model: string;
   totalCostUsd: number;
+  /** Tokens of every request so far (input, cache and output), for the session list; absent in logs older than it. */
+  totalTokens?: number;
   /** The three segments of contextTokens, for the gauge's bar. */
   input?: number;
   cacheRead?: number;

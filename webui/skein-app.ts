@@ -327,7 +327,7 @@ export class SkeinApp extends LitElement {
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
-              title="Show exactly what the next request sends the model">${this.showView ? 'Back to timeline' : 'What the model sees'}</button>
+              title="Show exactly what the next request sends the model"><span class="long">${this.showView ? 'Back to timeline' : 'What the model sees'}</span><span class="short">${this.showView ? 'Timeline' : 'Model view'}</span></button>
             ${this.renderWorkspace()}
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
@@ -379,7 +379,7 @@ export class SkeinApp extends LitElement {
         this.showChanges = !this.showChanges;
         this.showView = false;
         this.changesVersion++;
-      }} title="Files changed since the session started, with their diff">${this.showChanges ? 'Back to timeline' : 'Changes'}</button>`;
+      }} title="Files changed since the session started, with their diff"><span class="long">${this.showChanges ? 'Back to timeline' : 'Changes'}</span><span class="short">${this.showChanges ? 'Timeline' : 'Changes'}</span></button>`;
   }
 
   private async newSession(options: api.NewSessionOptions = {}) {
