@@ -49,6 +49,9 @@ export const appStyles = css`
   .undo { font-size: 13px; margin-bottom: 6px; display: flex; align-items: center; gap: 8px; padding: 6px 10px; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); }
   .undo button { font: inherit; padding: 2px 10px; border-radius: 6px; border: 1px solid var(--accent); background: var(--panel); color: var(--fg); cursor: pointer; font-weight: 600; }
   .undo button.close { margin-left: auto; border: none; font-weight: 400; }
+  .info { font-size: 13px; margin-bottom: 6px; display: flex; align-items: flex-start; gap: 8px; padding: 6px 10px; border: 1px solid var(--border);
+    border-radius: 8px; background: var(--panel); white-space: pre-wrap; }
+  .info button.close { margin-left: auto; font: inherit; background: none; border: none; color: var(--fg); cursor: pointer; }
   @media (max-width: 900px) {
     .menu { display: inline-block; }
     .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);

@@ -18,6 +18,7 @@ import { TimelineModel } from './timeline-model.js';
 import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
+import { COMMANDS, parseSlash } from './slash-commands.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
 import './skein-model-picker.js';
@@ -52,7 +53,10 @@ export class SkeinApp extends LitElement {
     deleting: { state: true },
     mcp: { state: true },
     deleted: { state: true },
+    info: { state: true },
   };
+  /** What a slash command answers (the list of /help, the models of /model): a neutral line above the box. */
+  declare info: string;
   /** The open session just went to the trash: the bar offering Undo. */
   declare deleted: { id: string; title: string } | undefined;
   declare trash: TrashedSession[];
@@ -97,6 +101,7 @@ export class SkeinApp extends LitElement {
     this.showChanges = false;
     this.changesVersion = 0;
     this.mcp = [];
+    this.info = '';
   }
 
   static override styles = appStyles;
@@ -341,6 +346,8 @@ export class SkeinApp extends LitElement {
             ${this.deleted ? html`<div class="undo" role="status">Deleted “${this.deleted.title}”: it is in the Trash.
               <button @click=${() => this.undoDelete()}>Undo</button>
               <button class="close" @click=${() => (this.deleted = undefined)} aria-label="Dismiss">×</button></div>` : nothing}
+            ${this.info ? html`<div class="info" role="status" data-testid="command-info">${this.info}
+              <button class="close" @click=${() => (this.info = '')} aria-label="Dismiss">×</button></div>` : nothing}
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input .gauge=${gauge} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
@@ -406,7 +413,39 @@ export class SkeinApp extends LitElement {
 
   private send(text: string) {
     this.notice = '';
+    this.info = '';
+    const slash = parseSlash(text);
+    if (slash && slash.command.name !== '/compact') return void this.runCommand(slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+  }
+
+  /** A slash command that acts in the page (`/compact` is the server's). */
+  private async runCommand(name: string, arg: string) {
+    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    switch (name) {
+      case '/clear':
+        return this.newSession(ws ? { folder: ws.folder } : {});
+      case '/model': {
+        const names = this.models.filter((m) => m.available).map((m) => m.name);
+        if (!arg || !names.includes(arg)) {
+          this.info = `${arg ? `No model ${arg}. ` : ''}/model <name> switches to one of: ${names.join(', ')}`;
+          return;
+        }
+        return this.switchModel(arg);
+      }
+      case '/fork':
+        return actions.fork(this, this.model.lastSeq || (this.snapshot?.lastSeq ?? 0));
+      case '/export': {
+        const link = document.createElement('a');
+        link.href = api.exportUrl(this.currentId, 'md');
+        link.download = `${this.currentId}.md`;
+        link.click();
+        return;
+      }
+      case '/help':
+        this.info = COMMANDS.map((c) => `${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`).join('\n');
+        return;
+    }
   }
 
   /** For tests: drop the socket as a network failure would. */

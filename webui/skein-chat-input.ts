@@ -1,12 +1,12 @@
 // <skein-chat-input>: the message box. Enter sends, Shift+Enter is a newline,
-// typing `/` shows the commands (`/compact [focus]`; Tab completes), the up
+// typing `/` shows the commands (slash-commands.ts; Tab completes), the up
 // arrow recalls earlier messages, Escape or the Cancel button stops the agent
 // while it works, and when the connection is down the box says why it is off.
 import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge } from '../shared/protocol.js';
 import { draftSize } from './draft-size.js';
+import { COMMANDS, parseSlash } from './slash-commands.js';
 
-const COMMANDS = [{ name: '/compact', args: '[focus]', help: 'fold older history into a summary now, optionally focused on something' }];
 
 export class SkeinChatInput extends LitElement {
   static override properties = {
@@ -83,7 +83,7 @@ export class SkeinChatInput extends LitElement {
   override render() {
     const disabled = this.disabledReason !== '';
     const matches = this.suggestions;
-    const command = this.value.startsWith('/compact') ? COMMANDS[0]! : undefined;
+    const command = parseSlash(this.value)?.command;
     const size = this.value ? draftSize(this.value, this.gauge) : undefined;
     const hint = disabled
       ? html`${this.disabledReason}`
@@ -92,7 +92,7 @@ export class SkeinChatInput extends LitElement {
       : size?.warning
         ? html`${size.warning}`
       : command
-        ? html`<code>/compact [focus]</code> — ${command.help}`
+        ? html`<code>${command.name}${command.args ? ` ${command.args}` : ''}</code> — ${command.help}`
         : this.asking
           ? html`A tool call waits for your answer above; a message you send now denies it, with your text as the reason`
         : this.busy
