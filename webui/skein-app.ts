@@ -12,6 +12,7 @@ import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import './skein-changes-panel.js';
 import './skein-delete-dialog.js';
+import './skein-rewind-dialog.js';
 import * as api from './api.js';
 import { STATE_WORDS } from './format.js';
 import { TimelineModel } from './timeline-model.js';
@@ -54,7 +55,10 @@ export class SkeinApp extends LitElement {
     mcp: { state: true },
     deleted: { state: true },
     info: { state: true },
+    rewinding: { state: true },
   };
+  /** The rewind dialog's session and event (undefined: closed). */
+  declare rewinding: { id: string; seq: number } | undefined;
   /** What a slash command answers (the list of /help, the models of /model): a neutral line above the box. */
   declare info: string;
   /** The open session just went to the trash: the bar offering Undo. */
@@ -326,6 +330,14 @@ export class SkeinApp extends LitElement {
           if (e.detail.deleted) actions.removeFromList(this, e.detail.id);
           if (e.detail.deleted) void this.refreshSessions();
         }}></skein-delete-dialog>
+        <skein-rewind-dialog .target=${this.rewinding} @closed=${(e: CustomEvent<{ restored: string[]; id?: string } | undefined>) => {
+          this.rewinding = undefined;
+          const done = e.detail;
+          if (!done) return;
+          this.info = `Rewound ${done.restored.length} file${done.restored.length === 1 ? '' : 's'}${done.restored.length ? `: ${done.restored.join(', ')}` : ''}${done.id ? '; the conversation is forked there' : ''}.`;
+          this.changesVersion++;
+          if (done.id) void this.refreshSessions().then(() => this.open(done.id!));
+        }}></skein-rewind-dialog>
         <main>
           <div class="context">
             <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>
@@ -337,7 +349,8 @@ export class SkeinApp extends LitElement {
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
-          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
+            @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>

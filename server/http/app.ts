@@ -14,6 +14,7 @@ import { addApprovalRoute } from './approval-route.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
+import { mountRewindRoutes } from './rewind-routes.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
 import { log } from '../log.js';
@@ -107,6 +108,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   mountManageRoutes(app, sessions);
+  mountRewindRoutes(app, sessions);
 
   app.get('/api/models', async (_req, res) => {
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });

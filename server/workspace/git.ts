@@ -11,11 +11,14 @@ export interface GitResult {
   code: number;
 }
 
-/** Runs `git ...args` in `cwd`. Exit codes in `okCodes` (default 0) resolve; others reject with git's own message. */
-export function git(cwd: string, args: string[], okCodes: number[] = [0]): Promise<GitResult> {
+/**
+ * Runs `git ...args` in `cwd`. Exit codes in `okCodes` (default 0) resolve; others reject with git's own message.
+ * `extraEnv`: e.g. GIT_INDEX_FILE, so checkpoints use an index of their own and never the user's.
+ */
+export function git(cwd: string, args: string[], okCodes: number[] = [0], extraEnv: Record<string, string> = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     // No pager, no prompts, plain English messages (they are shown to people as they are).
-    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' };
+    const env = { ...process.env, ...extraEnv, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' };
     execFile('git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
       if (okCodes.includes(code)) return resolve({ stdout, code });
