@@ -350,7 +350,8 @@ export class SkeinApp extends LitElement {
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
-            @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+            @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
+            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void this.editAndResend(e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
@@ -432,6 +433,16 @@ export class SkeinApp extends LitElement {
     if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
   }
 
+  /** Edit and resend: the conversation forked just before the message, the message back in the box to change and send. */
+  private async editAndResend(seq: number, text: string) {
+    // The session's first event: nothing comes before it, so a new session in the same folder.
+    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    if (seq <= 1) await this.newSession(ws ? { folder: ws.folder } : {});
+    else await actions.fork(this, seq - 1);
+    await this.updateComplete;
+    this.input?.fill(text);
+  }
+
   /** A slash command that acts in the page (`/compact` is the server's). */
   private async runCommand(name: string, arg: string) {
     const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
@@ -453,6 +464,16 @@ export class SkeinApp extends LitElement {
         link.href = api.exportUrl(this.currentId, 'md');
         link.download = `${this.currentId}.md`;
         link.click();
+        return;
+      }
+      case '/rewind': {
+        // To just before the last message you sent: its files back, and a fork there if you choose.
+        const last = this.model.events.filter((e) => e.kind === 'user').at(-1);
+        if (!last) {
+          this.info = '/rewind: nothing to rewind yet (no message in this session).';
+          return;
+        }
+        this.rewinding = { id: this.currentId, seq: Math.max(1, last.seq - 1) };
         return;
       }
       case '/help':

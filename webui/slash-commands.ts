@@ -13,6 +13,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   { name: '/clear', args: '', help: 'start a new session in the same folder (this one stays in the list)' },
   { name: '/model', args: '<name>', help: 'switch this session to another model at the next safe point' },
   { name: '/fork', args: '', help: 'copy this session up to now into a new one and open it' },
+  { name: '/rewind', args: '', help: 'put the files back as they were before your last message (shows the diff first)' },
   { name: '/export', args: '', help: 'download this session as Markdown' },
   { name: '/help', args: '', help: 'list these commands' },
 ];

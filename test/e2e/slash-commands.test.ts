@@ -1,5 +1,6 @@
 // Slash commands in the composer (issue 23): completion from `/`, and what
-// /clear, /fork, /export, /model, /help and /compact do.
+// /clear, /fork, /rewind, /export, /model, /help and /compact do, and Edit
+// and resend on a user message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
@@ -30,7 +31,7 @@ describe('slash commands', () => {
 
     await box.fill('/');
     const options = page.getByRole('listbox', { name: 'Commands' }).getByRole('option');
-    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/fork', '/export', '/help']);
+    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/fork', '/rewind', '/export', '/help']);
     await box.fill('/he');
     await box.press('Tab');
     expect(await box.inputValue()).toBe('/help ');
@@ -63,7 +64,27 @@ describe('slash commands', () => {
     expect((await eventsOf(server.url, cleared)).some((e) => e.kind === 'user' && e.text === '/usr/bin is where it lives')).toBe(true);
     await send(page, '/compact');
     await waitForEvents(server.url, cleared, (es) => es.some((e) => e.kind === 'compaction' && e.phase === 'finished'));
+
+    // /rewind: the preview of a rewind to just before the last message.
+    const lastUser = (await eventsOf(server.url, cleared)).filter((e) => e.kind === 'user').at(-1)!;
+    await send(page, '/rewind');
+    await page.getByRole('dialog').getByText(`Rewind the files to event ${lastUser.seq - 1}?`).waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    // Edit and resend on a user message: forked just before it, its text back in the box.
+    await converse(page, server.url, 'echo: a message to edit');
+    const message = (await eventsOf(server.url, cleared)).find((e) => e.kind === 'user' && e.text === 'echo: a message to edit')!;
+    const row = page.locator(`skein-timeline .row[data-seq="${message.seq}"]`);
+    await row.hover();
+    await row.locator('summary').click();
+    await row.getByRole('menuitem', { name: 'Edit and resend' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(cleared));
+    const edited = await sessionId(page);
+    expect((await snapshot(edited)).forkOf).toEqual({ session: cleared, seq: message.seq - 1 });
+    await expect.poll(() => box.inputValue()).toBe('echo: a message to edit');
+    expect((await eventsOf(server.url, edited)).some((e) => e.kind === 'user' && e.text === 'echo: a message to edit')).toBe(false);
+    await converse(page, server.url, 'echo: edited and resent');
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 90_000);
 });
