@@ -100,7 +100,7 @@ export interface SavedMessage {
 export const FORKED_HERE = 'forked here';
 
 /** A user message of more than this share of the context window is saved as a file (the model sees its head and where it is). */
-export const LARGE_MESSAGE_SHARE = 0.4;
+export const LARGE_MESSAGE_SHARE = 0.5;
 /** Share of the window the head of a saved message takes in the model's view. */
 export const SAVED_HEAD_SHARE = 0.1;
 export interface AgentEvent extends EventBase {
