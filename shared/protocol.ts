@@ -47,6 +47,8 @@ export interface Gauge {
   thresholdRatio: number;
   model: string;
   totalCostUsd: number;
+  /** Tokens of every request so far (input, cache and output), for the session list; absent in logs older than it. */
+  totalTokens?: number;
   /** The three segments of contextTokens, for the gauge's bar. */
   input?: number;
   cacheRead?: number;
@@ -85,7 +87,24 @@ export interface UserEvent extends EventBase {
   text: string;
   /** Posted to another instance and forwarded through the database's inbox (its row id; several instances on one database). */
   inbox?: number;
+  /** Too large for the window: kept whole in this file of the session's, the model sees its head and where it is. */
+  saved?: SavedMessage;
 }
+export interface SavedMessage {
+  file: string;
+  chars: number;
+  tokens: number;
+  /** Characters of its start the model sees. */
+  headChars: number;
+}
+
+/** Why a fork's copy closes the turn its fork point cut: a plain note, not an error. */
+export const FORKED_HERE = 'forked here';
+
+/** A user message of more than this share of the context window is saved as a file (the model sees its head and where it is). */
+export const LARGE_MESSAGE_SHARE = 0.5;
+/** Share of the window the head of a saved message takes in the model's view. */
+export const SAVED_HEAD_SHARE = 0.1;
 export interface AgentEvent extends EventBase {
   kind: 'agent';
   text: string;

@@ -167,3 +167,18 @@ export async function listMcpServers(): Promise<McpServerInfo[]> {
     return [];
   }
 }
+
+export interface RewindPreview {
+  files: { path: string; change: 'restore' | 'delete' | 'recreate' }[];
+  diff: string;
+  notes: string[];
+}
+
+export async function previewRewind(id: string, seq: number): Promise<RewindPreview> {
+  return call<RewindPreview>(`${sessionRoute(id)}/rewind?seq=${seq}`);
+}
+
+/** Puts the files back as they were at `seq`; with `fork`, also a new session forked there (its id). */
+export async function rewind(id: string, seq: number, fork: boolean): Promise<{ restored: string[]; id?: string }> {
+  return call(`${sessionRoute(id)}/rewind`, { body: { seq, fork } });
+}

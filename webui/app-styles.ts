@@ -27,21 +27,31 @@ export const appStyles = css`
   .drawer skein-session-list { flex: 1; }
   .scrim { display: none; }
   main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
-  .context { display: flex; align-items: center; gap: 8px 16px; padding: 8px 16px; border-bottom: 1px solid var(--border); background: var(--panel); flex-wrap: wrap; }
-  skein-token-gauge { flex: 1 1 320px; max-width: 560px; }
-  skein-sparkline { flex: 1 1 160px; max-width: 320px; }
+  /* One row whatever the view: the parts shrink (the folder first), none wraps; its height does not change between views. */
+  .context { display: flex; align-items: center; gap: 8px 14px; padding: 8px 16px; border-bottom: 1px solid var(--border); background: var(--panel);
+    flex-wrap: nowrap; min-height: 52px; box-sizing: border-box; }
+  skein-token-gauge { flex: 1 1 300px; min-width: 200px; max-width: 560px; }
+  skein-sparkline { flex: 1 1 140px; min-width: 80px; max-width: 320px; }
   .toggle { font: inherit; font-size: 13px; padding: 5px 10px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
     cursor: pointer; margin-left: auto; white-space: nowrap; }
   .toggle[aria-pressed='true'] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
   skein-timeline, skein-model-view, skein-changes-panel { flex: 1; min-height: 0; }
-  .workspace { font-size: 12px; color: var(--muted); font-family: var(--mono); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 420px; }
+  .workspace { font-size: 12px; color: var(--muted); font-family: var(--mono); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 420px;
+    flex: 0 1 auto; min-width: 0; }
   .toggle.changes { margin-left: 0; }
+  .toggle .short { display: none; }
   skein-timeline[hidden] { display: none; }
   .missing { max-width: 860px; margin: 16px auto; padding: 0 16px; color: var(--danger); }
   footer { padding: 8px 16px 10px; border-top: 1px solid var(--border); background: var(--bg); padding-bottom: max(10px, env(safe-area-inset-bottom)); }
   footer > * { max-width: 860px; margin: 0 auto; }
   .notice { font-size: 13px; color: var(--danger); margin-bottom: 6px; display: flex; justify-content: space-between; gap: 8px; }
   .notice button { font: inherit; background: none; border: none; color: inherit; cursor: pointer; }
+  .undo { font-size: 13px; margin-bottom: 6px; display: flex; align-items: center; gap: 8px; padding: 6px 10px; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); }
+  .undo button { font: inherit; padding: 2px 10px; border-radius: 6px; border: 1px solid var(--accent); background: var(--panel); color: var(--fg); cursor: pointer; font-weight: 600; }
+  .undo button.close { margin-left: auto; border: none; font-weight: 400; }
+  .info { font-size: 13px; margin-bottom: 6px; display: flex; align-items: flex-start; gap: 8px; padding: 6px 10px; border: 1px solid var(--border);
+    border-radius: 8px; background: var(--panel); white-space: pre-wrap; }
+  .info button.close { margin-left: auto; font: inherit; background: none; border: none; color: var(--fg); cursor: pointer; }
   @media (max-width: 900px) {
     .menu { display: inline-block; }
     .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);
@@ -51,12 +61,19 @@ export const appStyles = css`
     .scrim.open { display: block; position: absolute; inset: 0; z-index: 29; background: rgb(0 0 0 / 0.35); }
   }
   @media (max-width: 600px) {
-    header { padding: 6px 10px; gap: 6px 8px; flex-wrap: wrap; }
+    /* A phone: the header is one short row and the context bar one row (gauge and toggles); the title is in the list. */
+    header { padding: 4px 8px; gap: 6px; flex-wrap: nowrap; }
     .brand { display: none; }
-    .title { order: 10; flex-basis: 100%; font-size: 13px; }
-    .context { padding: 6px 10px; gap: 6px 10px; }
-    skein-token-gauge { flex-basis: 100%; max-width: none; }
-    skein-sparkline { flex: 1 1 120px; }
+    .title { font-size: 13px; }
+    .conn { font-size: 0; gap: 0; }
+    .state { padding: 2px 8px; font-size: 12px; }
+    .context { padding: 4px 8px; gap: 6px; min-height: 0; }
+    skein-token-gauge { flex: 1 1 auto; min-width: 0; max-width: none; }
+    skein-sparkline { flex: 0 1 64px; min-width: 40px; }
+    .workspace { display: none; }
+    .toggle { padding: 4px 8px; font-size: 12px; }
+    .toggle .long { display: none; }
+    .toggle .short { display: inline; }
     footer { padding: 6px 10px 8px; }
   }
 `;

@@ -18,7 +18,7 @@ export function forkSeqOf(row: Row): number | undefined {
   }
 }
 
-export function renderRowMenu(row: Row, fork: (seq: number) => void) {
+export function renderRowMenu(row: Row, fork: (seq: number) => void, rewind: (seq: number) => void, edit: (seq: number, text: string) => void) {
   const seq = forkSeqOf(row);
   if (seq === undefined) return nothing;
   const close = (e: Event) => (e.target as HTMLElement).closest('details')?.removeAttribute('open');
@@ -29,6 +29,14 @@ export function renderRowMenu(row: Row, fork: (seq: number) => void) {
         close(e);
         fork(seq);
       }}>Fork from here</button>
+      <button role="menuitem" @click=${(e: Event) => {
+        close(e);
+        rewind(seq);
+      }}>Rewind to here…</button>
+      ${row.kind === 'user' ? html`<button role="menuitem" @click=${(e: Event) => {
+        close(e);
+        edit(row.event.seq, row.event.text);
+      }}>Edit and resend</button>` : nothing}
     </div>
   </details>`;
 }

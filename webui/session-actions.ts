@@ -11,18 +11,14 @@ export interface ListHost {
   filter: { query?: string; archived?: boolean };
   refreshSessions(): Promise<void>;
   open(id: string): Promise<void>;
-  /** The open session was deleted elsewhere. */
-  currentRemoved(): void;
+  /** The open session was deleted (here or elsewhere): `next` is the session after it in the list. */
+  currentRemoved(removed: SessionSnapshot | undefined, next: string | undefined): void;
 }
 
 /** Applies a frame of /ws/sessions to the list shown: in place when the row is there, else a refetch (filters live on the server). */
 export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshSoon: () => void): void {
   if (frame.type === 'sessions') return refreshSoon();
-  if (frame.type === 'session_removed') {
-    host.sessions = host.sessions.filter((s) => s.id !== frame.id);
-    if (frame.id === host.currentId) host.currentRemoved();
-    return;
-  }
+  if (frame.type === 'session_removed') return removeFromList(host, frame.id);
   const i = host.sessions.findIndex((s) => s.id === frame.session.id);
   const hidden = frame.session.archived && !host.filter.archived;
   if (i < 0 || hidden) return refreshSoon();
@@ -30,6 +26,14 @@ export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshS
   next[i] = frame.session;
   next.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   host.sessions = next;
+}
+
+/** A session went to the trash: out of the list; when it is the open one, the one after it opens. */
+export function removeFromList(host: ListHost, id: string): void {
+  const at = host.sessions.findIndex((s) => s.id === id);
+  const removed = host.sessions[at];
+  host.sessions = host.sessions.filter((s) => s.id !== id);
+  if (id === host.currentId) host.currentRemoved(removed, host.sessions[Math.max(0, Math.min(at, host.sessions.length - 1))]?.id);
 }
 
 async function attempt(host: ListHost, what: string, action: () => Promise<void>): Promise<void> {
@@ -67,6 +71,11 @@ export function restore(host: ListHost, id: string): Promise<void> {
     await host.refreshSessions();
     await host.open(id);
   });
+}
+
+/** Undo of a delete: the session comes back from the trash and opens. */
+export function undoDelete(host: ListHost, id: string): Promise<void> {
+  return restore(host, id);
 }
 
 export function fork(host: ListHost, seq: number): Promise<void> {

@@ -13,12 +13,14 @@ import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
 import './skein-changes-panel.js';
 import './skein-delete-dialog.js';
+import './skein-rewind-dialog.js';
 import * as api from './api.js';
 import { STATE_WORDS } from './format.js';
 import { TimelineModel } from './timeline-model.js';
 import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
+import { COMMANDS, parseSlash } from './slash-commands.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
 import './skein-trust-prompt.js';
@@ -55,7 +57,16 @@ export class SkeinApp extends LitElement {
     deleting: { state: true },
     mcp: { state: true },
     trust: { state: true },
+    deleted: { state: true },
+    info: { state: true },
+    rewinding: { state: true },
   };
+  /** The rewind dialog's session and event (undefined: closed). */
+  declare rewinding: { id: string; seq: number } | undefined;
+  /** What a slash command answers (the list of /help, the models of /model): a neutral line above the box. */
+  declare info: string;
+  /** The open session just went to the trash: the bar offering Undo. */
+  declare deleted: { id: string; title: string } | undefined;
   declare trash: TrashedSession[];
   declare roots: string[];
   declare showChanges: boolean;
@@ -101,6 +112,7 @@ export class SkeinApp extends LitElement {
     this.changesVersion = 0;
     this.mcp = [];
     this.trust = [];
+    this.info = '';
   }
 
   static override styles = appStyles;
@@ -151,11 +163,20 @@ export class SkeinApp extends LitElement {
     }, 800);
   }
 
-  /** The open session was deleted (here or in another tab). */
-  currentRemoved() {
+  /** The open session was deleted (here or in another tab): the next one opens, with an Undo that brings it back. */
+  currentRemoved(removed: SessionSnapshot | undefined, next: string | undefined) {
+    const id = this.currentId;
     this.connection?.close();
     this.connection = undefined;
-    this.missing = this.currentId;
+    this.deleted = { id, title: removed?.title ?? this.snapshot?.title ?? id };
+    if (next) void this.open(next);
+    else void this.newSession();
+  }
+
+  private undoDelete() {
+    const id = this.deleted?.id;
+    this.deleted = undefined;
+    if (id) void actions.undoDelete(this, id);
   }
 
   async open(id: string) {
@@ -312,10 +333,19 @@ export class SkeinApp extends LitElement {
             @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
           <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
-        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ deleted: boolean }>) => {
+        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ id: string; deleted: boolean }>) => {
           this.deleting = undefined;
+          if (e.detail.deleted) actions.removeFromList(this, e.detail.id);
           if (e.detail.deleted) void this.refreshSessions();
         }}></skein-delete-dialog>
+        <skein-rewind-dialog .target=${this.rewinding} @closed=${(e: CustomEvent<{ restored: string[]; id?: string } | undefined>) => {
+          this.rewinding = undefined;
+          const done = e.detail;
+          if (!done) return;
+          this.info = `Rewound ${done.restored.length} file${done.restored.length === 1 ? '' : 's'}${done.restored.length ? `: ${done.restored.join(', ')}` : ''}${done.id ? '; the conversation is forked there' : ''}.`;
+          this.changesVersion++;
+          if (done.id) void this.refreshSessions().then(() => this.open(done.id!));
+        }}></skein-rewind-dialog>
         <main>
           <skein-trust-prompt .files=${this.trust} @trust-decision=${(e: CustomEvent<TrustDetail>) => void trustActions.decideTrust(this, e.detail)}></skein-trust-prompt>
           <div class="context">
@@ -323,20 +353,27 @@ export class SkeinApp extends LitElement {
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
-              title="Show exactly what the next request sends the model">${this.showView ? 'Back to timeline' : 'What the model sees'}</button>
+              title="Show exactly what the next request sends the model"><span class="long">${this.showView ? 'Back to timeline' : 'What the model sees'}</span><span class="short">${this.showView ? 'Timeline' : 'Model view'}</span></button>
             ${this.renderWorkspace()}
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
-          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
+            @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
+            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void this.editAndResend(e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
+            ${this.deleted ? html`<div class="undo" role="status">Deleted “${this.deleted.title}”: it is in the Trash.
+              <button @click=${() => this.undoDelete()}>Undo</button>
+              <button class="close" @click=${() => (this.deleted = undefined)} aria-label="Dismiss">×</button></div>` : nothing}
+            ${this.info ? html`<div class="info" role="status" data-testid="command-info">${this.info}
+              <button class="close" @click=${() => (this.info = '')} aria-label="Dismiss">×</button></div>` : nothing}
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
-            <skein-chat-input ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+            <skein-chat-input .gauge=${gauge} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
@@ -372,7 +409,7 @@ export class SkeinApp extends LitElement {
         this.showChanges = !this.showChanges;
         this.showView = false;
         this.changesVersion++;
-      }} title="Files changed since the session started, with their diff">${this.showChanges ? 'Back to timeline' : 'Changes'}</button>`;
+      }} title="Files changed since the session started, with their diff"><span class="long">${this.showChanges ? 'Back to timeline' : 'Changes'}</span><span class="short">${this.showChanges ? 'Timeline' : 'Changes'}</span></button>`;
   }
 
   private async newSession(options: api.NewSessionOptions = {}) {
@@ -399,7 +436,59 @@ export class SkeinApp extends LitElement {
 
   private send(text: string) {
     this.notice = '';
+    this.info = '';
+    const slash = parseSlash(text);
+    if (slash && slash.command.name !== '/compact') return void this.runCommand(slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+  }
+
+  /** Edit and resend: the conversation forked just before the message, the message back in the box to change and send. */
+  private async editAndResend(seq: number, text: string) {
+    // The session's first event: nothing comes before it, so a new session in the same folder.
+    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    if (seq <= 1) await this.newSession(ws ? { folder: ws.folder } : {});
+    else await actions.fork(this, seq - 1);
+    await this.updateComplete;
+    this.input?.fill(text);
+  }
+
+  /** A slash command that acts in the page (`/compact` is the server's). */
+  private async runCommand(name: string, arg: string) {
+    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    switch (name) {
+      case '/clear':
+        return this.newSession(ws ? { folder: ws.folder } : {});
+      case '/model': {
+        const names = this.models.filter((m) => m.available).map((m) => m.name);
+        if (!arg || !names.includes(arg)) {
+          this.info = `${arg ? `No model ${arg}. ` : ''}/model <name> switches to one of: ${names.join(', ')}`;
+          return;
+        }
+        return this.switchModel(arg);
+      }
+      case '/fork':
+        return actions.fork(this, this.model.lastSeq || (this.snapshot?.lastSeq ?? 0));
+      case '/export': {
+        const link = document.createElement('a');
+        link.href = api.exportUrl(this.currentId, 'md');
+        link.download = `${this.currentId}.md`;
+        link.click();
+        return;
+      }
+      case '/rewind': {
+        // To just before the last message you sent: its files back, and a fork there if you choose.
+        const last = this.model.events.filter((e) => e.kind === 'user').at(-1);
+        if (!last) {
+          this.info = '/rewind: nothing to rewind yet (no message in this session).';
+          return;
+        }
+        this.rewinding = { id: this.currentId, seq: Math.max(1, last.seq - 1) };
+        return;
+      }
+      case '/help':
+        this.info = COMMANDS.map((c) => `${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`).join('\n');
+        return;
+    }
   }
 
   /** For tests: drop the socket as a network failure would. */

@@ -1,22 +1,27 @@
 // <skein-chat-input>: the message box. Enter sends, Shift+Enter is a newline,
-// typing `/` shows the commands (`/compact [focus]`; Tab completes), the up
+// typing `/` shows the commands (slash-commands.ts; Tab completes), the up
 // arrow recalls earlier messages, Escape or the Cancel button stops the agent
 // while it works, and when the connection is down the box says why it is off.
 import { css, html, LitElement, nothing } from 'lit';
+import type { Gauge } from '../shared/protocol.js';
+import { draftSize } from './draft-size.js';
+import { COMMANDS, parseSlash } from './slash-commands.js';
 
-const COMMANDS = [{ name: '/compact', args: '[focus]', help: 'fold older history into a summary now, optionally focused on something' }];
 
 export class SkeinChatInput extends LitElement {
   static override properties = {
     busy: { type: Boolean },
     asking: { type: Boolean },
     disabledReason: { attribute: false },
+    gauge: { attribute: false },
     value: { state: true },
   };
   declare busy: boolean;
   /** A tool call waits for approval: a message now denies it. */
   declare asking: boolean;
   declare disabledReason: string;
+  /** The window and how full it is: the draft's tokens are shown against the room left. */
+  declare gauge: Gauge | undefined;
   declare value: string;
   private history: string[] = [];
   private historyIndex = -1;
@@ -44,6 +49,11 @@ export class SkeinChatInput extends LitElement {
     button:disabled { opacity: 0.45; cursor: not-allowed; }
     .hint { font-size: 12px; color: var(--muted); margin: 4px 2px 0; min-height: 18px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .hint.off { color: var(--danger); }
+    .hint.warn { color: var(--fg); white-space: normal; }
+    .size { display: flex; gap: 8px; justify-content: space-between; align-items: baseline; }
+    .size .count { flex: none; font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
+    .size .hint { flex: 1; min-width: 0; }
+    .refused { color: var(--danger); white-space: normal; }
     kbd { font-family: var(--mono); font-size: 11px; padding: 0 4px; border: 1px solid var(--border); border-radius: 4px; background: var(--panel); }
     .commands { position: absolute; left: 0; bottom: calc(100% + 6px); margin: 0; padding: 4px; list-style: none; min-width: min(100%, 420px);
       background: var(--panel); border: 1px solid var(--border); border-radius: 10px; box-shadow: var(--shadow); z-index: 5; }
@@ -73,11 +83,16 @@ export class SkeinChatInput extends LitElement {
   override render() {
     const disabled = this.disabledReason !== '';
     const matches = this.suggestions;
-    const command = this.value.startsWith('/compact') ? COMMANDS[0]! : undefined;
+    const command = parseSlash(this.value)?.command;
+    const size = this.value ? draftSize(this.value, this.gauge) : undefined;
     const hint = disabled
       ? html`${this.disabledReason}`
+      : size?.refused
+        ? html`<span class="refused" role="alert">${size.refused}</span>`
+      : size?.warning
+        ? html`${size.warning}`
       : command
-        ? html`<code>/compact [focus]</code> — ${command.help}`
+        ? html`<code>${command.name}${command.args ? ` ${command.args}` : ''}</code> — ${command.help}`
         : this.asking
           ? html`A tool call waits for your answer above; a message you send now denies it, with your text as the reason`
         : this.busy
@@ -94,9 +109,12 @@ export class SkeinChatInput extends LitElement {
         <textarea aria-label="Message" placeholder=${disabled ? (this.disabledReason.startsWith('Offline') ? 'Reconnecting…' : 'Not available here (see below)') : 'Message the agent, or / for commands'} rows="1"
           .value=${this.value} ?disabled=${disabled} aria-describedby="hint" @input=${this.onInput} @keydown=${this.onKeyDown}></textarea>
         ${this.busy ? html`<button class="cancel" type="button" @click=${this.onCancel} ?disabled=${disabled}>Cancel</button>` : nothing}
-        <button class="send" type="submit" ?disabled=${disabled || !this.value.trim()}>Send</button>
+        <button class="send" type="submit" ?disabled=${disabled || !this.value.trim() || !!size?.refused}>Send</button>
       </form>
-      <p class="hint ${disabled ? 'off' : ''}" id="hint" aria-live="polite">${hint}</p>
+      <div class="size">
+        <p class="hint ${disabled ? 'off' : size?.warning || size?.refused ? 'warn' : ''}" id="hint" aria-live="polite">${hint}</p>
+        ${size && !disabled ? html`<span class="count" data-testid="draft-tokens">${size.count}</span>` : nothing}
+      </div>
     `;
   }
 
@@ -148,7 +166,7 @@ export class SkeinChatInput extends LitElement {
 
   private submit() {
     const text = this.value;
-    if (!text.trim() || this.disabledReason) return;
+    if (!text.trim() || this.disabledReason || draftSize(text, this.gauge).refused) return;
     this.dispatchEvent(new CustomEvent('send', { detail: { text }, bubbles: true, composed: true }));
     if (this.history.at(-1) !== text) this.history.push(text);
     this.historyIndex = -1;

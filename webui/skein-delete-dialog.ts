@@ -38,7 +38,7 @@ export class SkeinDeleteDialog extends LitElement {
     code { font-family: var(--mono); font-size: 12px; }
     .buttons { display: flex; justify-content: flex-end; gap: 8px; margin-top: 14px; }
     button { font: inherit; font-size: 13px; padding: 6px 12px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
-    button.danger { background: var(--danger); border-color: var(--danger); color: #fff; }
+    button.danger { background: var(--danger); border-color: var(--danger); color: var(--danger-fg); }
     button:focus-visible, input:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   `;
 

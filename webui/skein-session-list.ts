@@ -6,7 +6,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import { exportUrl } from './api.js';
-import { STATE_WORDS, timeAgo } from './format.js';
+import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
 
 export class SkeinSessionList extends LitElement {
   static override properties = {
@@ -66,6 +66,8 @@ export class SkeinSessionList extends LitElement {
     .title { display: block; font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .meta { display: block; font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .busy { color: var(--warn); }
+    /* The live state is never cut: it wraps rather than ending in an ellipsis. */
+    .live { display: block; font-size: 12px; white-space: normal; overflow-wrap: anywhere; }
     .tag { font-size: 11px; border: 1px solid var(--border); border-radius: 6px; padding: 0 4px; margin-left: 4px; }
     details.actions { position: absolute; top: 6px; right: 4px; }
     details.actions summary { list-style: none; cursor: pointer; padding: 0 6px; border-radius: 6px; color: var(--muted); font-size: 16px; line-height: 1.4; }
@@ -118,16 +120,17 @@ export class SkeinSessionList extends LitElement {
     return html`<li data-id=${s.id}>
       <a href="/s/${s.id}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id)}>
         <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
-        <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}${s.state !== 'WaitingForUserInput'
-          ? html` · <span class="busy" data-testid="list-state">${STATE_WORDS[s.state]}</span>` : ''}</span>
+        <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}</span>
+        <span class="meta usage" data-testid="list-usage" title="Tokens of every request so far, and what they cost">${formatTokens(s.gauge.totalTokens ?? 0)} tokens · ${formatCost(s.gauge.totalCostUsd)}</span>
+        ${s.state !== 'WaitingForUserInput' ? html`<span class="live busy" data-testid="list-state">${STATE_WORDS[s.state]}</span>` : nothing}
       </a>
       <details class="actions">
         <summary aria-label="Actions for ${s.title}" title="Rename, archive, export, delete">⋯</summary>
         <div class="menu" role="menu">
           <button role="menuitem" @click=${(e: Event) => this.act(e, () => (this.renaming = s.id))}>Rename</button>
           <button role="menuitem" @click=${(e: Event) => this.act(e, () => this.fire('archive-session', { id: s.id, archived: !s.archived }))}>${s.archived ? 'Unarchive' : 'Archive'}</button>
-          <a role="menuitem" href=${exportUrl(s.id, 'md')} download="${s.id}.md">Export Markdown</a>
-          <a role="menuitem" href=${exportUrl(s.id, 'jsonl')} download="${s.id}.jsonl">Export JSONL log</a>
+          <a role="menuitem" href=${exportUrl(s.id, 'md')} download="${s.id}.md" @click=${this.closeMenu}>Export Markdown</a>
+          <a role="menuitem" href=${exportUrl(s.id, 'jsonl')} download="${s.id}.jsonl" @click=${this.closeMenu}>Export JSONL log</a>
           <button role="menuitem" class="danger" @click=${(e: Event) => this.act(e, () => this.fire('delete-session', { id: s.id }))}>Delete…</button>
         </div>
       </details>
@@ -165,8 +168,15 @@ export class SkeinSessionList extends LitElement {
     const input = this.renderRoot.querySelector<HTMLInputElement>('input.rename');
     if (input && this.renderRoot.querySelector(':focus') !== input) {
       input.focus();
-      input.select();
+      // All selected, the caret at the start: the field shows the title's beginning, not its end.
+      input.setSelectionRange(0, input.value.length, 'backward');
+      input.scrollLeft = 0;
     }
+  }
+
+  /** A download link leaves the page where it is: the menu closes as after any other item. */
+  private closeMenu(e: Event) {
+    (e.currentTarget as HTMLElement).closest('details')?.removeAttribute('open');
   }
 
   private act(e: Event, action: () => void) {

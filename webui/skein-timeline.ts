@@ -362,6 +362,8 @@ export class SkeinTimeline extends LitElement {
 
   /** A row's "Fork from here": the app makes the fork. */
   private readonly fork = (seq: number) => this.dispatchEvent(new CustomEvent('fork', { detail: { seq }, bubbles: true, composed: true }));
+  private readonly edit = (seq: number, text: string) => this.dispatchEvent(new CustomEvent('edit-resend', { detail: { seq, text }, bubbles: true, composed: true }));
+  private readonly rewind = (seq: number) => this.dispatchEvent(new CustomEvent('rewind', { detail: { seq }, bubbles: true, composed: true }));
 
   override render() {
     this.ensureOffsets();
@@ -375,7 +377,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`

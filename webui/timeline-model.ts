@@ -5,6 +5,7 @@
 // a finished compaction, which touches the rows it folds; nothing here
 // re-reads the whole log, so thousands of events stay cheap.
 import {
+  FORKED_HERE,
   parseCompactCommand,
   type AgentEvent,
   type AgentState,
@@ -158,7 +159,9 @@ export class TimelineModel {
       case 'state':
         this.state = e.to;
         if (e.to === 'WaitingForUserInput' || e.to === 'Cancelled' || e.to === 'Error') this.endStream();
-        if (e.to === 'Cancelled') this.rows.push({ kind: 'notice', seq: e.seq, text: `Cancelled: ${e.reason}`, tone: 'cancel' });
+        // A fork's copy ends the turn its point cut: a plain note, nothing failed.
+        if (e.to === 'Cancelled' && e.reason === FORKED_HERE) this.rows.push({ kind: 'notice', seq: e.seq, text: 'Forked here: the turn this point cut ends here.', tone: 'info' });
+        else if (e.to === 'Cancelled') this.rows.push({ kind: 'notice', seq: e.seq, text: `Cancelled: ${e.reason}`, tone: 'cancel' });
         else if (/retr(y|ying)/i.test(e.reason)) this.rows.push({ kind: 'notice', seq: e.seq, text: e.reason, tone: 'retry' });
         break;
       case 'usage':
@@ -315,6 +318,13 @@ export class TimelineModel {
       return;
     }
     const extras = e as CompactionExtras;
+    if (!e.coversSeq && typeof extras.clearedThroughSeq !== 'number' && (e.strategy === 'none' || e.tokensBefore === e.tokensAfter)) {
+      // Nothing was folded or cleared: a plain line saying so, not a divider claiming a saving.
+      const i = this.indexOf(rowSeq);
+      if (this.rows[i]?.seq === rowSeq) this.rows.splice(i, 1);
+      this.rows.push({ kind: 'notice', seq: e.seq, text: `Nothing to compact: ${e.summary ?? 'the context is already as small as it can be'}`, tone: 'info' });
+      return;
+    }
     if (e.coversSeq) this.fold(e.coversSeq);
     if (typeof extras.clearedThroughSeq === 'number') this.clear(extras.clearedThroughSeq);
     const ledger = extras.ledger ?? (e.coversSeq ? this.ledgerOf(e.coversSeq) : undefined);

@@ -1,7 +1,7 @@
 // The agent loop of one session: single-threaded, driven by its inbox, every
 // move a checked transition of the state machine and an event in the log.
 import fs from 'node:fs';
-import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type Usage } from '../../shared/protocol.js';
+import { FORKED_HERE, parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type SkeinEvent, type Usage } from '../../shared/protocol.js';
 import { plain } from '../compaction/view.js';
 import { costUsd, type ModelInfo } from '../llm/models.js';
 import { requestTokens } from '../llm/tokens.js';
@@ -237,21 +237,18 @@ export class Agent implements AgentHandle {
 
   /**
    * After a restart: a turn that was running when the process died is closed
-   * as interrupted. `forked`: the log is a fork's copy, whose cut turn is
-   * closed whatever it was doing (a call waiting for approval is denied).
+   * as interrupted. `forked`: the log is a fork's copy (see closeForked).
    */
   recoverInterrupted(reason = 'interrupted: the server restarted', forked = false): void {
+    if (forked) return this.closeForked();
     // Waiting for a decision is not interrupted work: the request stays pending and the buttons come back.
-    const pending = !forked && this.tools.approvals.pendingInLog();
-    if (pending) {
+    if (this.tools.approvals.pendingInLog()) {
       this.resumeCalls = unansweredCalls(this.session.log.all());
       this.wake();
       return;
     }
     const end: TurnEnd = { reason, via: 'Error', code: 'interrupted' };
     try {
-      // A fork of a waiting call: denied in the copy (the original still waits for its own decision).
-      if (forked) this.tools.approvals.denyForFork();
       this.closeTurn(end);
     } catch (err) {
       if (!(err instanceof LogWriteError)) throw err;
@@ -259,6 +256,24 @@ export class Agent implements AgentHandle {
       this.unfinished = end;
       this.wake();
     }
+  }
+
+  /**
+   * A fork's copy: nothing failed, the user chose a point. After a finished
+   * turn the copy just waits; a turn the point cut is closed with a plain
+   * "forked here" (its open calls answered so, a call waiting for approval
+   * denied: the original still waits for its own decision).
+   */
+  private closeForked(): void {
+    const state = this.state;
+    if (state === 'WaitingForUserInput') return;
+    if (state === 'EndOfTurn' || answeredTurn(this.session.log.all())) {
+      this.finishTurn('forked after a finished turn', 'EndOfTurn');
+      return;
+    }
+    this.tools.approvals.denyForFork();
+    closeOpenWork(this.session, `not run: ${FORKED_HERE}`);
+    this.finishTurn(FORKED_HERE, 'Cancelled');
   }
 
   /** Runs until there is nothing to do. Never throws: a failure ends the turn, a refused write waits and tries again. */
@@ -544,6 +559,16 @@ export class Agent implements AgentHandle {
     this.session.append({ kind: 'error', message: `the turn could not start: ${err instanceof Error ? err.message : String(err)}`, code: 'internal' });
     if (++this.startFailures >= 2) this.seenSeq = this.session.log.lastSeq;
   }
+}
+
+/** The log ends with the model's final answer (only usage or notes after it): the turn is done. */
+function answeredTurn(events: readonly SkeinEvent[]): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.kind === 'usage' || e.kind === 'status' || e.kind === 'limits') continue;
+    return e.kind === 'agent' && e.endOfTurn;
+  }
+  return false;
 }
 
 /** The turn limits that are set (undefined ones keep their defaults). */

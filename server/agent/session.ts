@@ -10,12 +10,14 @@ import type {
 } from '../../shared/protocol.js';
 import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
 import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
+import { saveIfLarge } from '../compaction/large-message.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
 import { secretValues, type NamedSecret } from '../tools/env.js';
 import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
+import { spillDirOf } from './tool-runner.js';
 import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
 
 export type { CompactionRequest } from './pending-compactions.js';
@@ -238,7 +240,9 @@ export class Session {
     const forwarded = this.forward({ type: 'user_message', text });
     if (forwarded) return forwarded;
     const command = parseCompactCommand(text);
-    this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }) });
+    const window = this.agent?.gauge().contextWindow;
+    const saved = command || !window ? undefined : saveIfLarge(text, window, spillDirOf(this));
+    this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }), ...(saved && { saved }) });
     if (command) this.requestCompaction({ trigger: 'manual', ...command });
     else this.agent?.wake();
   }

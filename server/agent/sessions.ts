@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SessionListFrame, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import { FORKED_HERE, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import type { Provider } from '../llm/types.js';
@@ -18,7 +18,7 @@ import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { logLines } from '../store/jsonl-export.js';
 import { writeMeta, type SessionMeta } from '../manage/meta.js';
-import { copySavedOutputs, forkedEvents } from '../manage/fork.js';
+import { copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
 import type { McpHub } from '../mcp/hub.js';
@@ -410,9 +410,10 @@ export class Sessions implements ClusterHost {
   async fork(id: string, seq: number): Promise<LiveSession | undefined> {
     const source = this.get(id);
     if (!source) return undefined;
-    const events = forkedEvents(source.session.log, seq);
     const header = source.session.log.header;
     const newIdValue = newId();
+    // A message saved as a file is copied with the fork, and the copy's events point to the copy's file.
+    const events = forkedEvents(source.session.log, seq).map((e) => (e.kind === 'user' && e.saved ? { ...e, saved: copySavedMessage(e.saved, path.join(this.dir, newIdValue, 'outputs')) } : e));
     const original = header.workspace;
     const workspace = original?.worktree
       ? await createWorkspace(this.roots(), this.config.dataDir, newIdValue, { folder: original.folder, worktree: true, ...(original.branch && { startPoint: original.branch }) })
@@ -422,7 +423,7 @@ export class Sessions implements ClusterHost {
     const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
     const live = this.start(log);
-    live.agent.recoverInterrupted(`the fork copied the history up to event ${seq}, inside a turn: that turn ends here`, true);
+    live.agent.recoverInterrupted(FORKED_HERE, true);
     this.changed(newIdValue);
     return live;
   }

@@ -12,10 +12,17 @@ import type { AgentSettings } from './agent.js';
 import type { ApprovalGate } from './approvals.js';
 import type { Session } from './session.js';
 import { Cancelled } from './turn-end.js';
+import { Checkpoints, writesFiles } from '../workspace/checkpoints.js';
+import { log } from '../log.js';
 
 /** Where a session's saved full tool outputs live (read_file may read them). */
 export function spillDirOf(session: Session): string {
   return path.join(path.dirname(session.log.file), session.id, 'outputs');
+}
+
+/** The session's checkpoints of its working folder (see workspace/checkpoints.ts). */
+export function checkpointsOf(session: Session, workDir: string): Checkpoints {
+  return new Checkpoints(path.join(path.dirname(session.log.file), session.id), workDir, session.id);
 }
 
 export class ToolRunner {
@@ -72,6 +79,14 @@ export class ToolRunner {
       if (!clearance.run) {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
         continue;
+      }
+      if (writesFiles(call.name)) {
+        // Before anything changes: a rewind to any earlier event can put the files back.
+        try {
+          await checkpointsOf(this.session, this.settings.workDir).before(call.name, call.input, seqs[i]!);
+        } catch (err) {
+          log.warn(`no checkpoint before ${call.name}: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id });
+        }
       }
       const started = Date.now();
       const provider = this.provider();

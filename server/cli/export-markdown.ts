@@ -1,6 +1,6 @@
 // A session as a readable Markdown transcript: user and agent messages, tool
 // calls with their output trimmed, compactions with their summaries.
-import type { SkeinEvent } from '../../shared/protocol.js';
+import { FORKED_HERE, type SkeinEvent } from '../../shared/protocol.js';
 import { toolSummary } from './render.js';
 
 const OUTPUT_LINES = 20;
@@ -45,6 +45,9 @@ export function markdownTranscript(id: string, title: string, events: readonly S
         break;
       case 'error':
         if (e.code !== 'retrying') out.push(`> **Error**${e.code ? ` (${e.code})` : ''}: ${e.message}`, '');
+        break;
+      case 'state':
+        if (e.to === 'Cancelled' && e.reason === FORKED_HERE) out.push('*Forked here: the turn this point cut ends here.*', '');
         break;
       case 'model':
         out.push(`*Model: ${e.from} → ${e.to}*`, '');

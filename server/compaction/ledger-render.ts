@@ -14,7 +14,9 @@ export function renderLedger(l: Ledger): string {
   if (l.omitted.userMessages) lines.push(`- (${l.omitted.userMessages} older user messages not shown; ${FIND_REST})`);
   else if (!l.userMessages.length) lines.push('- (none in the folded span)');
   for (const u of l.userMessages) {
-    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only] ${u.text} …` : `- ${u.text}`);
+    // Line breaks kept: the lines after the first are indented, so the message stays one item.
+    const text = u.text.replace(/\n/g, '\n  ');
+    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only; search_history reads it whole] ${text} …` : `- ${text}`);
   }
   const paths = l.paths ?? [...l.filesRead.map((path) => ({ path, how: 'r', count: 1 })), ...l.filesWritten.map((path) => ({ path, how: 'w', count: 1 }))];
   if (paths.length || l.omitted.files) {

@@ -9,14 +9,13 @@ import { parsePlan, PLAN_TOOL } from '../../shared/plan.js';
 import { INSTRUCTIONS_NOTE_OPEN, isSkeinNote, type Ledger } from '../../shared/protocol.js';
 import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
+import { savedMessagePointer } from './large-message.js';
 import { folderOf, renderLedger } from './ledger-render.js';
 import { describeSearchCall } from './tool-descriptions.js';
 import type { SourcedMessage } from './view.js';
 
 export { pathsInCommand, renderLedger };
 
-/** A user message longer than this keeps its start and a pointer to its event. */
-export const USER_MESSAGE_VERBATIM_CHARS = 2000;
 /** Share of the compaction target the ledger may take. */
 export const LEDGER_BUDGET_SHARE = 0.4;
 /** The budget when no target is given. */
@@ -137,9 +136,8 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
       continue;
     }
     if (m.role === 'user' && !isSkeinNote(m.content)) {
-      b.users.push(
-        m.content.length > USER_MESSAGE_VERBATIM_CHARS ? { seq: m.seq, text: m.content.slice(0, 500), truncated: true } : { seq: m.seq, text: m.content },
-      );
+      // Whole, line breaks and all; one saved as a file (too large for the window) by its pointer line.
+      b.users.push({ seq: m.seq, text: savedMessagePointer(m.content) ?? m.content });
     }
     for (const call of m.toolCalls ?? []) {
       if (call.name === PLAN_TOOL) {

@@ -2,6 +2,7 @@
 // Each finished compaction clears old tool results and/or replaces the span of
 // messages it covers by its summary; nothing in the log itself ever changes.
 import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
+import { savedMessageView } from './large-message.js';
 import { renderLedger } from './ledger.js';
 import { describeSearchCall } from './tool-descriptions.js';
 
@@ -107,7 +108,7 @@ export class IncrementalView {
     switch (e.kind) {
       case 'user': {
         if (parseCompactCommand(e.text)) break;
-        const message: SourcedMessage = { role: 'user', content: e.text, seq: e.seq };
+        const message: SourcedMessage = { role: 'user', content: e.saved ? savedMessageView(e.text, e.saved, e.seq) : e.text, seq: e.seq };
         if (open.size || this.hold !== 'none') this.deferred.push(message);
         else out.push(message);
         break;

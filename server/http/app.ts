@@ -16,6 +16,7 @@ import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
 import { addTrustRoutes } from './trust-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
+import { mountRewindRoutes } from './rewind-routes.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
 import { log } from '../log.js';
@@ -113,6 +114,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   mountManageRoutes(app, sessions);
+  mountRewindRoutes(app, sessions);
 
   app.get('/api/models', async (_req, res) => {
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });

@@ -6,15 +6,29 @@ import { IN_PLACE_OPEN } from '../compaction/summarizer.js';
 import { tokensOf } from './tokens.js';
 import type { LlmRequest } from './types.js';
 
+/** A line that starts the next item of a transcript (so it ends a user message). */
+const TAGGED = /^(\[(user|assistant|tool result|tool error|instruction update)\]|\[assistant -> |<\/?(previous-summary|transcript|compacted-history)>)/;
+
 export function deterministicSummary(request: LlmRequest): string {
   const input = isInPlace(request) ? inPlaceTranscript(request.messages) : request.messages.map((m) => m.content).join('\n');
   const users: string[] = [];
   const calls: string[] = [];
   const errors: string[] = [];
-  for (const line of input.split('\n')) {
+  const lines = input.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
     let m: RegExpExecArray | null;
-    if ((m = /^- user: (.*)$/.exec(line)) || (m = /^\[user\] (.*)$/.exec(line))) users.push(m[1]!);
-    else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!.slice(0, 300));
+    if ((m = /^- user: (.*)$/.exec(line))) {
+      // A multi-line message carried forward: its further lines are indented.
+      const text = [m[1]!];
+      while (i + 1 < lines.length && lines[i + 1]!.startsWith('  ')) text.push(lines[++i]!.slice(2));
+      users.push(text.join('\n'));
+    } else if ((m = /^\[user\] (.*)$/.exec(line))) {
+      // A transcript's user message runs to the next tagged line: every line of it is kept.
+      const text = [m[1]!];
+      while (i + 1 < lines.length && !TAGGED.test(lines[i + 1]!)) text.push(lines[++i]!);
+      users.push(text.join('\n').replace(/\n+$/, ''));
+    } else if ((m = /^- ran: (.*)$/.exec(line)) || (m = /^\[assistant -> (.*)\]$/.exec(line))) calls.push(m[1]!.slice(0, 300));
     else if ((m = /^- error: (.*)$/.exec(line)) || (m = /^\[tool error\] (.*)$/.exec(line))) errors.push(m[1]!.slice(0, 300));
   }
   // Like a real model, stay within max output: drop the oldest tool calls first, then clip.
@@ -32,7 +46,7 @@ function render(users: string[], calls: string[], recentCalls: string[], errors:
   return [
     '## Summary of the earlier conversation (deterministic)',
     '### User messages, verbatim',
-    ...(users.length ? users.map((u) => `- user: ${u}`) : ['- (none in the folded span)']),
+    ...(users.length ? users.map((u) => `- user: ${u.replace(/\n/g, '\n  ')}`) : ['- (none in the folded span)']),
     '### Tool calls',
     ...(calls.length > recentCalls.length ? [`(${calls.length - recentCalls.length} earlier calls not listed)`] : []),
     ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),

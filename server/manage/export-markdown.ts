@@ -2,7 +2,7 @@
 // calls with their output trimmed, compactions with their summaries, errors.
 // State, usage and other bookkeeping events are left out (the JSONL export
 // has everything).
-import type { SkeinEvent, ToolResultEvent } from '../../shared/protocol.js';
+import { FORKED_HERE, type SkeinEvent, type ToolResultEvent } from '../../shared/protocol.js';
 import type { LogHeader } from '../store/event-log.js';
 
 /** Lines of a tool's output kept in the transcript (head), and characters at most. */
@@ -48,6 +48,9 @@ export function markdownTranscript(header: LogHeader, title: string, events: rea
         break;
       case 'error':
         if (e.code !== 'retrying') out.push(`> **Error${e.code ? ` (${e.code})` : ''}:** ${oneLine(e.message)}`, '');
+        break;
+      case 'state':
+        if (e.to === 'Cancelled' && e.reason === FORKED_HERE) out.push('_Forked here: the turn this point cut ends here._', '');
         break;
       case 'model':
         if (e.from !== e.to) out.push(`_Model switched from ${e.from} to ${e.to}._`, '');

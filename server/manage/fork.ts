@@ -2,7 +2,7 @@
 // they point to, copied for the new session. The original is only read.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SkeinEvent } from '../../shared/protocol.js';
+import type { SavedMessage, SkeinEvent } from '../../shared/protocol.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 
 /** A fork point that is not an event of the session (HTTP 400). */
@@ -26,4 +26,16 @@ export function copySavedOutputs(sessionsDir: string, from: string, to: string, 
     fs.mkdirSync(target, { recursive: true });
     fs.copyFileSync(path.join(source, name), path.join(target, name));
   }
+}
+
+/** A user message saved as a file (too large for the window): copied into the fork's folder (a file gone since stays named). */
+export function copySavedMessage(saved: SavedMessage, targetDir: string): SavedMessage {
+  const file = path.join(targetDir, path.basename(saved.file));
+  try {
+    fs.mkdirSync(targetDir, { recursive: true });
+    fs.copyFileSync(saved.file, file);
+  } catch {
+    return saved;
+  }
+  return { ...saved, file };
 }

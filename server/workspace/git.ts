@@ -146,6 +146,15 @@ export async function git(cwd: string, args: string[], okCodes: number[] = [0], 
   return run(cwd, args, okCodes, env, ignoreSubmodules);
 }
 
+/**
+ * The hardening of `dir` plus variables of skein's own (GIT_INDEX_FILE, so a
+ * checkpoint uses an index of its own and never the user's; a fixed identity).
+ */
+export async function hardenedWith(dir: string, extraEnv: Record<string, string>): Promise<Hardening> {
+  const hardening = await hardenedFor(dir);
+  return { ...hardening, env: { ...hardening.env, ...extraEnv } };
+}
+
 /** The repository's top folder when `dir` is inside a git work tree, else undefined (also when git is missing). */
 export async function repoTop(dir: string): Promise<string | undefined> {
   try {

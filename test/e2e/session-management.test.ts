@@ -130,7 +130,7 @@ describe('session management in the browser', () => {
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await row(page, forkId).waitFor({ state: 'detached' });
     expect((await api(server.url, `/api/sessions/${forkId}`)).status).toBe(404);
-    await page.locator('.missing').waitFor();
+    await page.getByRole('button', { name: 'Undo' }).waitFor(); // the next session opened, with an Undo
     await list(page).getByRole('checkbox', { name: 'Trash' }).check();
     const trashed = list(page).locator(`.trash li[data-id="${forkId}"]`);
     await trashed.getByRole('button', { name: 'Restore' }).click();

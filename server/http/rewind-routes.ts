@@ -1,0 +1,48 @@
+// Rewind: what putting the files back to an event would change (a preview,
+// with the diff), and doing it, with the conversation forked there or not.
+import type express from 'express';
+import type { Sessions } from '../agent/sessions.js';
+import { checkpointsOf } from '../agent/tool-runner.js';
+import { ForkPointError } from '../manage/fork.js';
+import { GitError } from '../workspace/git.js';
+
+export function mountRewindRoutes(app: express.Express, sessions: Sessions): void {
+  type Target = { status: number; error: string } | { live: NonNullable<ReturnType<Sessions['get']>>; seq: number; checkpoints: ReturnType<typeof checkpointsOf> };
+  const target = (id: string, raw: unknown): Target => {
+    const live = sessions.get(id);
+    if (!live) return { status: 404, error: 'unknown session' }
+    const seq = Number(raw);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > live.session.log.lastSeq) {
+      return { status: 400, error: `"seq" must be an event of the session: an integer from 1 to ${live.session.log.lastSeq}` }
+    }
+    const workDir = live.session.log.header.workspace?.workDir ?? sessions.roots()[0]!;
+    return { live, seq, checkpoints: checkpointsOf(live.session, workDir) }
+  };
+
+  app.get('/api/sessions/:id/rewind', async (req, res) => {
+    const t = target(req.params.id, req.query.seq);
+    if ('error' in t) return void res.status(t.status).json({ error: t.error });
+    try {
+      res.json(await t.checkpoints.preview(t.seq));
+    } catch (err) {
+      if (err instanceof GitError) res.status(500).json({ error: err.message });
+      else throw err;
+    }
+  });
+
+  app.post('/api/sessions/:id/rewind', async (req, res) => {
+    const body = (req.body ?? {}) as { seq?: unknown; fork?: unknown };
+    const t = target(req.params.id, body.seq);
+    if ('error' in t) return void res.status(t.status).json({ error: t.error });
+    if (t.live.session.state !== 'WaitingForUserInput') return void res.status(409).json({ error: 'the agent is working: cancel it or wait, then rewind' });
+    try {
+      const restored = await t.checkpoints.rewind(t.seq);
+      const forked = body.fork === true ? await sessions.fork(req.params.id, t.seq) : undefined;
+      if (forked) await forked.session.durable();
+      res.json({ restored, ...(forked && { id: forked.session.id }) });
+    } catch (err) {
+      if (err instanceof GitError || err instanceof ForkPointError) res.status(400).json({ error: err.message });
+      else throw err;
+    }
+  });
+}

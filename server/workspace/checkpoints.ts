@@ -1,0 +1,176 @@
+// Checkpoints of the working folder, taken before each tool call that may
+// write (write_file, edit_file, bash, MCP tools), so a rewind can put the
+// files back as they were at any event. In a git folder a checkpoint is a
+// commit under refs/skein/checkpoints/<session>, built with an index of its
+// own (GIT_INDEX_FILE): the user's index, branch and stash are never touched.
+// Elsewhere the file tools' targets are copied before they change (bash and
+// MCP tools cannot be followed there, and the preview says so).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { unifiedDiff } from '../tools/diff.js';
+import { git, hardenedWith, repoTop } from './git.js';
+
+type Entry = { seq: number; commit: string } | { seq: number; files: Record<string, boolean>; tool: string };
+
+export interface RewindPreview {
+  /** Each file a rewind changes: restored, deleted (created after the point) or recreated. */
+  files: { path: string; change: 'restore' | 'delete' | 'recreate' }[];
+  diff: string;
+  notes: string[];
+}
+
+const IDENTITY = { GIT_AUTHOR_NAME: 'skein', GIT_AUTHOR_EMAIL: 'skein@localhost', GIT_COMMITTER_NAME: 'skein', GIT_COMMITTER_EMAIL: 'skein@localhost' };
+
+export function writesFiles(tool: string): boolean {
+  return tool === 'write_file' || tool === 'edit_file' || tool === 'bash' || tool.startsWith('mcp__');
+}
+
+export class Checkpoints {
+  private readonly indexFile: string;
+
+  constructor(
+    /** The session's own folder (beside its log). */
+    private readonly dir: string,
+    private readonly workDir: string,
+    private readonly sessionId: string,
+  ) {
+    this.indexFile = path.join(dir, 'checkpoints.json');
+  }
+
+  private entries(): Entry[] {
+    try {
+      return JSON.parse(fs.readFileSync(this.indexFile, 'utf8')) as Entry[];
+    } catch {
+      return [];
+    }
+  }
+
+  private add(entry: Entry): void {
+    fs.mkdirSync(this.dir, { recursive: true });
+    fs.writeFileSync(this.indexFile, JSON.stringify([...this.entries(), entry]));
+  }
+
+  private get ref(): string {
+    return `refs/skein/checkpoints/${this.sessionId}`;
+  }
+
+  /** Takes a checkpoint before the tool call logged at `seq`. */
+  async before(tool: string, input: Record<string, unknown>, seq: number): Promise<void> {
+    if (await repoTop(this.workDir)) {
+      const tree = await this.snapshotTree();
+      const parent = (await git(this.workDir, ['rev-parse', '--verify', '--quiet', this.ref], [0, 1])).stdout.trim();
+      const commit = (await git(this.workDir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `skein checkpoint before event ${seq}`], [0], await hardenedWith(this.workDir, IDENTITY))).stdout.trim();
+      await git(this.workDir, ['update-ref', this.ref, commit]);
+      this.add({ seq, commit });
+      return;
+    }
+    const target = typeof input.path === 'string' && (tool === 'write_file' || tool === 'edit_file') ? input.path : undefined;
+    const files: Record<string, boolean> = {};
+    if (target) {
+      const rel = path.relative(this.workDir, path.resolve(this.workDir, target));
+      if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
+        const source = path.join(this.workDir, rel);
+        const exists = fs.existsSync(source) && fs.statSync(source).isFile();
+        if (exists) {
+          const copy = path.join(this.dir, 'checkpoints', String(seq), rel);
+          fs.mkdirSync(path.dirname(copy), { recursive: true });
+          fs.copyFileSync(source, copy);
+        }
+        files[rel] = exists;
+      }
+    }
+    this.add({ seq, files, tool });
+  }
+
+  /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */
+  private async snapshotTree(): Promise<string> {
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-index-'));
+    const index = path.join(temp, 'index');
+    try {
+      const userIndex = path.resolve(this.workDir, (await git(this.workDir, ['rev-parse', '--git-path', 'index'])).stdout.trim());
+      if (fs.existsSync(userIndex)) fs.copyFileSync(userIndex, index);
+      const env = { GIT_INDEX_FILE: index };
+      await git(this.workDir, ['add', '-A', '--', '.'], [0], await hardenedWith(this.workDir, env));
+      return (await git(this.workDir, ['write-tree'], [0], await hardenedWith(this.workDir, env))).stdout.trim();
+    } finally {
+      fs.rmSync(temp, { recursive: true, force: true });
+    }
+  }
+
+  /** The first checkpoint after `seq`: the folder as it was at `seq` (undefined: nothing written since). */
+  private after(seq: number): Entry[] {
+    return this.entries().filter((e) => e.seq > seq).sort((a, b) => a.seq - b.seq);
+  }
+
+  async preview(seq: number): Promise<RewindPreview> {
+    const later = this.after(seq);
+    if (!later.length) return { files: [], diff: '', notes: ['Nothing was written after this point: the files are as they were.'] };
+    const first = later[0]!;
+    if ('commit' in first) {
+      const now = await this.snapshotTree();
+      const status = (await git(this.workDir, ['diff', '--name-status', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
+      const files = status.split('\n').filter(Boolean).map((line) => {
+        const [code, file] = line.split('\t') as [string, string];
+        return { path: file, change: code === 'D' ? ('delete' as const) : code === 'A' ? ('recreate' as const) : ('restore' as const) };
+      });
+      const diff = (await git(this.workDir, ['diff', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
+      return { files, diff, notes: [] };
+    }
+    const states = this.plainStates(later);
+    const files: RewindPreview['files'] = [];
+    const diffs: string[] = [];
+    for (const [rel, copy] of states) {
+      const current = path.join(this.workDir, rel);
+      const now = fs.existsSync(current) ? fs.readFileSync(current, 'utf8') : undefined;
+      const then = copy ? fs.readFileSync(copy, 'utf8') : undefined;
+      if (now === then) continue;
+      files.push({ path: rel, change: then === undefined ? 'delete' : now === undefined ? 'recreate' : 'restore' });
+      diffs.push(unifiedDiff(rel, now, then ?? ''));
+    }
+    const untracked = later.filter((e) => 'tool' in e && !(e.tool === 'write_file' || e.tool === 'edit_file')).map((e) => ('tool' in e ? e.tool : ''));
+    const notes = untracked.length ? [`Not a git folder: what ${[...new Set(untracked)].join(', ')} changed after this point cannot be rewound, only the files write_file and edit_file touched.`] : [];
+    return { files, diff: diffs.join('\n'), notes };
+  }
+
+  /** Each file the file tools touched after `seq`, with its copy as it was then (undefined: it did not exist). */
+  private plainStates(later: Entry[]): Map<string, string | undefined> {
+    const states = new Map<string, string | undefined>();
+    for (const e of later) {
+      if (!('files' in e)) continue;
+      for (const [rel, existed] of Object.entries(e.files)) {
+        if (!states.has(rel)) states.set(rel, existed ? path.join(this.dir, 'checkpoints', String(e.seq), rel) : undefined);
+      }
+    }
+    return states;
+  }
+
+  /** Puts the files back as they were at `seq`, byte for byte; returns the paths it changed. */
+  async rewind(seq: number): Promise<string[]> {
+    const later = this.after(seq);
+    if (!later.length) return [];
+    const first = later[0]!;
+    const { files } = await this.preview(seq);
+    if ('commit' in first) {
+      const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-index-'));
+      const env = { GIT_INDEX_FILE: path.join(temp, 'index') };
+      try {
+        await git(this.workDir, ['read-tree', `${first.commit}^{tree}`], [0], await hardenedWith(this.workDir, env));
+        for (const f of files) if (f.change === 'delete') fs.rmSync(path.join(this.workDir, f.path), { force: true });
+        const restore = files.filter((f) => f.change !== 'delete').map((f) => f.path);
+        if (restore.length) await git(this.workDir, ['checkout-index', '-f', '--', ...restore], [0], await hardenedWith(this.workDir, env));
+      } finally {
+        fs.rmSync(temp, { recursive: true, force: true });
+      }
+      return files.map((f) => f.path);
+    }
+    for (const [rel, copy] of this.plainStates(later)) {
+      const target = path.join(this.workDir, rel);
+      if (copy) {
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.copyFileSync(copy, target);
+      } else fs.rmSync(target, { force: true });
+    }
+    return files.map((f) => f.path);
+  }
+}
