@@ -87,6 +87,11 @@ export class ToolRunner {
         } catch (err) {
           log.warn(`no checkpoint before ${call.name}: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id });
         }
+        // A cancel that came while the checkpoint was taken: the tool has not started, so it never does.
+        if (signal.aborted) {
+          this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: 'cancelled by the user before it ran', isError: true, durationMs: 0 });
+          continue;
+        }
       }
       const started = Date.now();
       const provider = this.provider();

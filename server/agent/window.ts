@@ -46,6 +46,12 @@ export function outputReserve(contextWindow: number, maxOutputTokens: number): n
  */
 export const PLATEAU_MIN_GROWTH = 256;
 export const PLATEAU_SHARE = 0.25;
+/**
+ * No server runs a chat model in a context this small: a count that stands
+ * still below it is usage the server does not really report (a proxy or a
+ * stub that answers the same numbers every time), not a plateau at its context.
+ */
+export const MIN_PLATEAU_CONTEXT = 512;
 /** Answered requests kept for the plateau check. */
 const HISTORY = 16;
 /** Assumed window after a refusal that names no number: the refused request (input + output budget) minus 10%. */
@@ -217,7 +223,7 @@ export class SessionWindow {
     for (const before of earlier) {
       const grown = sent.raw - before.raw;
       if (grown < PLATEAU_MIN_GROWTH) continue;
-      if (reported - before.reported < PLATEAU_SHARE * grown) {
+      if (reported >= MIN_PLATEAU_CONTEXT && reported - before.reported < PLATEAU_SHARE * grown) {
         return `about ${tokens(grown)} tokens were added since an earlier request, yet the count it reported went from ${tokens(before.reported)} to only ${tokens(reported)}`;
       }
       // A server known to cut, whose context is known: the added text, counted as low as its tokenizer was ever seen to count, could not fit.

@@ -3,6 +3,7 @@
 // for paths, so a test can check that a path really is in the text.
 import { renderPlan } from '../../shared/plan.js';
 import type { Ledger } from '../../shared/protocol.js';
+import { verbatimItem } from './verbatim.js';
 
 const NO_FOLDER = '(no folder)';
 const PATHS_HEADING = '### Paths by folder (r read, w written, e edited, l listed, g grepped; ×N times)';
@@ -14,9 +15,8 @@ export function renderLedger(l: Ledger): string {
   if (l.omitted.userMessages) lines.push(`- (${l.omitted.userMessages} older user messages not shown; ${FIND_REST})`);
   else if (!l.userMessages.length) lines.push('- (none in the folded span)');
   for (const u of l.userMessages) {
-    // Line breaks kept: the lines after the first are indented, so the message stays one item.
-    const text = u.text.replace(/\n/g, '\n  ');
-    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only; search_history reads it whole] ${text} …` : `- ${text}`);
+    // Whole and byte for byte (line breaks too): see verbatim.ts.
+    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only; search_history reads it whole] ${u.text.replace(/\n/g, '\n  ')} …` : verbatimItem('', u.text));
   }
   const paths = l.paths ?? [...l.filesRead.map((path) => ({ path, how: 'r', count: 1 })), ...l.filesWritten.map((path) => ({ path, how: 'w', count: 1 }))];
   if (paths.length || l.omitted.files) {

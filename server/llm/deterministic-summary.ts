@@ -5,6 +5,7 @@ import { isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
 import { IN_PLACE_OPEN } from '../compaction/summarizer.js';
 import { tokensOf } from './tokens.js';
 import type { LlmRequest } from './types.js';
+import { verbatimItem } from '../compaction/verbatim.js';
 
 /** A line that starts the next item of a transcript (so it ends a user message). */
 const TAGGED = /^(\[(user|assistant|tool result|tool error|instruction update)\]|\[assistant -> |<\/?(previous-summary|transcript|compacted-history)>)/;
@@ -46,7 +47,7 @@ function render(users: string[], calls: string[], recentCalls: string[], errors:
   return [
     '## Summary of the earlier conversation (deterministic)',
     '### User messages, verbatim',
-    ...(users.length ? users.map((u) => `- user: ${u.replace(/\n/g, '\n  ')}`) : ['- (none in the folded span)']),
+    ...(users.length ? users.map((u) => verbatimItem('user: ', u)) : ['- (none in the folded span)']),
     '### Tool calls',
     ...(calls.length > recentCalls.length ? [`(${calls.length - recentCalls.length} earlier calls not listed)`] : []),
     ...(recentCalls.length ? recentCalls.map((c) => `- ran: ${c}`) : ['- (none)']),

@@ -84,10 +84,10 @@ describe('the user’s words', () => {
     const done = events.find((e): e is CompactionEvent => e.kind === 'compaction' && e.phase === 'finished')!;
     expect(done.ledger!.userMessages.map((u) => u.text)).toContain(multi);
     // The summary lists it whole: its further lines indented under the first.
-    expect(done.summary).toContain('- user: echo: first line of the request\n  second line: keep the tests green\n  \n  fourth line, after a blank one');
+    expect(done.summary).toContain('- user: (4 lines, verbatim between the fences):\n~~~\necho: first line of the request\nsecond line: keep the tests green\n\nfourth line, after a blank one\n~~~');
     const view = (await api<{ messages: ViewMessage[] }>(server.url, `/api/sessions/${id}/view`)).body;
     const summary = view.messages.find((m) => m.content.startsWith('<compacted-history>'))!.content;
-    expect(summary).toContain('- echo: first line of the request\n  second line: keep the tests green\n  \n  fourth line, after a blank one');
+    expect(summary).toContain('~~~\necho: first line of the request\nsecond line: keep the tests green\n\nfourth line, after a blank one\n~~~');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -42,7 +42,7 @@ describe('the ledger', () => {
     const ledger = buildLedger(deriveView(log.events).slice(1));
     expect(ledger.userMessages.map((u) => u.text.slice(0, 20))).toEqual(['please fix src/app.t', 'x'.repeat(20)]);
     expect(ledger.userMessages[1]).toEqual({ text: `${'x'.repeat(5000)}\nsecond line`, seq: 9 });
-    expect(renderLedger(ledger)).toContain(`- ${'x'.repeat(5000)}\n  second line`);
+    expect(renderLedger(ledger)).toContain(`~~~\n${'x'.repeat(5000)}\nsecond line\n~~~`);
     expect(ledger.filesRead).toEqual(['src/app.ts', 'run.py']);
     expect(ledger.filesWritten).toEqual(['out.log']);
     expect(ledger.commands.map((c) => `${c.command} -> ${c.status}`)).toEqual(['cat src/app.ts -> exit code: 0', 'python run.py > out.log -> exit code: 1']);
