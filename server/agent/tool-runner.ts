@@ -87,9 +87,10 @@ export class ToolRunner {
         } catch (err) {
           log.warn(`no checkpoint before ${call.name}: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id });
         }
-        // A cancel that came while the checkpoint was taken: the tool has not started, so it never does.
+        // A cancel that came while the checkpoint was taken (the agent already shows RunningTools): the tool never starts,
+        // and its result reads as a cancel during the run does.
         if (signal.aborted) {
-          this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: 'cancelled by the user before it ran', isError: true, durationMs: 0 });
+          this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: 'cancelled by the user', isError: true, durationMs: 0 });
           continue;
         }
       }
