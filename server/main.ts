@@ -1,15 +1,10 @@
 // Server entry: flags + env -> config -> start.
 import { configOrExit } from './config-check.js';
 import { configureLog, log } from './log.js';
-import { UnknownModelError } from './llm/providers.js';
-import { TokenFileError } from './http/token-file.js';
-import { McpConfigError } from './mcp/config.js';
 import { startServer } from './server.js';
-import { DataDirLockedError } from './lock/data-dir-lock.js';
-import { EXIT } from './cli/exit-codes.js';
+import { startFailure } from './start-failure.js';
 import { runMigrate } from './migrate-cli.js';
 import { killAllToolProcesses } from './tools/processes.js';
-import { SandboxUnavailableError } from './tools/sandbox.js';
 
 // `skein migrate …`: moves logs between JSONL files and PostgreSQL, then exits.
 if (process.argv[2] === 'migrate') process.exit(await runMigrate(process.argv.slice(3), process.env));
@@ -19,13 +14,11 @@ configureLog({ format: process.env.SKEIN_LOG_FORMAT?.trim() === 'json' ? 'json' 
 const config = configOrExit(process.argv.slice(2), process.env);
 configureLog({ format: config.logFormat });
 const server = await startServer(config).catch((err: unknown) => {
-  if (err instanceof DataDirLockedError) {
-    process.stderr.write(`skein: ${err.message}\n`);
-    process.exit(EXIT.dataDirInUse);
-  }
-  if (!(err instanceof UnknownModelError) && !(err instanceof TokenFileError) && !(err instanceof SandboxUnavailableError) && !(err instanceof McpConfigError)) throw err;
-  process.stderr.write(`skein: ${err.message}\n`);
-  process.exit(2);
+  // A busy port, a bad data folder, a refused setting: one line and the status README lists; a bug keeps its stack.
+  const failure = startFailure(err, config);
+  if (!failure) throw err;
+  process.stderr.write(`skein: ${failure.message}\n`);
+  process.exit(failure.code);
 });
 for (const warning of server.warnings) log.warn(warning);
 // The printed URL carries the token once; the page keeps it in an HttpOnly cookie.

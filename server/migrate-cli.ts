@@ -1,5 +1,6 @@
 // `skein migrate --from-jsonl DIR` / `skein migrate --to-jsonl DIR`, with
 // SKEIN_DATABASE_URL naming the database.
+import { migrateUsage } from './cli/usage.js';
 import { exportJsonl, importJsonl } from './store/postgres/jsonl-transfer.js';
 
 export async function runMigrate(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -10,7 +11,7 @@ export async function runMigrate(args: string[], env: NodeJS.ProcessEnv): Promis
     return 2;
   }
   if ((flag !== '--from-jsonl' && flag !== '--to-jsonl') || !dir) {
-    process.stderr.write('usage: skein migrate --from-jsonl DIR   (import <id>.jsonl logs)\n       skein migrate --to-jsonl DIR     (export every session as <id>.jsonl)\n');
+    process.stderr.write(migrateUsage);
     return 2;
   }
   const report = flag === '--from-jsonl' ? await importJsonl(url, dir) : await exportJsonl(url, dir);

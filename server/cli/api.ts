@@ -1,6 +1,6 @@
 // The REST calls the CLI makes, with the access token; an HTTP failure
 // becomes a CliError with the status the process should exit with.
-import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
+import type { ApprovalDecision, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import type { Connection } from './connection.js';
 import { CliError, EXIT } from './exit-codes.js';
 
@@ -57,6 +57,10 @@ export class Api {
 
   send(id: string, text: string): Promise<unknown> {
     return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text });
+  }
+
+  decide(id: string, callId: string, decision: ApprovalDecision): Promise<unknown> {
+    return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/approvals/${encodeURIComponent(callId)}`, { decision });
   }
 
   cancel(id: string): Promise<unknown> {

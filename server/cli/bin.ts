@@ -1,67 +1,81 @@
 #!/usr/bin/env node
 // `skein`: with no command, the server (as `npm start`); `skein run`,
 // `skein sessions`, `skein export` drive a session from a terminal or CI;
-// `skein trust` decides on a working folder's .mcp.json.
+// `skein trust` decides on a working folder's .mcp.json; `skein migrate`
+// moves logs between JSONL files and PostgreSQL.
+import { createInterface } from 'node:readline/promises';
 import { parseArgs, type CliArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { exportCommand, sessionsCommand } from './export.js';
-import { createInterface } from 'node:readline/promises';
-import { runCommand } from './run.js';
-import { trustCommand, type TrustIo } from './trust.js';
-import { usageText } from './usage.js';
+import { runCommand, type RunIo } from './run.js';
+import { installStop } from './stop.js';
+import { readPipedStdin } from './task.js';
+import { trustCommand } from './trust.js';
+import { migrateUsage, usageText } from './usage.js';
 
-async function readStdin(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+const err = (text: string) => void process.stderr.write(text);
+
+/** A question on the terminal (trust on stdout; approvals on stderr, stdout may be a pipe of JSON); only when stdin is one. */
+function asker(output: NodeJS.WritableStream) {
+  return async (question: string): Promise<string> => {
+    const rl = createInterface({ input: process.stdin, output });
+    try {
+      // Ctrl-D (the terminal's stdin ends) is no answer: the caller treats it as nobody there.
+      return await new Promise<string>((resolve, reject) => {
+        rl.once('close', () => reject(new Error('stdin ended before an answer')));
+        rl.question(question).then(resolve, reject);
+      });
+    } finally {
+      rl.close();
+    }
+  };
 }
 
-/** A question on the terminal (skein trust); only when stdin is one. */
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
-}
-
-const io: TrustIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t), readStdin, ...(process.stdin.isTTY && { ask }) };
-
-async function main(argv: string[]): Promise<ExitCode | 'server'> {
+async function main(argv: string[]): Promise<ExitCode | 'server' | 'migrate'> {
   const args: CliArgs = parseArgs(argv);
   if (args.help) {
-    io.out(usageText());
+    process.stdout.write(args.command === 'migrate' ? migrateUsage : usageText());
     return EXIT.ok;
   }
+  if (args.command === 'migrate') return 'migrate';
+  if (args.command === undefined) {
+    if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, migrate, or none to start the server (skein --help)`);
+    return 'server';
+  }
+  // The server (main.ts) handles its own signals; the commands cancel their turn.
+  const stop = installStop(err);
+  const io: RunIo = {
+    out: (t) => void process.stdout.write(t),
+    err,
+    readStdin: () => readPipedStdin(process.stdin, err),
+    stop,
+  };
   switch (args.command) {
     case 'run':
-      return runCommand(args, process.env, io);
+      return runCommand(args, process.env, { ...io, ...(process.stdin.isTTY && { ask: asker(process.stderr) }) });
     case 'sessions':
       return sessionsCommand(args, process.env, io);
     case 'export':
       return exportCommand(args, process.env, io);
     case 'trust':
-      return trustCommand(args, process.env, io);
-    case undefined:
-      if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, or none to start the server (skein --help)`);
-      return 'server';
+      return trustCommand(args, process.env, { ...io, ...(process.stdin.isTTY && { ask: asker(process.stdout) }) });
   }
 }
 
-let code: ExitCode | 'server';
+let code: ExitCode | 'server' | 'migrate';
 try {
   code = await main(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`skein: ${err instanceof CliError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  code = err instanceof CliError ? err.code : EXIT.internal;
+} catch (error) {
+  err(`skein: ${error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  code = error instanceof CliError ? error.code : EXIT.internal;
 }
-if (code === 'server') {
-  // The server reads the same argv; it runs until a signal.
+if (code === 'server' || code === 'migrate') {
+  // The server (and migrate) read the same argv; the server runs until a signal.
   await import('../main.js');
 } else {
-  // Everything written reaches the pipe before the process ends (timers of the embedded server would keep it alive).
+  // Everything written reaches the pipe before the process ends (timers of the embedded server would keep it alive);
+  // a stdout nobody reads any more has nothing to flush.
   const exitCode = code;
+  if (process.stdout.destroyed || !process.stdout.writable) process.exit(exitCode);
   process.stdout.write('', () => process.exit(exitCode));
 }

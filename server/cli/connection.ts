@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { configOrExit } from '../config-check.js';
-import { TOKEN_FILE, TokenFileError } from '../http/token-file.js';
-import { UnknownModelError } from '../llm/providers.js';
+import { TOKEN_FILE } from '../http/token-file.js';
 import { configureLog, toStderr } from '../log.js';
 import { startServer } from '../server.js';
-import { DataDirLockedError, describeHolder } from '../lock/data-dir-lock.js';
+import { describeHolder } from '../lock/data-dir-lock.js';
+import { startFailure } from '../start-failure.js';
 import { killAllToolProcesses } from '../tools/processes.js';
 import type { CliArgs } from './args.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -81,10 +81,10 @@ async function embedded(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connecti
       },
     };
   } catch (err) {
-    if (err instanceof UnknownModelError || err instanceof TokenFileError) throw new CliError(EXIT.usage, err.message);
-    // A server took the folder since we looked.
-    if (err instanceof DataDirLockedError) throw new CliError(EXIT.dataDirInUse, err.message);
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(EXIT.usage, `port ${config.port} is in use: leave SKEIN_PORT unset for a free one`);
+    const failure = startFailure(err, config);
+    if (!failure) throw err;
+    // A port in use is only possible when one was given: without it the embedded server takes a free one.
+    throw new CliError(failure.code, failure.code === EXIT.cannotStart && err instanceof Error && (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `${failure.message}, or leave SKEIN_PORT unset for a free one` : failure.message);
     throw err;
   }
 }

@@ -18,6 +18,16 @@ export const EXIT = {
   dataDirInUse: 7,
   /** A bug in skein (the message has the stack). */
   internal: 70,
+  /** A tool call needed approval and nobody could give it: stdin is not a terminal and --approve did not cover it (the message names the call). */
+  approvalNeeded: 8,
+  /** The server could not start: its port is in use, or the data folder is unusable (not a folder, not writable, cannot be made). */
+  cannotStart: 9,
+  /** SIGHUP (the terminal went away): the turn was cancelled, as with Ctrl-C (128 + 1, the shell's convention). */
+  hangup: 129,
+  /** Nobody reads stdout any more (`skein run … | head`): the turn was cancelled (128 + SIGPIPE's 13, as a shell reports a process ended by SIGPIPE). */
+  stdoutClosed: 141,
+  /** SIGTERM (`timeout`, CI, systemd): the turn was cancelled, as with Ctrl-C (128 + 15). */
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -40,6 +40,10 @@ export class TextRenderer {
         return [`• ${event.name} ${oneLine(toolSummary(event.input), WIDTH - event.name.length - 3)}`];
       case 'tool_result':
         return event.isError ? [`  ✗ ${event.name}: ${oneLine(event.output, WIDTH - event.name.length - 6)}`] : [];
+      case 'approval_request':
+        return [`? ${event.name} ${oneLine(toolSummary(event.input), WIDTH - event.name.length - 24)} — waits for approval`];
+      case 'approval_decision':
+        return [`  ${event.decision === 'deny' ? '✗ denied' : event.decision === 'approve_session' ? '✓ approved for the session' : '✓ approved'} (${event.by})${event.reason ? `: ${oneLine(event.reason, 200)}` : ''}`];
       case 'compaction':
         return this.compaction(event);
       case 'error':

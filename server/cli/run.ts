@@ -1,23 +1,38 @@
 // `skein run "task"`: one turn, headless. Starts (or continues, --session) a
-// session, sends the task, streams the timeline until the agent is done.
+// session, sends the task (with piped stdin appended), streams the timeline
+// until the agent is done. Calls waiting for approval are answered
+// (approval-prompt.ts); a signal or a closed stdout cancels the turn (stop.ts).
+import type { ApprovalRequestEvent } from '../../shared/protocol.js';
 import { Api } from './api.js';
+import { answerApproval } from './approval-prompt.js';
 import type { CliArgs } from './args.js';
 import { connect } from './connection.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { follow } from './follow.js';
 import { TextRenderer } from './render.js';
+import type { Stop, StopReason } from './stop.js';
+import { composeTask } from './task.js';
 import { TurnWatch } from './turn-watch.js';
 
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
-  /** The task when none is on the command line (stdin, when it is not a terminal). */
+  /** stdin's text when it is not a terminal (the task, or what is appended to it). */
   readStdin: () => Promise<string | undefined>;
 }
 
-export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io): Promise<ExitCode> {
-  const task = (args.positionals.length ? args.positionals.join(' ') : ((await io.readStdin()) ?? '')).trim();
-  if (!task) throw new CliError(EXIT.usage, 'no task: skein run "what to do" (or pipe it on stdin)');
+export interface RunIo extends Io {
+  /** Asks on the terminal (approvals); absent when stdin is not one. */
+  ask?: (question: string) => Promise<string>;
+  /** Signals and a closed stdout; absent in-process (tests of parts). */
+  stop?: Stop;
+}
+
+/** After a stop, how long the turn's end is awaited before leaving anyway (the server cancels it regardless). */
+const STOP_GRACE_MS = 15_000;
+
+export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunIo): Promise<ExitCode> {
+  const task = composeTask(args.positionals, await io.readStdin());
   const connection = await connect(args, env);
   if (connection.note) io.err(connection.note);
   try {
@@ -27,26 +42,54 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io):
     io.err(`skein: session ${id}${args.session ? '' : ` (continue it with: skein run --session ${id} "…")`}\n`);
     const watch = new TurnWatch(task, snapshot.state !== 'WaitingForUserInput');
     const renderer = new TextRenderer(snapshot.gauge);
-    const following = await follow(connection, api, id, snapshot.lastSeq, (event) => {
-      if (args.json) io.out(`${JSON.stringify(event)}\n`);
-      else for (const line of renderer.lines(event)) io.out(`${line}\n`);
-      return watch.see(event);
-    });
-    // Ctrl-C cancels the turn (its end is still streamed); a second one leaves at once.
-    let interrupts = 0;
-    const onInterrupt = () => {
-      if (++interrupts > 1) process.exit(130);
-      io.err('skein: cancelling the turn (Ctrl-C again to leave now)\n');
-      api.cancel(id).catch(() => {});
+    let stopped: StopReason | undefined;
+    let failure: CliError | undefined;
+    let sent = false;
+    const cancel = () => void api.cancel(id).catch(() => {});
+    const out = (text: string) => void (stopped?.stdoutClosed || io.out(text));
+    let leave!: () => void;
+    const graceOver = new Promise<void>((resolve) => (leave = resolve));
+    const stopTurn = () => {
+      if (sent) cancel();
+      setTimeout(leave, STOP_GRACE_MS).unref();
     };
-    process.on('SIGINT', onInterrupt);
+
+    const onApproval = (request: ApprovalRequestEvent) => {
+      answerApproval(request, args.approve, api, id, io)
+        .catch((err: unknown) => (err instanceof CliError ? err : new CliError(EXIT.approvalNeeded, `${request.name} needs approval: ${(err as Error).message}`)))
+        .then((refused) => {
+          if (!refused || failure) return;
+          failure = refused;
+          stopTurn();
+        });
+    };
+    const following = await follow(connection, api, id, snapshot.lastSeq, (event) => {
+      if (args.json) out(`${JSON.stringify(event)}\n`);
+      else for (const line of renderer.lines(event)) out(`${line}\n`);
+      const over = watch.see(event);
+      // A turn that began after the cancel was sent (the message was still queued) is cancelled too.
+      if ((stopped || failure) && event.kind === 'state' && event.from === 'WaitingForUserInput') cancel();
+      if (event.kind === 'approval_request' && watch.inTurn && !stopped && !failure) onApproval(event);
+      return over;
+    });
+    io.stop?.handle((reason) => {
+      stopped = reason;
+      if (!reason.stdoutClosed) io.err(`skein: ${reason.why}: cancelling the turn${reason.code === EXIT.cancelled ? ' (Ctrl-C again to leave now)' : ''}\n`);
+      stopTurn();
+    });
     try {
-      await api.send(id, task);
-      await following.done;
+      if (!stopped) {
+        await api.send(id, task);
+        sent = true;
+        if (stopped || failure) cancel();
+        await Promise.race([following.done, graceOver]);
+      }
     } finally {
-      process.off('SIGINT', onInterrupt);
+      io.stop?.handle(undefined);
       following.close();
     }
+    if (stopped) return stopped.code;
+    if (failure) throw failure;
     return watch.exitCode();
   } finally {
     await connection.close();

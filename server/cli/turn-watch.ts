@@ -18,6 +18,11 @@ export class TurnWatch {
     this.started = busy;
   }
 
+  /** Our task has been seen: what follows belongs to its turn. */
+  get inTurn(): boolean {
+    return this.userSeq !== undefined;
+  }
+
   /** Takes the next event; true once the turn is over. */
   see(event: SkeinEvent): boolean {
     if (this.userSeq === undefined) {

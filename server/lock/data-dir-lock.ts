@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { prepareDataDir } from './data-dir-check.js';
 
 export const LOCK_FILE = 'server.lock';
 const KERNEL_LOCK = process.platform === 'linux';
@@ -61,7 +62,8 @@ const heldHere = new Set<string>();
 
 /** Takes the data folder for this process, or throws DataDirLockedError naming who has it. */
 export async function lockDataDir(dataDir: string, options: { embedded?: boolean } = {}): Promise<DataDirLock> {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // A regular file, another user's folder, a path that cannot be made: one clear line (DataDirUnusableError).
+  prepareDataDir(dataDir);
   const file = path.join(dataDir, LOCK_FILE);
   const previous = readHolder(dataDir);
   let holder: LockHolder = { pid: process.pid, hostname: os.hostname(), started: new Date().toISOString(), ...(options.embedded && { embedded: true }) };

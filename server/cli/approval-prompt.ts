@@ -1,0 +1,50 @@
+// A tool call of `skein run`'s turn waits for approval (SKEIN_APPROVAL): the
+// CLI answers it. --approve covers it: approved. stdin is a terminal: the
+// user is asked (approve / always for this session / deny). Otherwise nobody
+// can answer, and waiting would hang a script for ever: the turn is cancelled
+// and the run fails with its own exit status, naming the call.
+import type { ApprovalDecision, ApprovalRequestEvent } from '../../shared/protocol.js';
+import type { Api } from './api.js';
+import { approves, type ApprovePolicy } from './approve.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { toolSummary } from './render.js';
+
+export interface ApprovalIo {
+  err: (text: string) => void;
+  /** Asks on the terminal; undefined when stdin is not one. */
+  ask?: (question: string) => Promise<string>;
+}
+
+const ANSWERS: Record<string, ApprovalDecision> = { a: 'approve', approve: 'approve', y: 'approve', yes: 'approve', s: 'approve_session', always: 'approve_session', d: 'deny', deny: 'deny', n: 'deny', no: 'deny' };
+
+/** The call in a few words, for messages: bash `ls -la`. */
+export function describeCall(request: ApprovalRequestEvent): string {
+  return `${request.name} \`${toolSummary(request.input).slice(0, 200)}\``;
+}
+
+/**
+ * Decides one request; resolves to a CliError when nobody can (the caller
+ * cancels the turn and exits with it), else undefined once the decision is sent.
+ */
+export async function answerApproval(request: ApprovalRequestEvent, policy: ApprovePolicy, api: Api, session: string, io: ApprovalIo): Promise<CliError | undefined> {
+  if (approves(policy, request.name)) {
+    io.err(`skein: approved ${describeCall(request)} (--approve)\n`);
+    await api.decide(session, request.callId, 'approve');
+    return undefined;
+  }
+  if (!io.ask) {
+    return new CliError(
+      EXIT.approvalNeeded,
+      `${describeCall(request)} needs approval and stdin is not a terminal to ask: the turn was cancelled. Allow it with --approve ${request.name.startsWith('mcp__') ? 'mcp' : request.name} (or --approve all), or run on a terminal`,
+    );
+  }
+  io.err(`\n${request.preview.text.trimEnd()}\n`);
+  for (;;) {
+    const answer = (await io.ask(`Run ${describeCall(request)}? [a]pprove, [s] always (this session${request.alwaysAsks ? ', though it asks again' : ''}), [d]eny: `)).trim().toLowerCase();
+    const decision = ANSWERS[answer];
+    if (decision) {
+      await api.decide(session, request.callId, decision);
+      return undefined;
+    }
+  }
+}
