@@ -13,6 +13,7 @@ export interface CliResult {
 export interface CliRun {
   child: ChildProcess;
   stdout: () => string;
+  stderr: () => string;
   result: Promise<CliResult>;
 }
 
@@ -30,7 +31,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdin!.end(options.input ?? '');
   const result = new Promise<CliResult>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-  return { child, stdout: () => stdout, result };
+  return { child, stdout: () => stdout, stderr: () => stderr, result };
 }
 
 export function runCli(args: string[], env: Record<string, string | undefined>, options: { input?: string; command?: string[]; cwd?: string } = {}): Promise<CliResult> {
