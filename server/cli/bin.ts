@@ -23,6 +23,11 @@ function asker(output: NodeJS.WritableStream) {
       // Ctrl-D (the terminal's stdin ends) is no answer: the caller treats it as nobody there.
       return await new Promise<string>((resolve, reject) => {
         rl.once('close', () => reject(new Error('stdin ended before an answer')));
+        // The terminal is raw while the question waits: its Ctrl-C reaches readline, not the process. Pass it on.
+        rl.once('SIGINT', () => {
+          rl.close();
+          process.kill(process.pid, 'SIGINT');
+        });
         rl.question(question).then(resolve, reject);
       });
     } finally {
