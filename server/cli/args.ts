@@ -2,7 +2,7 @@
 // setting (config.ts) and is left for loadConfig.
 import { CliError, EXIT } from './exit-codes.js';
 
-export const COMMANDS = ['run', 'sessions', 'export', 'trust'] as const;
+export const COMMANDS = ['run', 'sessions', 'export', 'trust', 'acp'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {

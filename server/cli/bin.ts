@@ -7,6 +7,7 @@ import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { exportCommand, sessionsCommand } from './export.js';
 import { createInterface } from 'node:readline/promises';
 import { runCommand } from './run.js';
+import { acpCommand } from '../acp/command.js';
 import { trustCommand, type TrustIo } from './trust.js';
 import { usageText } from './usage.js';
 
@@ -44,8 +45,10 @@ async function main(argv: string[]): Promise<ExitCode | 'server'> {
       return exportCommand(args, process.env, io);
     case 'trust':
       return trustCommand(args, process.env, io);
+    case 'acp':
+      return acpCommand(args, process.env, io.err);
     case undefined:
-      if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, or none to start the server (skein --help)`);
+      if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, acp, or none to start the server (skein --help)`);
       return 'server';
   }
 }

@@ -20,6 +20,8 @@ Commands:
       --yes                  trust without asking (scripts)
       --list                 list every decision, and whether the file changed since
       --revoke               forget the decision on FOLDER (a running skein stops its servers)
+  acp                        an Agent Client Protocol agent on stdin/stdout, for editors
+                             (Zed, JetBrains, Neovim, Emacs); logs go to stderr
 
 Every command:
   --server URL               drive a running server instead of an embedded one
