@@ -59,3 +59,109 @@ describe('skein acp', () => {
     expect(run.stdoutLines().every((m) => (m as { jsonrpc?: string }).jsonrpc === '2.0')).toBe(true);
   });
 });
+
+/** The user's message is in the session's log (the prompt reached the server). */
+function logged(dataDir: string, id: string, text: string): boolean {
+  const file = path.join(dataDir, 'sessions', `${id}.jsonl`);
+  return fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(JSON.stringify(text).slice(1, -1));
+}
+
+describe('skein acp: approvals, cancel, plan, compaction, session/load', () => {
+  it('asks through request_permission (allow always = the session rule, reject), cancels, shows the plan and a /compact, then a new process loads the session', SLOW, async () => {
+    const dataDir = tempDir('acp-data');
+    const work = tempDir('acp-work');
+    const env = { SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: work, SKEIN_APPROVAL: 'on-write' };
+    const run = start(env);
+    await initialize(run);
+    const { sessionId: id } = await run.connection.agent.request('session/new', { cwd: work, mcpServers: [] });
+    const prompt = (text: string) => run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text }] });
+    const file = path.join(work, 'a.txt');
+
+    // Allow always: the write runs, and the next write to the same file is covered by the session rule.
+    run.answerPermission = async (request) => ({ outcome: { outcome: 'selected', optionId: request.options.find((o) => o.kind === 'allow_always')!.optionId } });
+    expect((await prompt('tool: write_file {"path":"a.txt","content":"hello\\n"}')).stopReason).toBe('end_turn');
+    expect(fs.readFileSync(file, 'utf8')).toBe('hello\n');
+    expect(run.permissions).toHaveLength(1);
+    const asked = run.permissions[0]!;
+    expect(asked.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    expect(asked.toolCall.content).toContainEqual({ type: 'diff', path: file, oldText: null, newText: 'hello\n' });
+    expect((await prompt('tool: write_file {"path":"a.txt","content":"hello again\\n"}')).stopReason).toBe('end_turn');
+    expect(run.permissions).toHaveLength(1);
+    expect(fs.readFileSync(file, 'utf8')).toBe('hello again\n');
+    // The completed write carries its diff, the old text recovered from skein's own diff.
+    const writes = updatesOf(run, id, 'tool_call_update').filter((u) => (u as { status?: string }).status === 'completed') as { content: { type: string }[] }[];
+    expect(writes.at(-1)!.content).toContainEqual({ type: 'diff', path: file, oldText: 'hello\n', newText: 'hello again\n' });
+
+    // Reject: the edit does not happen, its update says failed.
+    run.answerPermission = async (request) => ({ outcome: { outcome: 'selected', optionId: request.options.find((o) => o.kind === 'reject_once')!.optionId } });
+    expect((await prompt('tool: edit_file {"path":"a.txt","old":"again","new":"there"}')).stopReason).toBe('end_turn');
+    expect(run.permissions).toHaveLength(2);
+    expect(run.permissions[1]!.toolCall.content).toContainEqual({ type: 'diff', path: file, oldText: 'again', newText: 'there' });
+    expect(fs.readFileSync(file, 'utf8')).toBe('hello again\n');
+    const rejected = run.permissions[1]!.toolCall.toolCallId;
+    expect(updatesOf(run, id, 'tool_call_update').filter((u) => (u as { toolCallId: string }).toolCallId === rejected).at(-1)).toMatchObject({ status: 'failed' });
+
+    // session/cancel while a call waits: the client answers `cancelled`, the turn stops with `cancelled`.
+    run.answerPermission = (_request, signal) =>
+      new Promise((resolve) => {
+        void run.connection.agent.notify('session/cancel', { sessionId: id });
+        const done = () => resolve({ outcome: { outcome: 'cancelled' } });
+        // The agent withdraws its question ($/cancel_request) once skein decided the call by the cancel.
+        if (signal.aborted) done();
+        else signal.addEventListener('abort', done);
+      });
+    expect((await prompt('bash: echo never-runs > b.txt')).stopReason).toBe('cancelled');
+    expect(fs.existsSync(path.join(work, 'b.txt'))).toBe(false);
+
+    // session/cancel while the model is thinking.
+    const slow = prompt('delay: 120000');
+    await until(() => logged(dataDir, id, 'delay: 120000'), 'the slow prompt in the log');
+    await run.connection.agent.notify('session/cancel', { sessionId: id });
+    expect((await slow).stopReason).toBe('cancelled');
+
+    // The plan.
+    expect((await prompt('plan: [x] read the code; [>] write the fix; [ ] run the tests')).stopReason).toBe('end_turn');
+    expect(updatesOf(run, id, 'plan').at(-1)).toMatchObject({
+      entries: [
+        { content: 'read the code', status: 'completed' },
+        { content: 'write the fix', status: 'in_progress' },
+        { content: 'run the tests', status: 'pending' },
+      ],
+    });
+
+    // /compact with its focus: the compaction is shown (this client did not ask for compaction_update: as agent text, the event in _meta).
+    expect((await prompt('/compact keep the plan')).stopReason).toBe('end_turn');
+    const compaction = updatesOf(run, id, 'agent_message_chunk').map((u) => (u as { _meta?: { skein?: { compaction?: { phase: string; instructions?: string } } } })._meta?.skein?.compaction).filter(Boolean);
+    expect(compaction.map((c) => c!.phase)).toEqual(['started', 'finished']);
+    expect(compaction[1]!.instructions).toBe('keep the plan');
+    expect(agentText(run, id)).toMatch(/⟳ compacted \(manual/);
+
+    expect(await run.close()).toBe(0);
+    runs.splice(runs.indexOf(run), 1);
+
+    // A new `skein acp` on the same data folder loads the session: the history comes back as updates before the answer.
+    const again = start(env);
+    await again.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { session: { compaction: {} } } });
+    const loaded = await again.connection.agent.request('session/load', { sessionId: id, cwd: work, mcpServers: [] });
+    expect(loaded.modes?.availableModes).toHaveLength(4);
+    const replayed = updatesOf(again, id);
+    const users = replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => (u as { content: { text: string } }).content.text);
+    expect(users).toEqual([
+      'tool: write_file {"path":"a.txt","content":"hello\\n"}',
+      'tool: write_file {"path":"a.txt","content":"hello again\\n"}',
+      'tool: edit_file {"path":"a.txt","old":"again","new":"there"}',
+      'bash: echo never-runs > b.txt',
+      'delay: 120000',
+      'plan: [x] read the code; [>] write the fix; [ ] run the tests',
+      '/compact keep the plan',
+    ]);
+    expect(replayed.filter((u) => u.sessionUpdate === 'tool_call').length).toBeGreaterThanOrEqual(5);
+    expect(replayed.some((u) => u.sessionUpdate === 'plan')).toBe(true);
+    // This client said it shows compactions: compaction_update, started then completed.
+    expect(replayed.filter((u) => u.sessionUpdate === 'compaction_update').map((u) => (u as { status: string }).status)).toEqual(['in_progress', 'completed']);
+    // The loaded session goes on.
+    const more = await again.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'echo: still here' }] });
+    expect(more.stopReason).toBe('end_turn');
+    expect(agentText(again, id)).toContain('still here');
+  });
+});
