@@ -4,13 +4,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/server.js';
+import { stdioEntry } from '../helpers/mcp.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 import { agentText, startAcp, updatesOf, type AcpRun } from './acp-client.js';
 
 const runs: AcpRun[] = [];
+const servers: TestServer[] = [];
 afterEach(async () => {
   for (const run of runs.splice(0)) await run.close();
+  for (const server of servers.splice(0)) await server.close();
 });
 
 const SLOW = { timeout: 300_000 };
@@ -163,5 +166,49 @@ describe('skein acp: approvals, cancel, plan, compaction, session/load', () => {
     const more = await again.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'echo: still here' }] });
     expect(more.stopReason).toBe('end_turn');
     expect(agentText(again, id)).toContain('still here');
+  });
+});
+
+describe('skein acp --server URL', () => {
+  it("drives a running server: the editor's MCP server joins, a turn limit ends with max_turn_requests, bad prompts are refused", SLOW, async () => {
+    const server = await startTestServer({ SKEIN_MAX_STEPS_PER_TURN: '1' });
+    servers.push(server);
+    const run = start({ SKEIN_TOKEN: server.token!, SKEIN_DATA_DIR: tempDir('acp-unused') }, ['--server', server.url]);
+    await initialize(run);
+    const entry = stdioEntry() as { command: string; args: string[] };
+    const record = path.join(tempDir('acp-record'), 'mcp.json');
+    const { sessionId: id } = await run.connection.agent.request('session/new', {
+      cwd: server.workDir,
+      mcpServers: [{ name: 'editor tools', command: entry.command, args: entry.args, env: [{ name: 'MCP_TEST_RECORD', value: record }, { name: 'SEEN', value: '${HOME}' }] }],
+    });
+    // The editor's values are taken literally: nothing is expanded from skein's environment.
+    expect((JSON.parse(fs.readFileSync(record, 'utf8')) as { env: Record<string, string> }).env.SEEN).toBe('${HOME}');
+    // The session is the running server's, in the editor's folder.
+    const snapshot = (await (await fetch(`${server.url}/api/sessions/${id}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { workspace?: { workDir: string } };
+    expect(snapshot.workspace?.workDir).toBe(server.workDir);
+    // The server's name made to fit skein's tool names; its tool runs; the second model call is past the limit.
+    const response = await run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'mcp: editor-tools echo {"text":"from the editor"}' }] });
+    expect(response.stopReason).toBe('max_turn_requests');
+    const call = updatesOf(run, id, 'tool_call')[0] as { toolCallId: string; title: string };
+    expect(call.title).toBe('editor-tools: echo');
+    const result = updatesOf(run, id, 'tool_call_update').find((u) => (u as { toolCallId: string; status?: string }).toolCallId === call.toolCallId && (u as { status?: string }).status === 'completed');
+    expect(JSON.stringify(result)).toContain('from the editor');
+
+    // An image is refused with a reason (skein's models read text); an unknown session is not found.
+    await expect(run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toThrow(/text/);
+    await expect(run.connection.agent.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'echo: x' }] })).rejects.toMatchObject({ code: -32002 });
+    await expect(run.connection.agent.request('session/load', { sessionId: 'nope', cwd: server.workDir, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+    // A folder outside the server's SKEIN_WORKDIR: the server's reason.
+    await expect(run.connection.agent.request('session/new', { cwd: tempDir('acp-elsewhere'), mcpServers: [] })).rejects.toThrow(/SKEIN_WORKDIR/);
+    // An attached file is quoted in the message the model gets.
+    const withFile = await run.connection.agent.request('session/prompt', {
+      sessionId: id,
+      prompt: [
+        { type: 'text', text: 'echo: see ' },
+        { type: 'resource', resource: { uri: 'file:///tmp/notes.md', text: 'the notes' } },
+      ],
+    });
+    expect(withFile.stopReason).toBe('end_turn');
+    expect(agentText(run, id)).toContain('the notes');
   });
 });
