@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { stdioEntry } from '../helpers/mcp.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -11,7 +12,9 @@ import { agentText, startAcp, updatesOf, type AcpRun } from './acp-client.js';
 
 const runs: AcpRun[] = [];
 const servers: TestServer[] = [];
+const fakes: OpenAIFake[] = [];
 afterEach(async () => {
+  for (const fake of fakes.splice(0)) await fake.close();
   for (const run of runs.splice(0)) await run.close();
   for (const server of servers.splice(0)) await server.close();
 });
@@ -210,5 +213,28 @@ describe('skein acp --server URL', () => {
     });
     expect(withFile.stopReason).toBe('end_turn');
     expect(agentText(run, id)).toContain('the notes');
+  });
+});
+
+describe('skein acp through a provider (the OpenAI fake, its real SDK)', () => {
+  it('streams the answer as it comes, each piece once; a refused request ends with refusal, a server error is an error of session/prompt', SLOW, async () => {
+    const fake = await startOpenAIFake();
+    fakes.push(fake);
+    const work = tempDir('acp-work');
+    const run = start({ SKEIN_DATA_DIR: tempDir('acp-data'), SKEIN_WORKDIR: work, SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: fake.key!, OPENAI_BASE_URL: fake.url, SKEIN_RETRY_MAX: '0' });
+    await initialize(run);
+    const { sessionId: id } = await run.connection.agent.request('session/new', { cwd: work, mcpServers: [] });
+    const prompt = (text: string) => run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text }] });
+    const answer = 'streamed through the real SDK, word by word, to the editor';
+    expect((await prompt(`echo: ${answer}`)).stopReason).toBe('end_turn');
+    const chunks = updatesOf(run, id, 'agent_message_chunk').map((u) => (u as { content: { text: string } }).content.text);
+    expect(chunks.join('')).toBe(answer);
+    expect(chunks.length).toBeGreaterThan(1);
+
+    fake.failures.next(400);
+    expect((await prompt('echo: refused')).stopReason).toBe('refusal');
+    fake.failures.next(500);
+    await expect(prompt('echo: broken')).rejects.toThrow(/500|error/);
+    expect(fake.violations).toEqual([]);
   });
 });
