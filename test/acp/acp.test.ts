@@ -52,7 +52,7 @@ describe('skein acp', () => {
     expect(done.at(-1)!.status).toBe('completed');
     expect(done.at(-1)!.content![0]!.content!.text).toContain('found me');
     // The gauge as ACP's usage, skein's whole gauge in _meta.
-    const usage = updatesOf(run, id, 'usage_update').at(-1) as { used: number; size: number; _meta: { skein: { gauge: { contextWindow: number } } } };
+    const usage = updatesOf(run, id, 'usage_update').at(-1) as unknown as { used: number; size: number; _meta: { skein: { gauge: { contextWindow: number } } } };
     expect(usage.size).toBe(8000);
     expect(usage.used).toBeGreaterThan(0);
     expect(usage._meta.skein.gauge.contextWindow).toBe(8000);
