@@ -1,44 +1,48 @@
 // The slash commands and the approval modes an editor offers for a skein
-// session. Kept here until shared/ exports the lists every client uses (the
-// web composer's commands, the modes of shared/modes.ts): the names and words
-// are the same. Only the commands that make sense without skein's web page
-// are offered: /compact (the server understands it as a message), /mode,
-// /model, /help.
+// session, from the lists every client shares (shared/slash-commands.ts,
+// shared/modes.ts). Only the commands that make sense without skein's web
+// page are offered: /compact (the server reads it from the message itself),
+// /mode, /model and /help; /clear, /fork, /rewind and /export act in the page.
 import type { AvailableCommand, SessionMode } from '@agentclientprotocol/sdk';
+import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
+import type { ApprovalMode } from '../../shared/protocol.js';
+import { SLASH_COMMANDS, type SlashCommand } from '../../shared/slash-commands.js';
 
-export const MODES = [
-  { id: 'plan', name: 'Plan (read-only)', description: 'The agent reads, searches and plans; writes, bash and MCP tools are refused with a reason.' },
-  { id: 'always', name: 'Ask every time', description: 'Every tool call waits for your approval.' },
-  { id: 'on-write', name: 'Ask on write', description: 'Calls that change something (writes, edits, bash, MCP tools) wait for your approval; reads run.' },
-  { id: 'never', name: 'Auto', description: 'Every tool call runs without asking.' },
-] as const satisfies readonly SessionMode[];
-export type ModeId = (typeof MODES)[number]['id'];
+export type ModeId = ApprovalMode;
 
-export function isModeId(value: unknown): value is ModeId {
-  return MODES.some((m) => m.id === value);
-}
+export const MODES: readonly SessionMode[] = MODE_INFO.map(({ id, name, description }) => ({ id, name, description }));
 
-export const COMMANDS: readonly (AvailableCommand & { args: string })[] = [
-  { name: 'compact', args: '[focus]', description: 'fold older history into a summary now, optionally focused on something', input: { hint: 'what the summary should keep (optional)' } },
-  { name: 'mode', args: `<${MODES.map((m) => m.id).join('|')}>`, description: "switch this session's approval mode (plan: read-only; always: ask every time; on-write: ask before changes; never: auto)", input: { hint: MODES.map((m) => m.id).join(' | ') } },
-  { name: 'model', args: '<name>', description: 'switch this session to another model at the next safe point', input: { hint: 'a model name, e.g. claude-sonnet-4-5' } },
-  { name: 'help', args: '', description: 'list these commands' },
-];
+export const isModeId = isApprovalMode;
 
-/** The ACP list (without skein's own `args` field). */
+const OFFERED = ['/compact', '/mode', '/model', '/help'] as const;
+type Offered = (typeof OFFERED)[number];
+
+const HINTS: Record<Offered, string | undefined> = {
+  '/compact': 'what the summary should keep (optional)',
+  '/mode': MODE_INFO.map((m) => m.id).join(' | '),
+  '/model': 'a model name, e.g. claude-sonnet-4-5',
+  '/help': undefined,
+};
+
+const COMMANDS: readonly SlashCommand[] = SLASH_COMMANDS.filter((c) => (OFFERED as readonly string[]).includes(c.name));
+
+/** ACP's list: names without the slash, the hint of the argument as its input. */
 export function availableCommands(): AvailableCommand[] {
-  return COMMANDS.map(({ args: _args, ...command }) => command);
+  return COMMANDS.map((c) => {
+    const hint = HINTS[c.name as Offered];
+    return { name: c.name.slice(1), description: c.help, ...(hint && { input: { hint } }) };
+  });
 }
 
-export type Slash = { name: 'compact'; arg: string } | { name: 'mode'; arg: string } | { name: 'model'; arg: string } | { name: 'help'; arg: string };
+export type Slash = { name: 'compact' | 'mode' | 'model' | 'help'; arg: string };
 
 /** The command a prompt invokes, or undefined for a plain message (`/usr/bin is broken` is one). */
 export function parseSlash(text: string): Slash | undefined {
-  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const m = /^(\/[a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!m || !COMMANDS.some((c) => c.name === m[1])) return undefined;
-  return { name: m[1] as Slash['name'], arg: (m[2] ?? '').trim() };
+  return { name: m[1]!.slice(1) as Slash['name'], arg: (m[2] ?? '').trim() };
 }
 
 export function helpText(): string {
-  return ['skein commands:', ...COMMANDS.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`)].join('\n');
+  return ['skein commands:', ...COMMANDS.map((c) => `- ${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`)].join('\n');
 }

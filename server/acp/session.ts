@@ -21,7 +21,7 @@ export interface AcpSessionOptions {
   compactionUpdates: boolean;
 }
 
-/** The mode of a session whose snapshot says none (a server without per-session modes): SKEIN_APPROVAL's default. */
+/** The mode of a session whose snapshot says none (a server older than per-session modes): SKEIN_APPROVAL's default. */
 const DEFAULT_MODE: ModeId = 'never';
 
 export class AcpSession {
@@ -48,7 +48,7 @@ export class AcpSession {
     const stream = await openStream(this.options.connection, this.options.api, this.id, 0, {
       hello: (snapshot) => {
         this.state = snapshot.state;
-        this.mode = modeOf((snapshot as { mode?: unknown }).mode) ?? DEFAULT_MODE;
+        this.mode = snapshot.mode ?? DEFAULT_MODE;
         translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates });
         this.translator = translator;
       },
@@ -78,12 +78,9 @@ export class AcpSession {
 
   private see(event: SkeinEvent, live: boolean, translator: UpdateTranslator, replay: boolean): void {
     if (event.kind === 'state') this.state = event.to;
-    if ((event as { kind: string }).kind === 'mode') {
-      const to = modeOf((event as unknown as { to: unknown }).to);
-      if (to) {
-        this.mode = to;
-        if (live) this.send([{ sessionUpdate: 'current_mode_update', currentModeId: to }]);
-      }
+    if (event.kind === 'mode') {
+      this.mode = event.to;
+      if (live) this.send([{ sessionUpdate: 'current_mode_update', currentModeId: event.to }]);
     }
     if (event.kind === 'approval_request') this.approvals.set(event.callId, { event });
     if (event.kind === 'approval_decision' || event.kind === 'tool_result') {
@@ -189,10 +186,6 @@ export class AcpSession {
     for (const approval of this.approvals.values()) approval.asked?.abort();
     this.turn?.done({ error: 'the connection closed', code: 'closed' });
   }
-}
-
-function modeOf(value: unknown): ModeId | undefined {
-  return isModeId(value) ? value : undefined;
 }
 
 /** What "always allow" covers, in words (the session rule skein records). */

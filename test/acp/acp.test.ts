@@ -32,7 +32,7 @@ async function initialize(run: AcpRun) {
 }
 
 describe('skein acp', () => {
-  it('initializes, runs a tool call with tool_call then tool_call_update, and keeps stdout for the protocol', SLOW, async () => {
+  it('initializes, runs a tool call with tool_call then tool_call_update, switches modes, and keeps stdout for the protocol', SLOW, async () => {
     const work = tempDir('acp-work');
     fs.writeFileSync(path.join(work, 'marker.txt'), 'found me\n');
     const run = start({ SKEIN_DATA_DIR: tempDir('acp-data'), SKEIN_WORKDIR: work });
@@ -61,6 +61,20 @@ describe('skein acp', () => {
     const commands = (updatesOf(run, id, 'available_commands_update')[0] as { availableCommands: { name: string }[] }).availableCommands.map((c) => c.name);
     expect(commands).toContain('compact');
     expect(agentText(run, id)).toContain('found me');
+    // Modes: the session starts in SKEIN_APPROVAL's (never); session/set_mode and /mode switch it, the editor is told.
+    expect(created.modes?.currentModeId).toBe('never');
+    const modeUpdates = () => updatesOf(run, id, 'current_mode_update').map((u) => (u as { currentModeId: string }).currentModeId);
+    await run.connection.agent.request('session/set_mode', { sessionId: id, modeId: 'plan' });
+    await until(() => modeUpdates().includes('plan'), 'the switch to plan');
+    expect((await run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'tool: write_file {"path":"new.txt","content":"x"}' }] })).stopReason).toBe('end_turn');
+    expect(fs.existsSync(path.join(work, 'new.txt'))).toBe(false);
+    expect(updatesOf(run, id, 'tool_call_update').at(-1)).toMatchObject({ status: 'failed' });
+    expect((await run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: '/mode on-write' }] })).stopReason).toBe('end_turn');
+    await until(() => modeUpdates().at(-1) === 'on-write', 'the switch to on-write');
+    await expect(run.connection.agent.request('session/set_mode', { sessionId: id, modeId: 'yolo' })).rejects.toMatchObject({ code: -32602 });
+    // /help lists the commands; unknown words after a slash are a message like any other.
+    await run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: '/help' }] });
+    expect(agentText(run, id)).toContain('/compact [focus]');
     // Nothing but JSON-RPC on stdout.
     expect(run.stdoutLines().every((m) => (m as { jsonrpc?: string }).jsonrpc === '2.0')).toBe(true);
   });
@@ -149,6 +163,7 @@ describe('skein acp: approvals, cancel, plan, compaction, session/load', () => {
     const again = start(env);
     await again.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { session: { compaction: {} } } });
     const loaded = await again.connection.agent.request('session/load', { sessionId: id, cwd: work, mcpServers: [] });
+    expect(loaded.modes).toMatchObject({ currentModeId: 'on-write' });
     expect(loaded.modes?.availableModes).toHaveLength(4);
     const replayed = updatesOf(again, id);
     const users = replayed.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => (u as { content: { text: string } }).content.text);
