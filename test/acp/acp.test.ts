@@ -253,3 +253,46 @@ describe('skein acp through a provider (the OpenAI fake, its real SDK)', () => {
     expect(fake.violations).toEqual([]);
   });
 });
+
+describe('skein acp: a question decided elsewhere, and one still open at session/load', () => {
+  it('withdraws the question when the web UI decides; asks again a call that waits when another editor loads the session', SLOW, async () => {
+    const server = await startTestServer({ SKEIN_APPROVAL: 'on-write' });
+    servers.push(server);
+    const env = { SKEIN_TOKEN: server.token!, SKEIN_DATA_DIR: tempDir('acp-unused') };
+    const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
+    const post = (route: string, body: unknown) => fetch(server.url + route, { method: 'POST', headers, body: JSON.stringify(body) });
+    const run = start(env, ['--server', server.url]);
+    await initialize(run);
+    const { sessionId: id } = await run.connection.agent.request('session/new', { cwd: server.workDir, mcpServers: [] });
+
+    // The editor leaves the question open; the web UI approves: the question is withdrawn, the turn ends.
+    let withdrawn = false;
+    run.answerPermission = (_request, signal) =>
+      new Promise((resolve) =>
+        signal.addEventListener('abort', () => {
+          withdrawn = true;
+          resolve({ outcome: { outcome: 'cancelled' } });
+        }),
+      );
+    const turn = run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'bash: echo hi > c.txt' }] });
+    await until(() => run.permissions.length === 1, 'the question');
+    expect((await post(`/api/sessions/${id}/approvals/${run.permissions[0]!.toolCall.toolCallId}`, { decision: 'approve' })).status).toBe(202);
+    expect((await turn).stopReason).toBe('end_turn');
+    expect(withdrawn).toBe(true);
+    expect(fs.readFileSync(path.join(server.workDir, 'c.txt'), 'utf8')).toBe('hi\n');
+    expect(await run.close()).toBe(0);
+    runs.splice(runs.indexOf(run), 1);
+
+    // A message from the web UI makes a call wait; an editor that loads the session is asked, and its answer runs the call.
+    expect((await post(`/api/sessions/${id}/messages`, { text: 'bash: echo later > d.txt' })).status).toBe(202);
+    await until(async () => ((await (await fetch(`${server.url}/api/sessions/${id}`, { headers })).json()) as { state: string }).state === 'WaitingForApproval', 'the call waiting');
+    const other = start(env, ['--server', server.url]);
+    other.answerPermission = async (request) => ({ outcome: { outcome: 'selected', optionId: request.options.find((o) => o.kind === 'allow_once')!.optionId } });
+    await initialize(other);
+    await other.connection.agent.request('session/load', { sessionId: id, cwd: server.workDir, mcpServers: [] });
+    await until(() => fs.existsSync(path.join(server.workDir, 'd.txt')), 'the approved call to run');
+    expect(other.permissions.map((p) => p.toolCall.title)).toEqual(['echo later > d.txt']);
+    // The message typed in the web UI is part of the history the editor got.
+    expect(updatesOf(other, id, 'user_message_chunk').map((u) => (u as { content: { text: string } }).content.text)).toContain('bash: echo later > d.txt');
+  });
+});
