@@ -35,6 +35,10 @@ export class AcpSession {
   /** Calls waiting for approval, and the permission request asked for each. */
   private readonly approvals = new Map<string, { event: ApprovalRequestEvent; asked?: AbortController }>();
   private live = false;
+  /** Why the stream ended without being asked to: the session must be loaded again. */
+  private lost: string | undefined;
+  /** A cancel arrived while the prompt was on its way: it is sent again once the prompt is in. */
+  private cancelWanted = false;
   closed = false;
 
   constructor(
@@ -56,7 +60,9 @@ export class AcpSession {
       delta: (frame) => translator && this.live && this.send(translator.delta(frame)),
       lost: (reason) => {
         log.warn(`acp: ${reason}`, { session: this.id });
+        this.lost = reason;
         this.turn?.done({ error: reason, code: 'server_gone' });
+        this.turn = undefined;
       },
     });
     this.stream = stream;
@@ -107,11 +113,15 @@ export class AcpSession {
 
   /** Sends the prompt and resolves with how its turn ended. */
   async prompt(text: string): Promise<StopReason> {
+    if (this.lost) throw RequestError.internalError(undefined, `${this.lost}: load the session again (session/load)`);
     if (this.turn) throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session: wait for it or cancel it');
+    this.cancelWanted = false;
     const ending = new Promise<TurnEnding>((done) => (this.turn = { watch: new TurnWatch(text, this.state !== IDLE), done }));
     this.translator?.expectPrompt(text);
     try {
       await this.options.api.send(this.id, text);
+      // Cancelled before the server had the prompt: the cancel then found nothing to stop.
+      if (this.cancelWanted) await this.options.api.cancel(this.id);
     } catch (err) {
       this.turn = undefined;
       throw RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
@@ -128,6 +138,7 @@ export class AcpSession {
   }
 
   async cancel(): Promise<void> {
+    if (this.turn) this.cancelWanted = true;
     for (const approval of this.approvals.values()) approval.asked?.abort();
     await this.options.api.cancel(this.id);
   }

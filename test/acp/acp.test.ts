@@ -77,6 +77,9 @@ describe('skein acp', () => {
     expect(agentText(run, id)).toContain('/compact [focus]');
     // Nothing but JSON-RPC on stdout.
     expect(run.stdoutLines().every((m) => (m as { jsonrpc?: string }).jsonrpc === '2.0')).toBe(true);
+    // The editor closes stdin: the agent and its embedded server end.
+    run.child.stdin!.end();
+    expect(await run.exited).toBe(0);
   });
 });
 
@@ -294,5 +297,11 @@ describe('skein acp: a question decided elsewhere, and one still open at session
     expect(other.permissions.map((p) => p.toolCall.title)).toEqual(['echo later > d.txt']);
     // The message typed in the web UI is part of the history the editor got.
     expect(updatesOf(other, id, 'user_message_chunk').map((u) => (u as { content: { text: string } }).content.text)).toContain('bash: echo later > d.txt');
+
+    // The server goes away: a prompt says so at once (no wait for ever), naming what to do.
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    await until(() => other.stderr().includes("closed the session's stream"), 'the stream lost');
+    await expect(other.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'echo: x' }] })).rejects.toThrow(/load the session again/);
   });
 });
