@@ -105,7 +105,8 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
         return { stopReason: 'end_turn' };
       }
       // A plain message, or /compact [focus], which the server reads from the message itself.
-      return { stopReason: await target.prompt(text) };
+      const stopReason = await target.prompt(text);
+      return { stopReason, ...(target.gauge && { _meta: { skein: { gauge: target.gauge } } }) };
     })
     .onNotification('session/cancel', async ({ params }) => {
       await sessions

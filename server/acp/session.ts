@@ -3,7 +3,7 @@
 // calls that wait for approval asked through `session/request_permission`,
 // and the session's approval mode.
 import { RequestError, type AgentContext, type PermissionOption, type RequestPermissionRequest, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
-import type { ApprovalDecision, ApprovalRequestEvent, SkeinEvent } from '../../shared/protocol.js';
+import type { ApprovalDecision, ApprovalRequestEvent, Gauge, SkeinEvent } from '../../shared/protocol.js';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
 import { log } from '../log.js';
@@ -40,6 +40,8 @@ export class AcpSession {
   /** A cancel arrived while the prompt was on its way: it is sent again once the prompt is in. */
   private cancelWanted = false;
   closed = false;
+  /** The session's context gauge as its last usage event said (in the prompt's answer, `_meta.skein.gauge`). */
+  gauge: Gauge | undefined;
 
   constructor(
     readonly id: string,
@@ -52,6 +54,7 @@ export class AcpSession {
     const stream = await openStream(this.options.connection, this.options.api, this.id, 0, {
       hello: (snapshot) => {
         this.state = snapshot.state;
+        this.gauge = snapshot.gauge;
         this.mode = snapshot.mode ?? DEFAULT_MODE;
         translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates });
         this.translator = translator;
@@ -84,6 +87,7 @@ export class AcpSession {
 
   private see(event: SkeinEvent, live: boolean, translator: UpdateTranslator, replay: boolean): void {
     if (event.kind === 'state') this.state = event.to;
+    if (event.kind === 'usage') this.gauge = event.gauge;
     if (event.kind === 'mode') {
       this.mode = event.to;
       if (live) this.send([{ sessionUpdate: 'current_mode_update', currentModeId: event.to }]);

@@ -56,6 +56,7 @@ describe('skein acp', () => {
     expect(usage.size).toBe(8000);
     expect(usage.used).toBeGreaterThan(0);
     expect(usage._meta.skein.gauge.contextWindow).toBe(8000);
+    expect(response._meta).toEqual({ skein: { gauge: usage._meta.skein.gauge } });
     // The commands, with /compact.
     await until(() => updatesOf(run, id, 'available_commands_update').length > 0, 'the commands');
     const commands = (updatesOf(run, id, 'available_commands_update')[0] as { availableCommands: { name: string }[] }).availableCommands.map((c) => c.name);
