@@ -236,11 +236,11 @@ describe('skein acp --server URL', () => {
 });
 
 describe('skein acp through a provider (the OpenAI fake, its real SDK)', () => {
-  it('streams the answer as it comes, each piece once; a refused request ends with refusal, a server error is an error of session/prompt', SLOW, async () => {
+  it('streams the answer as it comes, each piece once; a refused request ends with refusal, a server error is an error of session/prompt; an automatic compaction is shown', SLOW, async () => {
     const fake = await startOpenAIFake();
     fakes.push(fake);
     const work = tempDir('acp-work');
-    const run = start({ SKEIN_DATA_DIR: tempDir('acp-data'), SKEIN_WORKDIR: work, SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: fake.key!, OPENAI_BASE_URL: fake.url, SKEIN_RETRY_MAX: '0' });
+    const run = start({ SKEIN_DATA_DIR: tempDir('acp-data'), SKEIN_WORKDIR: work, SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: fake.key!, OPENAI_BASE_URL: fake.url, SKEIN_RETRY_MAX: '0', SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' });
     await initialize(run);
     const { sessionId: id } = await run.connection.agent.request('session/new', { cwd: work, mcpServers: [] });
     const prompt = (text: string) => run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text }] });
@@ -254,6 +254,16 @@ describe('skein acp through a provider (the OpenAI fake, its real SDK)', () => {
     expect((await prompt('echo: refused')).stopReason).toBe('refusal');
     fake.failures.next(500);
     await expect(prompt('echo: broken')).rejects.toThrow(/500|error/);
+
+    // A compaction skein starts by itself in a turn (the context past SKEIN_COMPACT_THRESHOLD_RATIO) is shown in that turn.
+    const before = updatesOf(run, id, 'agent_message_chunk').length;
+    expect((await prompt('big: 2000')).stopReason).toBe('end_turn');
+    const shown = updatesOf(run, id, 'agent_message_chunk')
+      .slice(before)
+      .map((u) => (u as { _meta?: { skein?: { compaction?: { phase: string; trigger: string } } } })._meta?.skein?.compaction)
+      .filter(Boolean);
+    expect(shown.map((c) => c!.phase)).toContain('finished');
+    expect(['threshold', 'preflight']).toContain(shown.find((c) => c!.phase === 'finished')!.trigger);
     expect(fake.violations).toEqual([]);
   });
 });
