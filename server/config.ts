@@ -307,7 +307,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'approval', env: 'SKEIN_APPROVAL', flag: '--approval', defaultText: 'never',
-    description: 'Which tool calls wait for your Approve / Approve for this session / Deny: never, on-write (bash, write_file, edit_file and MCP tools; reads, search and the plan never ask) or always',
+    description: 'The approval mode of a session until you switch it (the mode picker, /mode, PUT /api/sessions/:id/mode, skein run --mode): which tool calls wait for your Approve / Approve for this session / Deny: never, on-write (bash, write_file, edit_file and MCP tools; reads, search and the plan never ask), always, or plan (read-only: writes, bash and MCP tools are refused with a reason)',
     parse: oneOf(APPROVAL_MODES), fallback: () => 'never' as ApprovalMode,
   }),
   setting({

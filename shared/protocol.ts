@@ -291,7 +291,8 @@ export type SkeinEvent =
   | ApprovalDecisionEvent
   | McpEvent
   | ToolsChangedEvent
-  | ToolsetEvent;
+  | ToolsetEvent
+  | ModeEvent;
 export type EventKind = SkeinEvent['kind'];
 
 /** An event before the log gives it its seq and ts. */
@@ -310,6 +311,8 @@ export interface SessionSnapshot extends SessionManagement {
   lastActivity: string;
   /** The session's reasoning effort (`default`: the provider's). */
   effort?: ReasoningEffort;
+  /** The session's approval mode (its last switch, else SKEIN_APPROVAL). */
+  mode?: ApprovalMode;
   /** The efforts the session's model accepts as its provider said them (Models API capabilities); wins over GET /api/models' table entry. */
   efforts?: ReasoningEffort[];
   /** Several instances on one database: the session's agent runs on another instance (why, and which); what is posted here is forwarded there. */
@@ -596,9 +599,21 @@ export type SessionListFrame =
 
 // ---- Approvals (SKEIN_APPROVAL) ----
 
-/** SKEIN_APPROVAL: which tool calls wait for the user's decision. */
-export const APPROVAL_MODES = ['never', 'on-write', 'always'] as const;
+/**
+ * A session's approval mode (SKEIN_APPROVAL is the default of a session that
+ * never switched): `never` runs every call, `on-write` asks before a call that
+ * changes something, `always` asks before every call, `plan` is read-only
+ * (writes, bash and MCP tools are refused with a reason). See shared/modes.ts.
+ */
+export const APPROVAL_MODES = ['never', 'on-write', 'always', 'plan'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** The user switched the session's approval mode (UI, REST, CLI, ACP; never the model). */
+export interface ModeEvent extends EventBase {
+  kind: 'mode';
+  from: ApprovalMode;
+  to: ApprovalMode;
+}
 
 /** What the user may answer: run it once, run it and every call the session rule covers, or not at all. */
 export const APPROVAL_DECISIONS = ['approve', 'approve_session', 'deny'] as const;
@@ -640,15 +655,16 @@ export interface ApprovalRequestEvent extends EventBase {
 
 /**
  * The decision on a tool call: by the user (button, REST, WebSocket), by a
- * session rule (no request was made), by a cancel, or by a new message (its
- * text is the reason).
+ * session rule (no request was made), by a cancel, by a new message (its
+ * text is the reason), or by the user switching the session's mode while the
+ * call waited (`mode`: decided again under the new mode).
  */
 export interface ApprovalDecisionEvent extends EventBase {
   kind: 'approval_decision';
   callId: string;
   name: string;
   decision: ApprovalDecision;
-  by: 'user' | 'rule' | 'cancel' | 'message';
+  by: 'user' | 'rule' | 'cancel' | 'message' | 'mode';
   /** Given with a deny; the model receives it in the tool result. */
   reason?: string;
   /** approve_session: the rule recorded; by rule: the rule that matched. */

@@ -48,7 +48,7 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   writeBackoff?: BackoffTiming;
   /** SKEIN_STATUS_UPDATES: status notes to the agent (default off). */
   statusUpdates?: boolean;
-  /** SKEIN_APPROVAL (default never). */
+  /** SKEIN_APPROVAL: the mode of a session that never switched (default never). */
   approval?: ApprovalMode;
   /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap (absent: unconfined). */
   sandbox?: SandboxSettings;
@@ -183,6 +183,17 @@ export class Agent implements AgentHandle {
   /** Decisions on tool calls waiting for approval (REST, WebSocket). */
   get approvals(): ApprovalGate {
     return this.tools.approvals;
+  }
+
+  /** The session's approval mode (its last switch, else SKEIN_APPROVAL). */
+  get mode(): ApprovalMode {
+    return this.tools.approvals.mode;
+  }
+
+  /** The user switches the session's mode (never the model); logged, and it decides a waiting call again. */
+  setMode(mode: ApprovalMode): boolean {
+    if (this.session.remote) throw new ReadOnlySessionError(`this session ${this.session.remote.reason}: switch its mode there`);
+    return this.tools.approvals.setMode(mode);
   }
 
   get ready(): boolean {
@@ -565,7 +576,7 @@ export class Agent implements AgentHandle {
 function answeredTurn(events: readonly SkeinEvent[]): boolean {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (e.kind === 'usage' || e.kind === 'status' || e.kind === 'limits') continue;
+    if (e.kind === 'usage' || e.kind === 'status' || e.kind === 'limits' || e.kind === 'mode') continue;
     return e.kind === 'agent' && e.endOfTurn;
   }
   return false;

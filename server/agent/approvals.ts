@@ -1,10 +1,14 @@
-// SKEIN_APPROVAL: which tool calls wait for the user, and the wait itself.
-// A call that needs approval is logged as an `approval_request`, the agent
+// The session's approval mode (its last `mode` event, else SKEIN_APPROVAL):
+// which tool calls wait for the user, which plan mode refuses, and the wait
+// itself (what each mode does to a call: mode-rules.ts). A call that needs approval is logged as an `approval_request`, the agent
 // moves to WaitingForApproval, and the call runs (or is denied) once a
 // decision arrives: from the user (REST or WebSocket), from a cancel, or from
 // a new user message (which denies, with its text as the reason). Decisions
 // are logged too, so a restart finds a request still pending and decides it
-// again under the SKEIN_APPROVAL and rules it starts with. What a session rule
+// again under the session's mode and rules. A switch of mode while a call
+// waits decides it again under the new mode, as a restart would: `never`
+// approves it, `plan` refuses a write, `on-write` approves a read-only call
+// and keeps a write waiting, `always` keeps it waiting. What a session rule
 // covers is in approval-rules.ts.
 import {
   parseCompactCommand,
@@ -17,20 +21,14 @@ import {
   type SkeinEvent,
 } from '../../shared/protocol.js';
 import type { ToolCall } from '../llm/types.js';
-import { TOOLS } from '../tools/registry.js';
 import { previewOf } from './approval-preview.js';
 import { offerFor, ruleMatches } from './approval-rules.js';
+import { planRefusal, verdictOf } from './mode-rules.js';
 import type { Session } from './session.js';
 
-/** Whether a call to `name` waits for the user in this mode. */
+/** Whether a call to `name` waits for the user in this mode (plan mode asks about nothing: it runs or refuses). */
 export function needsApproval(mode: ApprovalMode, name: string): boolean {
-  if (mode === 'never') return false;
-  if (mode === 'always') return true;
-  // An MCP server's tools act outside skein whatever they claim about themselves.
-  if (name.startsWith('mcp__')) return true;
-  const tool = TOOLS.find((t) => t.spec.name === name);
-  // An unknown name runs nothing (it gets an error result): nothing to approve.
-  return tool !== undefined && tool.readOnly !== true;
+  return verdictOf(mode, name) === 'ask';
 }
 
 export { offerFor, ruleFor, ruleMatches } from './approval-rules.js';
@@ -57,12 +55,13 @@ interface Decided {
 }
 
 interface Pending {
-  callId: string;
+  call: ToolCall;
   settle: (d: Decided) => void;
 }
 
 export interface ApprovalDeps {
   session: Session;
+  /** SKEIN_APPROVAL: the mode of a session that never switched. */
   mode: ApprovalMode;
   workDir: string;
   state: () => AgentState;
@@ -76,19 +75,40 @@ export class ApprovalGate {
   private pending: Pending | undefined;
   /** A new message denied a call of the current answer: the calls after it are denied with the same reason. */
   private deniedByMessage: string | undefined;
+  /** The session's mode: its last switch (replayed from the log), else SKEIN_APPROVAL. */
+  private current: ApprovalMode;
 
   constructor(private readonly deps: ApprovalDeps) {
     // Rules recorded before a restart still hold: they are in the log.
     for (const e of deps.session.log.all()) if (e.kind === 'approval_decision' && e.decision === 'approve_session' && e.rule) this.rules.push(e.rule);
+    this.current = deps.session.log.last('mode')?.to ?? deps.mode;
   }
 
   get mode(): ApprovalMode {
-    return this.deps.mode;
+    return this.current;
+  }
+
+  /**
+   * The user switches the session's mode. Logged before it takes effect (a
+   * log that refuses it changes nothing: LogWriteError). The call waiting now,
+   * if any, is decided again under the new mode. Returns whether it changed.
+   */
+  setMode(to: ApprovalMode): boolean {
+    if (to === this.current) return false;
+    this.deps.session.append({ kind: 'mode', from: this.current, to });
+    this.current = to;
+    const pending = this.pending;
+    if (!pending) return true;
+    const verdict = verdictOf(to, pending.call.name);
+    if (verdict === 'ask') return true;
+    this.pending = undefined;
+    pending.settle({ decision: verdict === 'run' ? 'approve' : 'deny', by: 'mode', reason: `the session switched to ${to} mode` });
+    return true;
   }
 
   /** The call waiting for a decision now, if any. */
   get waitingFor(): string | undefined {
-    return this.pending?.callId;
+    return this.pending?.call.id;
   }
 
   /** A new answer's calls: a message that denied the previous answer's calls does not deny these. */
@@ -111,8 +131,8 @@ export class ApprovalGate {
    */
   decide(callId: string, decision: ApprovalDecision, reason?: string): void {
     const pending = this.pending;
-    if (!pending || pending.callId !== callId) {
-      const now = pending ? `; the call waiting now is ${pending.callId}` : '; no tool call is waiting for approval';
+    if (!pending || pending.call.id !== callId) {
+      const now = pending ? `; the call waiting now is ${pending.call.id}` : '; no tool call is waiting for approval';
       throw new NoPendingApprovalError(`tool call ${JSON.stringify(callId)} is not waiting for approval${now}`);
     }
     const request = this.openRequest();
@@ -126,11 +146,20 @@ export class ApprovalGate {
 
   /** Waits, if this call needs it, until it may run; throws ApprovalSuspended on shutdown. */
   async clear(call: ToolCall, signal: AbortSignal): Promise<Clearance> {
-    const { session, mode, workDir } = this.deps;
+    const { session, workDir } = this.deps;
+    const mode = this.current;
     // After a restart the request is already in the log and the agent already waits: decided again here, under today's mode and rules.
     const resumed = this.resumedRequest(call);
-    if (!needsApproval(mode, call.name)) {
-      if (resumed) this.deps.transition('RunningTools', `SKEIN_APPROVAL is now ${mode}: ${call.name} runs without asking`);
+    const verdict = verdictOf(mode, call.name);
+    if (verdict === 'refuse') {
+      if (resumed) {
+        session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'deny', by: 'mode', reason: `the session is in ${mode} mode` });
+        this.deps.transition('RunningTools', `${call.name} refused: the session is in ${mode} mode`);
+      }
+      return { run: false, output: planRefusal(call.name) };
+    }
+    if (verdict === 'run') {
+      if (resumed) this.deps.transition('RunningTools', `the session's mode is now ${mode}: ${call.name} runs without asking`);
       return { run: true };
     }
     const rule = this.rules.find((r) => ruleMatches(r, call, workDir));
@@ -158,9 +187,11 @@ export class ApprovalGate {
       session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: decided.decision, by: decided.by, ...(decided.reason && { reason: decided.reason }) });
     }
     if (decided.by === 'cancel') return { run: false, output: 'denied: cancelled' };
-    this.deps.transition('RunningTools', decided.decision === 'deny' ? `${call.name} denied` : `${call.name} approved`);
+    const byMode = decided.by === 'mode' ? ` (${decided.reason})` : '';
+    this.deps.transition('RunningTools', `${call.name} ${decided.decision === 'deny' ? 'denied' : 'approved'}${byMode}`);
     if (decided.by === 'message') this.deniedByMessage = decided.reason;
-    return decided.decision === 'deny' ? { run: false, output: deniedOutput(decided.reason) } : { run: true };
+    if (decided.decision !== 'deny') return { run: true };
+    return { run: false, output: decided.by === 'mode' ? planRefusal(call.name) : deniedOutput(decided.reason) };
   }
 
   /**
@@ -214,7 +245,7 @@ export class ApprovalGate {
         else resolve({ decision: 'deny', by: 'cancel', reason: 'cancelled' });
       };
       if (signal.aborted || stopped.aborted) return onAbort();
-      this.pending = { callId: request.callId, settle };
+      this.pending = { call: { id: request.callId, name: request.name, input: request.input }, settle };
       signal.addEventListener('abort', onAbort, { once: true });
       stopped.addEventListener('abort', onAbort, { once: true });
       // A message typed since the request (also one logged before a restart) answers it. The decision

@@ -2,6 +2,7 @@
 // agent loop consumes. Events are appended to the log before anyone sees them.
 import type {
   AgentState,
+  ApprovalMode,
   DeltaFrame,
   Gauge,
   NewEvent,
@@ -34,6 +35,8 @@ export interface AgentHandle {
   /** A wake() now would start work at once (idle, not shutting down, no write back-off under way). */
   readonly ready: boolean;
   gauge(): Gauge;
+  /** The session's approval mode. */
+  readonly mode?: ApprovalMode;
   /** The efforts the model accepts as its provider said them (undefined: it did not say). */
   readonly discoveredEfforts?: ReasoningEffort[] | undefined;
   /** Something arrived in the inbox. */
@@ -283,6 +286,7 @@ export class Session {
       state: this.state,
       model: this.model,
       effort: this.effort,
+      ...(this.agent?.mode && { mode: this.agent.mode }),
       gauge: this.agent!.gauge(),
       lastSeq: this.delivered,
       title: this.title(),

@@ -307,7 +307,9 @@ export class Sessions implements ClusterHost {
     const rows: SessionSnapshot[] = [];
     for (const id of this.index.ids()) {
       const live = this.live.get(id);
-      const snapshot = live ? live.session.snapshot() : this.index.get(id)!.snapshot;
+      const entry = this.index.get(id)!;
+      // A session that never switched follows this server's SKEIN_APPROVAL, whatever it was when the entry was taken.
+      const snapshot = live ? live.session.snapshot() : { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
       if (!filter.archived && snapshot.archived) continue;
       if (query && !this.mentions(id, snapshot.title, query)) continue;
       rows.push(snapshot);
@@ -540,6 +542,7 @@ export class Sessions implements ClusterHost {
       return;
     }
     const all = session.log.all();
+    const chosen = session.log.last('mode');
     this.index.set(id, {
       // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
       snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
@@ -547,6 +550,7 @@ export class Sessions implements ClusterHost {
       mtimeMs: stat.mtimeMs,
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
       ...userTextOf(all),
+      ...(chosen && { chosenMode: chosen.to }),
     });
   }
 

@@ -5,7 +5,7 @@ import { SETTINGS } from '../config.js';
 import { parseApprove, type ApprovePolicy } from './approve.js';
 import { CliError, EXIT } from './exit-codes.js';
 
-export const COMMANDS = ['run', 'sessions', 'export', 'trust', 'migrate'] as const;
+export const COMMANDS = ['run', 'sessions', 'export', 'trust', 'migrate', 'acp'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {

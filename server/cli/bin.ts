@@ -11,6 +11,7 @@ import { runCommand, type RunIo } from './run.js';
 import { installStop } from './stop.js';
 import { readPipedStdin } from './task.js';
 import { trustCommand } from './trust.js';
+import { acpCommand } from '../acp/command.js';
 import { migrateUsage, usageText } from './usage.js';
 
 const err = (text: string) => void process.stderr.write(text);
@@ -44,10 +45,12 @@ async function main(argv: string[]): Promise<ExitCode | 'server' | 'migrate'> {
   }
   if (args.command === 'migrate') return 'migrate';
   if (args.command === undefined) {
-    if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, migrate, or none to start the server (skein --help)`);
+    if (args.positionals.length) throw new CliError(EXIT.usage, `unknown command "${args.positionals[0]}": run, sessions, export, trust, migrate, acp, or none to start the server (skein --help)`);
     return 'server';
   }
-  // The server (main.ts) handles its own signals; the commands cancel their turn.
+  // The ACP agent ends on its own signals (its editor closes it); the server (main.ts) handles its own.
+  if (args.command === 'acp') return acpCommand(args, process.env, err);
+  // The other commands cancel their turn.
   const stop = installStop(err);
   const io: RunIo = {
     out: (t) => void process.stdout.write(t),

@@ -50,6 +50,8 @@ export class TextRenderer {
         return [`! ${oneLine(event.message, 400)}${event.code ? ` (${event.code})` : ''}`];
       case 'model':
         return [`· model: ${event.from} → ${event.to}`];
+      case 'mode':
+        return [`· approval mode: ${event.from} → ${event.to}`];
       case 'limits':
         return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
       case 'toolset':

@@ -29,6 +29,8 @@ Commands:
       --revoke               forget the decision on FOLDER (a running skein stops its servers)
   migrate --from-jsonl DIR   import <id>.jsonl session logs into PostgreSQL (SKEIN_DATABASE_URL)
   migrate --to-jsonl DIR     export every session of that database as <id>.jsonl
+  acp                        an Agent Client Protocol agent on stdin/stdout, for editors
+                             (Zed, JetBrains, Neovim, Emacs); logs go to stderr
 
 Every command:
   --server URL               drive a running server instead of an embedded one

@@ -11,6 +11,8 @@ import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
 import { parseRequestUrl, type Access } from './access.js';
 import { addApprovalRoute } from './approval-route.js';
+import { addMcpServersRoute } from './mcp-add-route.js';
+import { addModeRoute } from './mode-route.js';
 import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
@@ -204,6 +206,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   addApprovalRoute(app, sessions);
+  addMcpServersRoute(app, sessions);
+  addModeRoute(app, sessions);
   addTrustRoutes(app, trust);
   if (metrics) {
     app.get('/metrics', async (_req, res) => {

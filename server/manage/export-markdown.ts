@@ -55,6 +55,9 @@ export function markdownTranscript(header: LogHeader, title: string, events: rea
       case 'model':
         if (e.from !== e.to) out.push(`_Model switched from ${e.from} to ${e.to}._`, '');
         break;
+      case 'mode':
+        out.push(`_Approval mode switched from ${e.from} to ${e.to}._`, '');
+        break;
       default:
         break;
     }

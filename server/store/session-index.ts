@@ -5,7 +5,7 @@
 // copied in by hand) is rebuilt from the log.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCompactCommand, type SessionSnapshot, type SkeinEvent } from '../../shared/protocol.js';
+import { parseCompactCommand, type ApprovalMode, type SessionSnapshot, type SkeinEvent } from '../../shared/protocol.js';
 
 export const INDEX_VERSION = 1;
 /** Lower-cased user text kept per session for search; a session with more is searched in its log. */
@@ -22,6 +22,8 @@ export interface IndexEntry {
   userText: string;
   /** False when userText was cut: search then reads the log. */
   userTextComplete: boolean;
+  /** The mode the user last switched the session to (absent: it follows SKEIN_APPROVAL, which may differ at the next start). */
+  chosenMode?: ApprovalMode;
 }
 
 interface IndexFile {

@@ -1,0 +1,136 @@
+// The ACP agent: `initialize`, `session/new` (the editor's folder becomes the
+// session's, its MCP servers join the user's), `session/load` (the history
+// replayed as updates), `session/prompt` (slash commands handled here,
+// everything else sent to skein as the user's message), `session/cancel` and
+// `session/set_mode`. Every request goes to a skein server over its REST API
+// and WebSocket, as the web UI's do.
+import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from '@agentclientprotocol/sdk';
+import type { Api } from '../cli/api.js';
+import type { Connection } from '../cli/connection.js';
+import { CliError } from '../cli/exit-codes.js';
+import { log } from '../log.js';
+import { helpText, isModeId, MODES, parseSlash } from './commands.js';
+import { mcpConfigOf } from './mcp-servers.js';
+import { promptText } from './prompt-text.js';
+import { AcpSession } from './session.js';
+
+const VERSION = '0.1.0';
+
+export interface AcpAgent {
+  app: AgentApp;
+  /** Closes every session's stream. */
+  close(): void;
+}
+
+export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
+  const sessions = new Map<string, AcpSession>();
+  let capabilities: ClientCapabilities = {};
+
+  const session = (id: string): AcpSession => {
+    const found = sessions.get(id);
+    if (!found) throw RequestError.sessionNotFound(id);
+    return found;
+  };
+
+  /** Opens (or reopens) the ACP side of a skein session. */
+  const attach = async (id: string, client: AgentContext, replay: boolean): Promise<AcpSession> => {
+    sessions.get(id)?.close();
+    const opened = new AcpSession(id, { connection, api, client, compactionUpdates: Boolean(capabilities.session?.compaction) });
+    sessions.set(id, opened);
+    await opened.open(replay);
+    return opened;
+  };
+
+  const addMcpServers = async (servers: Parameters<typeof mcpConfigOf>[0]): Promise<void> => {
+    const body = mcpConfigOf(servers, (message) => log.warn(`acp: ${message}`));
+    if (body) await api.request('POST', '/api/mcp/servers', body);
+  };
+
+  const app = agent({ name: 'skein' })
+    .onRequest('initialize', ({ params }) => {
+      capabilities = params.clientCapabilities ?? {};
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentInfo: { name: 'skein', title: 'skein', version: VERSION },
+        agentCapabilities: {
+          loadSession: true,
+          // skein's models read text: no image or audio; an attached file (embedded context) is quoted in the message.
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+        },
+        authMethods: [],
+      };
+    })
+    .onRequest('session/new', async ({ params, client }) => {
+      await addMcpServers(params.mcpServers).catch(rethrow);
+      const { id } = await api.request<{ id: string }>('POST', '/api/sessions', { folder: params.cwd, ...(connection.model && { model: connection.model }) }).catch(rethrow);
+      const opened = await attach(id, client, false).catch(rethrow);
+      setImmediate(() => opened.afterOpen());
+      return { sessionId: id, modes: opened.modes() };
+    })
+    .onRequest('session/load', async ({ params, client }) => {
+      await addMcpServers(params.mcpServers).catch(rethrow);
+      const opened = await attach(params.sessionId, client, true).catch((err: unknown) => {
+        if (err instanceof Error && err.message.startsWith('no skein session')) throw RequestError.sessionNotFound(params.sessionId);
+        return rethrow(err);
+      });
+      setImmediate(() => opened.afterOpen());
+      return { modes: opened.modes() };
+    })
+    .onRequest('session/prompt', async ({ params }) => {
+      const target = session(params.sessionId);
+      const text = promptText(params.prompt);
+      if (!text) throw RequestError.invalidParams(undefined, 'the prompt is empty');
+      const slash = parseSlash(text);
+      if (slash?.name === 'help') {
+        await target.say(helpText());
+        return { stopReason: 'end_turn' };
+      }
+      if (slash?.name === 'mode') {
+        if (!isModeId(slash.arg)) {
+          await target.say(`/mode takes one of ${MODES.map((m) => m.id).join(', ')}`);
+          return { stopReason: 'end_turn' };
+        }
+        await target.setMode(slash.arg).catch(rethrow);
+        await target.say(`Approval mode: ${MODES.find((m) => m.id === slash.arg)!.name}.`);
+        return { stopReason: 'end_turn' };
+      }
+      if (slash?.name === 'model') {
+        if (!slash.arg) {
+          await target.say('/model takes a model name, e.g. /model claude-sonnet-4-5');
+          return { stopReason: 'end_turn' };
+        }
+        await api.request('POST', `/api/sessions/${encodeURIComponent(target.id)}/model`, { model: slash.arg }).catch(rethrow);
+        await target.say(`The session switches to ${slash.arg} at the next safe point.`);
+        return { stopReason: 'end_turn' };
+      }
+      // A plain message, or /compact [focus], which the server reads from the message itself.
+      const stopReason = await target.prompt(text);
+      return { stopReason, ...(target.gauge && { _meta: { skein: { gauge: target.gauge } } }) };
+    })
+    .onNotification('session/cancel', async ({ params }) => {
+      await sessions
+        .get(params.sessionId)
+        ?.cancel()
+        .catch((err: unknown) => log.warn(`acp: cancel failed: ${err instanceof Error ? err.message : String(err)}`, { session: params.sessionId }));
+    })
+    .onRequest('session/set_mode', async ({ params }) => {
+      await session(params.sessionId).setMode(params.modeId).catch(rethrow);
+      return {};
+    });
+
+  return {
+    app,
+    close() {
+      for (const s of sessions.values()) s.close();
+      sessions.clear();
+    },
+  };
+}
+
+/** A failure of the skein server as a JSON-RPC error the editor shows (a bad request stays invalid params). */
+function rethrow(err: unknown): never {
+  if (err instanceof RequestError) throw err;
+  if (err instanceof CliError && err.code === 2) throw RequestError.invalidParams(undefined, err.message);
+  throw RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
+}

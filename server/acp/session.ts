@@ -1,0 +1,212 @@
+// One skein session seen from an editor: its event stream translated into
+// `session/update`s (in order), a prompt's turn and how it ended, the tool
+// calls that wait for approval asked through `session/request_permission`,
+// and the session's approval mode.
+import { RequestError, type AgentContext, type PermissionOption, type RequestPermissionRequest, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
+import type { ApprovalDecision, ApprovalRequestEvent, Gauge, SkeinEvent } from '../../shared/protocol.js';
+import type { Api } from '../cli/api.js';
+import type { Connection } from '../cli/connection.js';
+import { log } from '../log.js';
+import { availableCommands, isModeId, MODES, type ModeId } from './commands.js';
+import { openStream, type SessionStream } from './session-stream.js';
+import { diffContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
+import { IDLE, TurnWatch, type TurnEnding } from './turn.js';
+import { UpdateTranslator, usageUpdate } from './updates.js';
+
+export interface AcpSessionOptions {
+  connection: Connection;
+  api: Api;
+  client: AgentContext;
+  /** The client advertised `session.compaction`. */
+  compactionUpdates: boolean;
+}
+
+/** The mode of a session whose snapshot says none (a server older than per-session modes): SKEIN_APPROVAL's default. */
+const DEFAULT_MODE: ModeId = 'never';
+
+export class AcpSession {
+  private stream: SessionStream | undefined;
+  private translator: UpdateTranslator | undefined;
+  /** Notifications go out one after another, in the order of the events. */
+  private queue: Promise<void> = Promise.resolve();
+  private state = IDLE;
+  private mode: ModeId = DEFAULT_MODE;
+  private turn: { watch: TurnWatch; done: (ending: TurnEnding) => void } | undefined;
+  /** Calls waiting for approval, and the permission request asked for each. */
+  private readonly approvals = new Map<string, { event: ApprovalRequestEvent; asked?: AbortController }>();
+  private live = false;
+  /** Why the stream ended without being asked to: the session must be loaded again. */
+  private lost: string | undefined;
+  /** A cancel arrived while the prompt was on its way: it is sent again once the prompt is in. */
+  private cancelWanted = false;
+  closed = false;
+  /** The session's context gauge as its last usage event said (in the prompt's answer, `_meta.skein.gauge`). */
+  gauge: Gauge | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly options: AcpSessionOptions,
+  ) {}
+
+  /** Opens the stream; `replay`: the history is sent as updates (session/load) before this resolves. */
+  async open(replay: boolean): Promise<void> {
+    let translator: UpdateTranslator | undefined;
+    const stream = await openStream(this.options.connection, this.options.api, this.id, 0, {
+      hello: (snapshot) => {
+        this.state = snapshot.state;
+        this.gauge = snapshot.gauge;
+        this.mode = snapshot.mode ?? DEFAULT_MODE;
+        translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates });
+        this.translator = translator;
+      },
+      event: (event, live) => translator && this.see(event, live, translator, replay),
+      delta: (frame) => translator && this.live && this.send(translator.delta(frame)),
+      lost: (reason) => {
+        log.warn(`acp: ${reason}`, { session: this.id });
+        this.lost = reason;
+        this.turn?.done({ error: reason, code: 'server_gone' });
+        this.turn = undefined;
+      },
+    });
+    this.stream = stream;
+    await stream.caughtUp;
+    this.live = true;
+    await this.queue;
+  }
+
+  modes(): SessionModeState {
+    return { currentModeId: this.mode, availableModes: MODES.map((m) => ({ ...m })) };
+  }
+
+  /** What an editor shows once the session is there: the commands, the gauge, and a call already waiting for approval. */
+  afterOpen(): void {
+    const snapshot = this.stream?.snapshot;
+    this.send([{ sessionUpdate: 'available_commands_update', availableCommands: availableCommands() }, ...(snapshot ? [usageUpdate(snapshot.gauge)] : [])]);
+    for (const { event } of this.approvals.values()) this.ask(event);
+  }
+
+  private see(event: SkeinEvent, live: boolean, translator: UpdateTranslator, replay: boolean): void {
+    if (event.kind === 'state') this.state = event.to;
+    if (event.kind === 'usage') this.gauge = event.gauge;
+    if (event.kind === 'mode') {
+      this.mode = event.to;
+      if (live) this.send([{ sessionUpdate: 'current_mode_update', currentModeId: event.to }]);
+    }
+    if (event.kind === 'approval_request') this.approvals.set(event.callId, { event });
+    if (event.kind === 'approval_decision' || event.kind === 'tool_result') {
+      // Decided (here, in the web UI, by a rule, a cancel or a new message): a question still open in the editor is withdrawn.
+      this.approvals.get(event.callId)?.asked?.abort();
+      this.approvals.delete(event.callId);
+    }
+    if (live || replay) this.send(translator.event(event, !live));
+    if (live && event.kind === 'approval_request') this.ask(event);
+    const ending = this.turn?.watch.see(event);
+    if (ending) {
+      const turn = this.turn!;
+      this.turn = undefined;
+      // The turn's last updates reach the editor before its stop reason.
+      void this.queue.then(() => turn.done(ending));
+    }
+  }
+
+  private send(updates: SessionUpdate[]): void {
+    for (const update of updates) {
+      this.queue = this.queue.then(() => this.options.client.notify('session/update', { sessionId: this.id, update })).catch((err: unknown) => log.warn(`acp: session/update not sent: ${String(err)}`, { session: this.id }));
+    }
+  }
+
+  /** Sends the prompt and resolves with how its turn ended. */
+  async prompt(text: string): Promise<StopReason> {
+    if (this.lost) throw RequestError.internalError(undefined, `${this.lost}: load the session again (session/load)`);
+    if (this.turn) throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session: wait for it or cancel it');
+    this.cancelWanted = false;
+    const ending = new Promise<TurnEnding>((done) => (this.turn = { watch: new TurnWatch(text, this.state !== IDLE), done }));
+    this.translator?.expectPrompt(text);
+    try {
+      await this.options.api.send(this.id, text);
+      // Cancelled before the server had the prompt: the cancel then found nothing to stop.
+      if (this.cancelWanted) await this.options.api.cancel(this.id);
+    } catch (err) {
+      this.turn = undefined;
+      throw RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
+    }
+    const end = await ending;
+    if (end.error !== undefined) throw RequestError.internalError({ code: end.code }, end.error);
+    return end.stopReason;
+  }
+
+  /** A message the editor shows as the agent's (answers of the slash commands handled here). */
+  async say(text: string): Promise<void> {
+    this.send([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }]);
+    await this.queue;
+  }
+
+  async cancel(): Promise<void> {
+    if (this.turn) this.cancelWanted = true;
+    for (const approval of this.approvals.values()) approval.asked?.abort();
+    await this.options.api.cancel(this.id);
+  }
+
+  async setMode(mode: string): Promise<void> {
+    if (!isModeId(mode)) throw RequestError.invalidParams(undefined, `unknown mode ${JSON.stringify(mode)}: one of ${MODES.map((m) => m.id).join(', ')}`);
+    await this.options.api.request('PUT', `/api/sessions/${encodeURIComponent(this.id)}/mode`, { mode });
+    // The mode event that follows tells the editor too; this answer says it at once.
+    this.mode = mode;
+  }
+
+  /** Asks the editor about a call waiting for approval and passes the answer on. */
+  private ask(event: ApprovalRequestEvent): void {
+    const approval = this.approvals.get(event.callId);
+    if (!approval || approval.asked) return;
+    const asked = new AbortController();
+    approval.asked = asked;
+    const workDir = this.stream?.snapshot.workspace?.workDir;
+    const diff = diffContent(event.name, event.input, workDir, event.preview.kind === 'diff' ? event.preview.text : undefined);
+    const preview = { type: 'content' as const, content: { type: 'text' as const, text: '```\n' + event.preview.text + '\n```' } };
+    const options: PermissionOption[] = [
+      { optionId: 'approve', name: 'Allow once', kind: 'allow_once' },
+      ...(event.alwaysAsks ? [] : [{ optionId: 'approve_session', name: `Always allow in this session (${ruleWords(event)})`, kind: 'allow_always' as const }]),
+      { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
+    ];
+    const params: RequestPermissionRequest = {
+        sessionId: this.id,
+        toolCall: { toolCallId: event.callId, title: toolTitle(event.name, event.input), kind: toolKind(event.name), status: 'pending', rawInput: event.input, locations: toolLocations(event.name, event.input, workDir), content: diff ? [diff, preview] : [preview], _meta: { skein: { rule: event.rule, ...(event.alwaysAsks && { alwaysAsks: event.alwaysAsks }) } } },
+        options,
+      };
+    const request = this.options.client.request('session/request_permission', params, { cancellationSignal: asked.signal });
+    void request.then(
+      async (answer) => {
+        if (asked.signal.aborted || !this.approvals.has(event.callId)) return;
+        if (answer.outcome.outcome === 'cancelled') return void (await this.cancel().catch(() => {}));
+        const decision = answer.outcome.optionId as ApprovalDecision;
+        if (!['approve', 'approve_session', 'deny'].includes(decision)) {
+          log.warn(`acp: the editor answered an unknown option ${JSON.stringify(decision)}; asking again`, { session: this.id });
+          approval.asked = undefined;
+          return this.ask(event);
+        }
+        await this.options.api.request('POST', `/api/sessions/${encodeURIComponent(this.id)}/approvals/${encodeURIComponent(event.callId)}`, { decision }).catch((err: unknown) => {
+          // 409: decided meanwhile elsewhere; anything else is worth a line on stderr.
+          log.warn(`acp: the decision on ${event.callId} was not taken: ${err instanceof Error ? err.message : String(err)}`, { session: this.id });
+        });
+      },
+      (err: unknown) => {
+        if (!asked.signal.aborted) log.warn(`acp: session/request_permission failed: ${err instanceof Error ? err.message : String(err)}`, { session: this.id });
+      },
+    );
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stream?.close();
+    for (const approval of this.approvals.values()) approval.asked?.abort();
+    this.turn?.done({ error: 'the connection closed', code: 'closed' });
+  }
+}
+
+/** What "always allow" covers, in words (the session rule skein records). */
+function ruleWords(event: ApprovalRequestEvent): string {
+  const rule = event.rule;
+  if (rule.command !== undefined) return `${rule.tool}: ${rule.command.length > 60 ? `${rule.command.slice(0, 59)}…` : rule.command}`;
+  if (rule.path !== undefined) return `${rule.tool} on ${rule.path}`;
+  return `${rule.tool} with this input`;
+}

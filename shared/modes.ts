@@ -1,0 +1,30 @@
+// Approval modes per session: what each one means, in words every client
+// (web UI, CLI, ACP) shows the same, and the check of a mode a client sends.
+import { APPROVAL_MODES, type ApprovalMode, type Parsed } from './protocol.js';
+
+export interface ModeInfo {
+  id: ApprovalMode;
+  /** A short name for a picker. */
+  name: string;
+  description: string;
+}
+
+/** In the order a picker lists them: from the most careful to the least. */
+export const MODE_INFO: readonly ModeInfo[] = [
+  { id: 'plan', name: 'Plan (read-only)', description: 'The agent reads, searches and plans; writes, bash and MCP tools are refused with a reason.' },
+  { id: 'always', name: 'Ask every time', description: 'Every tool call waits for your approval.' },
+  { id: 'on-write', name: 'Ask on write', description: 'Calls that change something (writes, edits, bash, MCP tools) wait for your approval; reads run.' },
+  { id: 'never', name: 'Auto', description: 'Every tool call runs without asking.' },
+];
+
+export function isApprovalMode(value: unknown): value is ApprovalMode {
+  return (APPROVAL_MODES as readonly unknown[]).includes(value);
+}
+
+/** Checks the body of PUT /api/sessions/:id/mode. Never throws. */
+export function parseModeBody(body: unknown): Parsed<ApprovalMode> {
+  const mode = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { mode?: unknown }).mode : undefined;
+  if (mode === undefined) return { ok: false, error: `the body must be {"mode": …}, one of ${APPROVAL_MODES.join(', ')}` };
+  if (!isApprovalMode(mode)) return { ok: false, error: `unknown mode ${JSON.stringify(mode)}: "mode" must be one of ${APPROVAL_MODES.join(', ')}` };
+  return { ok: true, value: mode };
+}
