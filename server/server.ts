@@ -22,6 +22,7 @@ import { SkeinMetrics } from './metrics/metrics.js';
 import { eventObserver } from './metrics/observe-events.js';
 import { log } from './log.js';
 import { lockDataDir, type DataDirLock } from './lock/data-dir-lock.js';
+import type { Express } from 'express';
 
 // From the source (server/server.ts) the built UI is ../dist/webui; compiled (dist/server/server.js), ../webui.
 export const DEFAULT_UI_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../webui' : '../dist/webui', import.meta.url));
@@ -31,6 +32,8 @@ export interface RunningServer {
   port: number;
   sessions: Sessions;
   metrics: SkeinMetrics;
+  /** The express app (its routes are checked against the OpenAPI document). */
+  app: Express;
   /** The model of new sessions (with only OPENAI_BASE_URL set: the first model that server lists). */
   model: string;
   /** The access token (SKEIN_TOKEN, else the one in <data dir>/token); undefined only with SKEIN_AUTH=off. */
@@ -125,6 +128,7 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
     port,
     sessions,
     metrics,
+    app,
     model: config.model,
     token,
     warnings,

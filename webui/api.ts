@@ -1,7 +1,7 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { ChangesReport, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, McpServerInfo, ProjectFileTrust, RewindPreview, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -168,11 +168,7 @@ export async function listMcpServers(): Promise<McpServerInfo[]> {
   }
 }
 
-export interface RewindPreview {
-  files: { path: string; change: 'restore' | 'delete' | 'recreate' }[];
-  diff: string;
-  notes: string[];
-}
+export type { RewindPreview };
 
 export async function previewRewind(id: string, seq: number): Promise<RewindPreview> {
   return call<RewindPreview>(`${sessionRoute(id)}/rewind?seq=${seq}`);

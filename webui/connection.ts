@@ -1,7 +1,8 @@
 // The socket to one session: hello, then events in seq order. It reconnects
 // by itself and resumes from the last seq it saw, so the timeline never gets
 // a gap or a duplicate.
-import { CLOSE_RESUME, CLOSE_SESSION_DELETED, type ClientFrame, type ServerFrame, type SessionSnapshot, type SkeinEvent } from '../shared/protocol.js';
+import type { ClientFrame, ServerFrame, SessionSnapshot, SkeinEvent } from '../shared/protocol.js';
+import { CLOSE_RESUME, CLOSE_SESSION_DELETED } from '../shared/wire/constants.js';
 import type { DeltaLike } from './timeline-model.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';

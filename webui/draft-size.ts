@@ -3,7 +3,8 @@
 // fit (compaction first, saved whole as a file, or refused as too large for
 // one message). The estimate is rough (about 4 bytes a token); the server
 // counts exactly when the message arrives.
-import { LARGE_MESSAGE_SHARE, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, type Gauge } from '../shared/protocol.js';
+import type { Gauge } from '../shared/protocol.js';
+import { LARGE_MESSAGE_SHARE, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS } from '../shared/wire/constants.js';
 import { exact } from './format.js';
 
 export interface DraftSize {

@@ -4,7 +4,8 @@
 // auto-compact in words, and exact numbers and cost in a card on hover or
 // focus (and in aria-valuetext for screen readers).
 import { css, html, LitElement, nothing } from 'lit';
-import { WINDOW_SOURCE_WORDS, type Gauge, type McpServerInfo } from '../shared/protocol.js';
+import type { Gauge, McpServerInfo } from '../shared/protocol.js';
+import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
 import { exact, formatCost, formatTokens } from './format.js';
 import { styleProps } from './style-props.js';
 

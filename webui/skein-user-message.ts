@@ -1,6 +1,7 @@
 // <skein-user-message>: what the user typed, shown as plain text (never as HTML).
 import { css, html, LitElement } from 'lit';
-import { parseCompactCommand, type UserEvent } from '../shared/protocol.js';
+import type { UserEvent } from '../shared/protocol.js';
+import { parseCompactCommand } from '../shared/wire/constants.js';
 import { messageStyles } from './message-styles.js';
 
 export class SkeinUserMessage extends LitElement {

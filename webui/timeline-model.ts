@@ -4,20 +4,19 @@
 // sparkline's points and compaction marks. Ingesting one event is O(1) except
 // a finished compaction, which touches the rows it folds; nothing here
 // re-reads the whole log, so thousands of events stay cheap.
-import {
-  FORKED_HERE,
-  parseCompactCommand,
-  type AgentEvent,
-  type AgentState,
-  type ApprovalDecisionEvent,
-  type ApprovalRequestEvent,
-  type CompactionEvent,
-  type ErrorEvent,
-  type Gauge,
-  type SkeinEvent,
-  type ToolCallEvent,
-  type ToolResultEvent,
-  type UserEvent,
+import { FORKED_HERE, parseCompactCommand } from '../shared/wire/constants.js';
+import type {
+  AgentEvent,
+  AgentState,
+  ApprovalDecisionEvent,
+  ApprovalRequestEvent,
+  CompactionEvent,
+  ErrorEvent,
+  Gauge,
+  SkeinEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  UserEvent,
 } from '../shared/protocol.js';
 import { parsePlan, PLAN_TOOL, type Plan } from '../shared/plan.js';
 

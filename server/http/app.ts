@@ -3,7 +3,10 @@ import { pageOf, parsePageQuery } from './event-page.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { checkText, MAX_FRAME_BYTES, REASONING_EFFORTS, type ModelEntry, type ReasoningEffort } from '../../shared/protocol.js';
+import { MAX_FRAME_BYTES, type ModelEntry } from '../../shared/protocol.js';
+import { ROUTES } from '../../shared/wire/rest.js';
+import { addOpenApiRoute } from './openapi-route.js';
+import { valid } from './validate.js';
 import { LogWriteError } from '../agent/session.js';
 import { ReadOnlySessionError } from '../agent/remote-owner.js';
 import type { Sessions } from '../agent/sessions.js';
@@ -80,6 +83,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  addOpenApiRoute(app);
 
   app.get('/api/mcp', async (_req, res) => {
     // A decision `skein trust` wrote since is applied first.
@@ -94,16 +98,9 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   app.post('/api/sessions', async (req, res) => {
-    const body = req.body as { model?: unknown; folder?: unknown; worktree?: unknown } | undefined;
-    const { model, folder, worktree } = body ?? {};
-    if (model !== undefined && typeof model !== 'string') {
-      res.status(400).json({ error: '"model" must be a string' });
-      return;
-    }
-    if ((folder !== undefined && typeof folder !== 'string') || (worktree !== undefined && typeof worktree !== 'boolean')) {
-      res.status(400).json({ error: '"folder" must be a string and "worktree" true or false' });
-      return;
-    }
+    const body = valid(ROUTES['POST /api/sessions'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { model, folder, worktree } = body;
     try {
       const { session } = await sessions.createIn(model, { ...(folder && { folder }), ...(worktree && { worktree }) });
       // The database store inserts the session's row with its first group: answered once it is.
@@ -125,20 +122,17 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   app.post('/api/sessions/:id/model', (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const body = req.body as { model?: unknown; effort?: unknown } | undefined;
-    const effort = body?.effort;
-    if (effort !== undefined && !(REASONING_EFFORTS as readonly unknown[]).includes(effort)) {
-      res.status(400).json({ error: `"effort" must be one of ${REASONING_EFFORTS.join(', ')}` });
-      return;
-    }
+    const body = valid(ROUTES['POST /api/sessions/:id/model'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { effort } = body;
     // The effort alone may change: the model then stays.
-    const model = checkText(body?.model === undefined && effort !== undefined ? live.session.model : body?.model, 'model');
-    if (typeof model !== 'string') {
-      res.status(400).json({ error: model.error });
+    const model = body.model ?? (effort !== undefined ? live.session.model : undefined);
+    if (model === undefined) {
+      res.status(400).json({ error: '"model" must be a string' });
       return;
     }
     try {
-      live.agent.switchModel(model.trim(), effort as ReasoningEffort | undefined);
+      live.agent.switchModel(model.trim(), effort);
       res.status(202).json({ accepted: true, model: model.trim(), ...(effort !== undefined && { effort }) });
     } catch (err) {
       if (err instanceof UnknownModelError) res.status(400).json({ error: err.message });
@@ -173,11 +167,9 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   app.post('/api/sessions/:id/messages', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const text = checkText((req.body as { text?: unknown } | undefined)?.text, 'text');
-    if (typeof text !== 'string') {
-      res.status(400).json({ error: text.error });
-      return;
-    }
+    const body = valid(ROUTES['POST /api/sessions/:id/messages'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { text } = body;
     // Another instance's session: acknowledged once it is in the owner's inbox.
     await live.session.userMessage(text);
     // Acknowledged once the message is durable (group commit).
@@ -188,12 +180,9 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   app.post('/api/sessions/:id/compact', async (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const raw = (req.body as { instructions?: unknown } | undefined)?.instructions;
-    const instructions = raw === undefined ? undefined : checkText(raw, 'instructions', true);
-    if (instructions !== undefined && typeof instructions !== 'string') {
-      res.status(400).json({ error: instructions.error });
-      return;
-    }
+    const body = valid(ROUTES['POST /api/sessions/:id/compact'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { instructions } = body;
     await live.session.requestCompaction({ trigger: 'manual', ...(instructions ? { instructions } : {}) });
     res.status(202).json({ accepted: true });
   });

@@ -9,7 +9,8 @@ import type { Response } from 'express';
 import { SessionBusyError, type Sessions } from '../agent/sessions.js';
 import { markdownTranscript } from '../manage/export-markdown.js';
 import { ForkPointError } from '../manage/fork.js';
-import { MAX_TITLE_CHARS } from '../manage/meta.js';
+import { ROUTES } from '../../shared/wire/rest.js';
+import { valid } from './validate.js';
 import { changesOf } from '../workspace/changes.js';
 import { GitError } from '../workspace/git.js';
 import { DirtyWorktreeError, WorkspaceError } from '../workspace/workspace.js';
@@ -20,22 +21,18 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   });
 
   app.patch('/api/sessions/:id', (req, res) => {
-    const body = req.body as Record<string, unknown> | undefined;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return void res.status(400).json({ error: 'the request body must be a JSON object' });
+    const body = valid(ROUTES['PATCH /api/sessions/:id'].body, req.body, res);
+    if (!body) return;
     const { title, archived } = body;
-    if (title !== undefined && (typeof title !== 'string' || title.length > MAX_TITLE_CHARS)) {
-      return void res.status(400).json({ error: `"title" must be a string of at most ${MAX_TITLE_CHARS} characters (empty: the first message again)` });
-    }
-    if (archived !== undefined && typeof archived !== 'boolean') return void res.status(400).json({ error: '"archived" must be true or false' });
-    if (title === undefined && archived === undefined) return void res.status(400).json({ error: 'nothing to change: send "title" and/or "archived"' });
     const snapshot = sessions.update(req.params.id, { ...(title !== undefined && { title }), ...(archived !== undefined && { archived }) });
     if (!snapshot) return notFound(res);
     res.json(snapshot);
   });
 
   app.delete('/api/sessions/:id', async (req, res) => {
-    const worktree = req.query.worktree;
-    if (worktree !== undefined && worktree !== 'keep' && worktree !== 'remove') return void res.status(400).json({ error: '"worktree" must be keep or remove' });
+    const query = valid(ROUTES['DELETE /api/sessions/:id'].query.pick({ worktree: true }), req.query, res);
+    if (!query) return;
+    const { worktree } = query;
     const force = req.query.force === '1' || req.query.force === 'true';
     try {
       if (!(await sessions.delete(req.params.id, { removeWorktree: worktree === 'remove', force }))) return notFound(res);
@@ -64,22 +61,24 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   app.get('/api/sessions/:id/export', (req, res) => {
     const live = sessions.get(req.params.id);
     if (!live) return notFound(res);
-    const format = req.query.format ?? 'jsonl';
+    const query = valid(ROUTES['GET /api/sessions/:id/export'].query, req.query, res);
+    if (!query) return;
+    const format = query.format ?? 'jsonl';
     const { log } = live.session;
     if (format === 'jsonl') {
       // The file byte for byte; from the database, the same format rebuilt from its rows.
       const body = log instanceof EventLog ? fs.readFileSync(log.file) : logLines(log.header, log.all());
-      res.type('application/x-ndjson').attachment(`${live.session.id}.jsonl`).send(body);
-    } else if (format === 'md' || format === 'markdown') {
-      res.type('text/markdown; charset=utf-8').attachment(`${live.session.id}.md`).send(markdownTranscript(log.header, live.session.title(), log.all()));
+      // attachment() types by the name's extension: the type README promises is set after it.
+      res.attachment(`${live.session.id}.jsonl`).type('application/x-ndjson').send(body);
     } else {
-      res.status(400).json({ error: '"format" must be jsonl or md' });
+      res.attachment(`${live.session.id}.md`).type('text/markdown; charset=utf-8').send(markdownTranscript(log.header, live.session.title(), log.all()));
     }
   });
 
   app.post('/api/sessions/:id/fork', async (req, res) => {
-    const seq = (req.body as { seq?: unknown } | undefined)?.seq;
-    if (typeof seq !== 'number') return void res.status(400).json({ error: '"seq" must be the number of an event of the session' });
+    const body = valid(ROUTES['POST /api/sessions/:id/fork'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { seq } = body;
     try {
       const live = await sessions.fork(req.params.id, seq);
       if (!live) return notFound(res);

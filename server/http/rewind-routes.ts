@@ -1,6 +1,8 @@
 // Rewind: what putting the files back to an event would change (a preview,
 // with the diff), and doing it, with the conversation forked there or not.
 import type express from 'express';
+import { ROUTES } from '../../shared/wire/rest.js';
+import { parseWith } from '../../shared/wire/validate.js';
 import type { Sessions } from '../agent/sessions.js';
 import { checkpointsOf } from '../agent/tool-runner.js';
 import { ForkPointError } from '../manage/fork.js';
@@ -31,13 +33,16 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
   });
 
   app.post('/api/sessions/:id/rewind', async (req, res) => {
-    const body = (req.body ?? {}) as { seq?: unknown; fork?: unknown };
-    const t = target(req.params.id, body.seq);
+    const body = parseWith(ROUTES['POST /api/sessions/:id/rewind'].body, req.body ?? {});
+    const raw = (req.body ?? {}) as { seq?: unknown };
+    // The seq's range is the session's: target() says it (a non-integer seq too).
+    const t = target(req.params.id, typeof raw.seq === 'number' ? raw.seq : NaN);
     if ('error' in t) return void res.status(t.status).json({ error: t.error });
+    if (!body.ok) return void res.status(400).json({ error: body.error });
     if (t.live.session.state !== 'WaitingForUserInput') return void res.status(409).json({ error: 'the agent is working: cancel it or wait, then rewind' });
     try {
       const restored = await t.checkpoints.rewind(t.seq);
-      const forked = body.fork === true ? await sessions.fork(req.params.id, t.seq) : undefined;
+      const forked = body.value.fork === true ? await sessions.fork(req.params.id, t.seq) : undefined;
       if (forked) await forked.session.durable();
       res.json({ restored, ...(forked && { id: forked.session.id }) });
     } catch (err) {

@@ -7,11 +7,11 @@
 // it cannot be trusted as it is (it does not parse). Behind the same token
 // and origin checks as every route (app.ts).
 import type express from 'express';
-import type { ProjectTrust, TrustAction } from '../trust/project-trust.js';
+import type { ProjectTrust } from '../trust/project-trust.js';
+import { ROUTES } from '../../shared/wire/rest.js';
+import { valid } from './validate.js';
 import { StaleTrustError, TrustRequestError } from '../trust/project-trust.js';
 import { TrustStoreError } from '../trust/store.js';
-
-const ACTIONS: readonly TrustAction[] = ['trust', 'ignore', 'revoke'];
 
 export function addTrustRoutes(app: express.Express, trust: ProjectTrust | undefined): void {
   app.get('/api/trust', async (_req, res) => {
@@ -19,17 +19,12 @@ export function addTrustRoutes(app: express.Express, trust: ProjectTrust | undef
   });
 
   app.post('/api/trust', async (req, res) => {
-    const body = (req.body ?? {}) as { folder?: unknown; file?: unknown; hash?: unknown; decision?: unknown };
-    const { folder, hash, decision } = body;
-    const file = body.file ?? '.mcp.json';
-    if (typeof folder !== 'string' || typeof file !== 'string') return void res.status(400).json({ error: '"folder" (and "file", default ".mcp.json") must be strings' });
-    if (!ACTIONS.includes(decision as TrustAction)) return void res.status(400).json({ error: `"decision" must be one of ${ACTIONS.join(', ')}` });
-    if (decision !== 'revoke' && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) {
-      return void res.status(400).json({ error: '"hash" must be the sha256 (64 hex digits) of the content shown, as GET /api/trust gives it' });
-    }
+    const body = valid(ROUTES['POST /api/trust'].body, req.body ?? {}, res);
+    if (!body) return;
+    const { folder, file, hash, decision } = body;
     if (!trust) return void res.status(404).json({ error: 'this skein has no project files to trust' });
     try {
-      const now = await trust.decide(folder, file, typeof hash === 'string' ? hash : '', decision as TrustAction);
+      const now = await trust.decide(folder, file, typeof hash === 'string' ? hash : '', decision);
       res.json({ file: now ?? null });
     } catch (err) {
       if (err instanceof StaleTrustError) return void res.status(409).json({ error: err.message });

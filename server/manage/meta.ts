@@ -9,7 +9,7 @@ export interface SessionMeta {
   archived?: boolean;
 }
 
-export const MAX_TITLE_CHARS = 200;
+export { MAX_TITLE_CHARS } from '../../shared/wire/constants.js';
 
 export function metaFile(sessionsDir: string, id: string): string {
   return path.join(sessionsDir, `${id}.meta.json`);

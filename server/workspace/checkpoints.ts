@@ -10,15 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { unifiedDiff } from '../tools/diff.js';
 import { git, hardenedWith, repoTop } from './git.js';
+import type { RewindPreview } from '../../shared/protocol.js';
 
 type Entry = { seq: number; commit: string } | { seq: number; files: Record<string, boolean>; tool: string };
 
-export interface RewindPreview {
-  /** Each file a rewind changes: restored, deleted (created after the point) or recreated. */
-  files: { path: string; change: 'restore' | 'delete' | 'recreate' }[];
-  diff: string;
-  notes: string[];
-}
+/** Each file a rewind changes (restored, deleted, recreated), the diff and notes: the wire's RewindPreview. */
+export type { RewindPreview };
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'skein', GIT_AUTHOR_EMAIL: 'skein@localhost', GIT_COMMITTER_NAME: 'skein', GIT_COMMITTER_EMAIL: 'skein@localhost' };
 

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import type { HubOptions } from '../../server/http/ws-hub.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { authHeaders, rememberToken } from './auth.js';
+import { assertDocumented } from './openapi.js';
 import { startTempPostgres, type TempPostgres } from './postgres.js';
 
 let sharedPostgres: Promise<TempPostgres> | undefined;
@@ -53,5 +54,8 @@ export async function api<T = unknown>(base: string, route: string, init?: { met
     ...(init?.body !== undefined && { body: JSON.stringify(init.body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  const body = (text ? JSON.parse(text) : undefined) as T;
+  // Every answer a test gets is checked against the published OpenAPI document.
+  assertDocumented(init?.method ?? (init?.body !== undefined ? 'POST' : 'GET'), route, res.status, res.headers.get('content-type'), body);
+  return { status: res.status, body };
 }

@@ -1,0 +1,269 @@
+// Every HTTP route of the server, once: its request (body, query) and its
+// answers by status, as zod schemas. The routes in server/http validate what
+// they receive with these (`ROUTES['POST /api/sessions'].body`), and
+// openapi.ts turns this table into the OpenAPI 3.1 document served at
+// GET /api/openapi.json. A test walks the express app and fails for a route
+// missing here (test/integration/openapi.test.ts).
+//
+// To add a route: one entry `'METHOD /path/:param': { summary, body?, query?,
+// responses: { status: reply } }` below; path parameters come from the path.
+// Statuses not listed are answered with the default error body `{error}`.
+import { z } from 'zod';
+import { SkeinEventSchema } from './events.js';
+import { ApprovalBodySchema, ApprovalDecisionSchema, ServerFrameSchema, SessionListFrameSchema } from './frames.js';
+import {
+  CompactBodySchema,
+  CreateSessionBodySchema,
+  DeleteQuerySchema,
+  EventsQuerySchema,
+  ExportQuerySchema,
+  ForkBodySchema,
+  ListQuerySchema,
+  MessageBodySchema,
+  ModelBodySchema,
+  PatchSessionBodySchema,
+  RewindBodySchema,
+  RewindQuerySchema,
+  TrustBodySchema,
+} from './requests.js';
+import {
+  ChangesReportSchema,
+  McpServerInfoSchema,
+  ModelEntrySchema,
+  ProjectFileTrustSchema,
+  RewindPreviewSchema,
+  SessionSnapshotSchema,
+  TrashedSessionSchema,
+  ViewMessageSchema,
+} from './resources.js';
+import { JsonObject, ReasoningEffortSchema } from './parts.js';
+import { APPROVAL_MODES } from './constants.js';
+
+/** Every refusal: a sentence, and for some a machine-readable code (`busy`, `dirty_worktree`) and the files in the way. */
+export const ErrorBodySchema = z
+  .object({ error: z.string(), code: z.string().optional(), files: z.array(z.string()).optional() })
+  .meta({ id: 'Error', description: 'A refusal: `error` says why.' });
+
+/** An answer: a description and its body by content type (a JSON answer is `json(...)`). */
+export interface Reply {
+  description: string;
+  content?: Record<string, z.ZodType>;
+}
+export interface Route {
+  summary: string;
+  /** JSON body; `bodyRequired: false` when it may be absent (every field optional). */
+  body?: z.ZodType;
+  bodyRequired?: boolean;
+  query?: z.ZodObject;
+  responses: Record<number, Reply>;
+  /** A grouping for the document (sessions, approvals, ...). */
+  tag: string;
+  /** Answered without the token. */
+  open?: boolean;
+  /** A WebSocket upgrade (server/http/ws-hub.ts), not an express route. */
+  socket?: boolean;
+}
+
+const json = (schema: z.ZodType, description: string): Reply => ({ description, content: { 'application/json': schema } });
+const typed = (type: string, description: string): Reply => ({ description, content: { [type]: z.string() } });
+const refused = (description: string): Reply => json(ErrorBodySchema, description);
+const accepted = z.object({ accepted: z.literal(true) });
+const created = z.object({ id: z.string() });
+const UNKNOWN_SESSION = refused('Unknown session.');
+const BAD_REQUEST = refused('A bad body or query: `error` names the field.');
+
+export const ROUTES = {
+  'GET /healthz': { tag: 'server', open: true, summary: 'Alive (no token needed).', responses: { 200: json(z.object({ ok: z.literal(true) }), 'Alive.') } },
+  'GET /api/openapi.json': { tag: 'server', summary: 'This document.', responses: { 200: json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.') } },
+  'GET /metrics': { tag: 'server', summary: 'Prometheus metrics (when SKEIN_METRICS is on).', responses: { 200: typed('text/plain', 'Prometheus text format.') } },
+
+  'GET /api/sessions': {
+    tag: 'sessions',
+    summary: 'The sessions, newest first.',
+    query: ListQuerySchema,
+    responses: { 200: json(z.object({ sessions: z.array(SessionSnapshotSchema) }), 'The sessions.') },
+  },
+  'POST /api/sessions': {
+    tag: 'sessions',
+    summary: 'A new session.',
+    body: CreateSessionBodySchema,
+    bodyRequired: false,
+    responses: { 201: json(created, 'Created.'), 400: BAD_REQUEST },
+  },
+  'GET /api/sessions/:id': { tag: 'sessions', summary: "A session's snapshot.", responses: { 200: json(SessionSnapshotSchema, 'The snapshot.'), 404: UNKNOWN_SESSION } },
+  'PATCH /api/sessions/:id': {
+    tag: 'sessions',
+    summary: 'Rename (`""`: the first message again) or archive a session.',
+    body: PatchSessionBodySchema,
+    responses: { 200: json(SessionSnapshotSchema, 'The snapshot after the change.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+  },
+  'DELETE /api/sessions/:id': {
+    tag: 'sessions',
+    summary: 'Move a session to the trash (its worktree kept or removed).',
+    query: DeleteQuerySchema,
+    responses: {
+      200: json(z.object({ deleted: z.literal(true), trash: z.literal(true), worktreeRemoved: z.boolean() }), 'In the trash.'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+      409: refused('`busy`: a turn or compaction runs; `dirty_worktree`: the worktree has uncommitted `files` (nothing deleted).'),
+    },
+  },
+  'GET /api/sessions/:id/events': {
+    tag: 'sessions',
+    summary: 'A page of the log: after `since`, or the last `limit` before `before`.',
+    query: EventsQuerySchema,
+    responses: { 200: json(z.object({ events: z.array(SkeinEventSchema), more: z.boolean() }), '`more`: events exist beyond the page.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+  },
+  'GET /api/sessions/:id/view': {
+    tag: 'sessions',
+    summary: 'What the next request would send the model.',
+    responses: { 200: json(z.object({ messages: z.array(ViewMessageSchema), tokens: z.number() }), 'The model view.'), 404: UNKNOWN_SESSION },
+  },
+  'POST /api/sessions/:id/messages': {
+    tag: 'turns',
+    summary: 'A user message (`/compact [focus]` asks for a compaction).',
+    body: MessageBodySchema,
+    responses: { 202: json(accepted, 'Durable (or in the owner instance\'s inbox).'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 409: refused('No instance can run the session.') },
+  },
+  'POST /api/sessions/:id/compact': {
+    tag: 'turns',
+    summary: 'Compact now, with an optional focus.',
+    body: CompactBodySchema,
+    bodyRequired: false,
+    responses: { 202: json(accepted, 'Queued.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+  },
+  'POST /api/sessions/:id/cancel': { tag: 'turns', summary: 'Cancel the turn.', responses: { 202: json(accepted, 'Cancelling.'), 404: UNKNOWN_SESSION } },
+  'POST /api/sessions/:id/model': {
+    tag: 'turns',
+    summary: "Switch the session's model and/or reasoning effort (at a safe point).",
+    body: ModelBodySchema,
+    responses: {
+      202: json(z.object({ accepted: z.literal(true), model: z.string(), effort: ReasoningEffortSchema.optional() }), 'Will switch.'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+    },
+  },
+  'PUT /api/sessions/:id/mode': {
+    tag: 'approvals',
+    summary: "Switch the session's approval mode (the user only; a call waiting for approval is decided again under the new mode).",
+    body: z.object({ mode: z.enum(APPROVAL_MODES) }),
+    responses: {
+      200: json(SessionSnapshotSchema.extend({ changed: z.boolean() }), 'The session once the switch is durable; `changed` false when it already had that mode.'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+      409: refused('Another instance runs the session.'),
+      507: refused('The log could not record it (nothing changed).'),
+    },
+  },
+  'POST /api/sessions/:id/approvals/:callId': {
+    tag: 'approvals',
+    summary: 'The decision on the tool call waiting for approval.',
+    body: ApprovalBodySchema,
+    responses: {
+      202: json(z.object({ accepted: z.literal(true), decision: ApprovalDecisionSchema }), 'Taken.'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+      409: refused('That call is not the one waiting.'),
+      507: refused('The log could not record it.'),
+    },
+  },
+  'GET /api/sessions/:id/export': {
+    tag: 'sessions',
+    summary: 'The log as on disk (JSONL) or a Markdown transcript.',
+    query: ExportQuerySchema,
+    responses: {
+      200: { description: 'The file, as an attachment.', content: { 'application/x-ndjson': z.string(), 'text/markdown': z.string() } },
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+    },
+  },
+  'POST /api/sessions/:id/fork': {
+    tag: 'sessions',
+    summary: 'A new session with the events up to `seq` (and its own worktree when the session has one).',
+    body: ForkBodySchema,
+    responses: { 201: json(created, 'The fork.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+  },
+  'GET /api/sessions/:id/changes': {
+    tag: 'sessions',
+    summary: "What changed in the session's folder since it started.",
+    responses: { 200: json(ChangesReportSchema, 'The changed files with their diffs.'), 404: UNKNOWN_SESSION, 500: refused('git failed.') },
+  },
+  'GET /api/sessions/:id/rewind': {
+    tag: 'rewind',
+    summary: 'What putting the files back to event `seq` would change.',
+    query: RewindQuerySchema,
+    responses: { 200: json(RewindPreviewSchema, 'The preview.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 500: refused('git failed.') },
+  },
+  'POST /api/sessions/:id/rewind': {
+    tag: 'rewind',
+    summary: 'Put the files back to event `seq` (and fork the conversation there with `fork: true`).',
+    body: RewindBodySchema,
+    responses: {
+      200: json(z.object({ restored: z.array(z.string()), id: z.string().optional() }), 'The files restored (and the fork).'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+      409: refused('The agent is working.'),
+    },
+  },
+
+  'GET /api/workdirs': { tag: 'workspaces', summary: 'The folders sessions may work in.', responses: { 200: json(z.object({ roots: z.array(z.string()) }), 'SKEIN_WORKDIR roots.') } },
+  'GET /api/trash': { tag: 'workspaces', summary: 'Deleted sessions, restorable.', responses: { 200: json(z.object({ sessions: z.array(TrashedSessionSchema) }), 'The trash.') } },
+  'POST /api/trash/:id/restore': {
+    tag: 'workspaces',
+    summary: 'Restore a deleted session.',
+    responses: { 200: json(SessionSnapshotSchema, 'The restored session.'), 404: refused('No such session in the trash.') },
+  },
+  'GET /api/models': {
+    tag: 'models',
+    summary: 'The models usable with the configured keys.',
+    responses: { 200: json(z.object({ models: z.array(ModelEntrySchema), default: z.string() }), 'The models and the default.') },
+  },
+  'POST /api/mcp/servers': {
+    tag: 'mcp',
+    summary: "MCP servers a client brings (an editor's, through `skein acp`), in SKEIN_MCP_CONFIG's shape; started without a trust prompt, their text taken literally.",
+    body: z.object({ mcpServers: z.record(z.string(), JsonObject) }),
+    responses: {
+      200: json(z.object({ added: z.array(z.string()), kept: z.array(z.string()), servers: z.array(McpServerInfoSchema) }), 'Once each new server is ready or failed its first attempt; a name the hub has keeps its server.'),
+      400: BAD_REQUEST,
+      404: refused('This skein runs no MCP hub.'),
+    },
+  },
+  'GET /api/mcp': { tag: 'mcp', summary: 'The MCP servers and their tools.', responses: { 200: json(z.object({ servers: z.array(McpServerInfoSchema) }), 'The servers.') } },
+  'GET /api/trust': {
+    tag: 'mcp',
+    summary: 'Project files that would make skein run something, and the decisions on them.',
+    responses: { 200: json(z.object({ files: z.array(ProjectFileTrustSchema) }), 'The files.') },
+  },
+  'POST /api/trust': {
+    tag: 'mcp',
+    summary: 'Trust, ignore or revoke a project file (its content named by its sha256).',
+    body: TrustBodySchema,
+    responses: {
+      200: json(z.object({ file: ProjectFileTrustSchema.nullable() }), 'The file as it is now.'),
+      400: BAD_REQUEST,
+      404: refused('Not one of this skein\'s project files.'),
+      409: refused('The file changed since it was shown.'),
+      422: refused('It cannot be trusted as it is (it does not parse).'),
+    },
+  },
+
+  // The sockets: an upgrade, then one JSON frame per message (frames.ts). Not express routes (server/http/ws-hub.ts).
+  'GET /ws': {
+    tag: 'websocket',
+    socket: true,
+    summary: "A session's socket: `hello`, the events after `since`, then live events and deltas; send ClientFrame messages.",
+    query: z.object({ session: z.string(), since: z.string().regex(/^\d{1,15}$/).optional() }),
+    responses: { 101: json(ServerFrameSchema, 'Switching to WebSocket; each message the server sends is one ServerFrame.') },
+  },
+  'GET /ws/sessions': {
+    tag: 'websocket',
+    socket: true,
+    summary: 'The session list, live: the whole list, then each change.',
+    responses: { 101: json(SessionListFrameSchema, 'Switching to WebSocket; each message is one SessionListFrame.') },
+  },
+
+  'GET /': { tag: 'ui', summary: 'The web UI.', responses: { 200: typed('text/html', 'The UI.'), 503: typed('text/plain', 'The UI is not built.') } },
+  'GET /s/:id': { tag: 'ui', summary: 'The web UI on a session.', responses: { 200: typed('text/html', 'The UI.'), 503: typed('text/plain', 'The UI is not built.') } },
+} satisfies Record<string, Route>;
+
+export type RouteKey = keyof typeof ROUTES;
