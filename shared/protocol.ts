@@ -590,9 +590,20 @@ export interface TrashedSession {
  * when one is deleted.
  */
 export type SessionListFrame =
-  | { type: 'sessions'; sessions: SessionSnapshot[] }
+  | { type: 'sessions'; sessions: SessionSnapshot[]; scanning?: ScanProgress }
   | { type: 'session'; session: SessionSnapshot }
-  | { type: 'session_removed'; id: string };
+  | { type: 'session_removed'; id: string }
+  | ({ type: 'scanning' } & ScanProgress);
+
+/**
+ * A first start over logs the sessions index does not describe scans them
+ * while the list is served: how many of them it has read so far (GET
+ * /api/sessions and the list socket carry it until the scan is done).
+ */
+export interface ScanProgress {
+  done: number;
+  total: number;
+}
 
 // ---- Approvals (SKEIN_APPROVAL) ----
 

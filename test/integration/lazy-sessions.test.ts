@@ -9,6 +9,7 @@ import { api, startTestServer, tempDir, type TestServer } from '../helpers/serve
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { until } from '../helpers/until.js';
+import { SessionIndex } from '../../server/store/session-index.js';
 
 const COUNT = 1000;
 
@@ -59,14 +60,17 @@ describe('lazy sessions', () => {
     const ids = writeSessionLogs(dataDir, COUNT, 12);
     // First start: no index yet, so it is built from every log (and saved).
     const first = await start(dataDir);
-    expect(first.sessions.logsLoaded).toBe(COUNT);
+    await first.sessions.scanned;
+    // Scanned, streamed, not started: no session was loaded to build its entry.
+    expect(first.sessions.logsLoaded).toBe(0);
     expect(ids.filter((id) => first.sessions.isLoaded(id))).toEqual([]);
     await first.close();
     servers.length = 0;
-    expect(fs.existsSync(path.join(dataDir, 'sessions', 'index.json'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'sessions', 'index.json')) || fs.existsSync(path.join(dataDir, 'sessions', 'index.journal'))).toBe(true);
 
     const spy = spyLogReads();
     const server = await start(dataDir);
+    expect(server.sessions.scanning).toBeUndefined();
     expect(spy.files()).toEqual([]);
     expect(server.sessions.logsLoaded).toBe(0);
 
@@ -107,7 +111,7 @@ describe('lazy sessions', () => {
     // The index on disk knows it is mid-turn, for the log as it is now.
     await until(() => {
       try {
-        const entry = (JSON.parse(originalRead(indexFile, 'utf8')) as { sessions: Record<string, { needsStart: boolean; size: number }> }).sessions[body.id];
+        const entry = new SessionIndex(path.dirname(indexFile)).readSaved().get(body.id);
         return entry?.needsStart === true && entry.size === fs.statSync(logFile).size;
       } catch {
         return false;
@@ -140,7 +144,8 @@ describe('lazy sessions', () => {
     writeSessionLog(dataDir, { id: ids[5]!, events: 30, topic: 'grown' });
     let spy = spyLogReads();
     let server = await start(dataDir);
-    expect(new Set(spy.files())).toEqual(new Set([`${ids[5]}.jsonl`]));
+    await server.sessions.scanned;
+    expect(spy.files()).toEqual([]);
     spy.restore();
     let list = (await api<{ sessions: SessionSnapshot[] }>(server.url, '/api/sessions')).body.sessions;
     expect(list.find((s) => s.id === ids[5])).toMatchObject({ lastSeq: 30, title: `grown 0 of ${ids[5]}` });
@@ -148,11 +153,24 @@ describe('lazy sessions', () => {
     servers.length = 0;
 
     // No index at all (or a damaged one): every log is read once, the list is whole.
-    for (const damage of [() => fs.rmSync(indexFile), () => fs.writeFileSync(indexFile, '{"version":1,"sess')]) {
+    const journal = path.join(dataDir, 'sessions', 'index.journal');
+    const damages = [
+      () => fs.rmSync(indexFile, { force: true }),
+      () => fs.rmSync(journal, { force: true }),
+      () => {
+        fs.writeFileSync(indexFile, '{"version":2,"sess');
+        fs.writeFileSync(journal, '{"n":1,"id":"x"\n{"n":2,');
+      },
+    ];
+    for (const damage of damages) {
       damage();
       spy = spyLogReads();
       server = await start(dataDir);
-      expect(new Set(spy.files()).size).toBe(20);
+      expect(server.sessions.scanning?.total ?? 0).toBe(damage === damages[0] ? 0 : 20);
+      await server.sessions.scanned;
+      // Streamed by the scan, none loaded whole.
+      expect(spy.files()).toEqual([]);
+      expect(server.sessions.logsLoaded).toBe(0);
       spy.restore();
       list = (await api<{ sessions: SessionSnapshot[] }>(server.url, '/api/sessions')).body.sessions;
       expect(list.map((s) => s.id).sort()).toEqual([...ids].sort());
