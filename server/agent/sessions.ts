@@ -17,7 +17,7 @@ import { SessionIndex, logFileMentions, userTextOf } from '../store/session-inde
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { logLines } from '../store/jsonl-export.js';
-import { readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
+import { metaMtime, readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
 import type { ScanContext } from '../store/log-scan.js';
 import { LogScan, type ScanHost } from './log-scan-runner.js';
 import { estimatedGauge } from './gauge.js';
@@ -154,7 +154,10 @@ export class Sessions implements ClusterHost {
     const saved = this.index.readSaved({ repair: true });
     this.index.clear();
     const db = this.options.database;
-    const names = db ? db.ids().map((id) => `${id}.jsonl`) : fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort();
+    const files = db ? [] : fs.readdirSync(this.dir);
+    const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
+    // Few sessions have a meta file (renamed or archived): only theirs are looked at.
+    const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
     const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
@@ -166,7 +169,7 @@ export class Sessions implements ClusterHost {
       } catch {
         continue;
       }
-      if (stat && SessionIndex.fresh(entry, stat)) {
+      if (stat && SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
         this.index.set(id, entry, false);
         if (entry.needsStart) this.load(id, warnings);
         continue;
@@ -215,8 +218,11 @@ export class Sessions implements ClusterHost {
 
   private readonly emptyGauges = new Map<string, Gauge>();
   private scanContext(id: string): ScanContext {
+    // The mtime before the read: a rename landing in between leaves an entry that is stale, not wrong.
+    const metaMtimeMs = metaMtime(this.dir, id);
     return {
       meta: readMeta(this.dir, id),
+      metaMtimeMs,
       defaultEffort: this.config.reasoningEffort ?? 'default',
       emptyGauge: (model) => {
         let gauge = this.emptyGauges.get(model);
@@ -614,11 +620,13 @@ export class Sessions implements ClusterHost {
       return;
     }
     const all = session.log.all();
+    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, id);
     this.index.set(id, {
       // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
       snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
       size: stat.size,
       mtimeMs: stat.mtimeMs,
+      ...(metaMtimeMs !== undefined && { metaMtimeMs }),
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
       ...userTextOf(all),
     });

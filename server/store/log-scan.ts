@@ -15,6 +15,8 @@ const CHUNK_BYTES = 1024 * 1024;
 /** What a scan cannot know by itself: the title and archive flag set by a person, the gauge of a session that never called a model. */
 export interface ScanContext {
   meta: { title?: string; archived?: boolean };
+  /** Mtime of the meta file read (undefined: none). */
+  metaMtimeMs: number | undefined;
   defaultEffort: ReasoningEffort;
   /** The gauge before any model call (estimated, 0 tokens) for the session's model. */
   emptyGauge: (model: string) => Gauge;
@@ -184,6 +186,6 @@ class ScanState {
       ...(header.forkOf && { forkOf: header.forkOf }),
       ...(this.plan && { plan: this.plan }),
     };
-    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete };
+    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete };
   }
 }

@@ -31,6 +31,8 @@ export interface IndexEntry {
   /** Size and mtime of the log file when the entry was taken. */
   size: number;
   mtimeMs: number;
+  /** Mtime of its <id>.meta.json when the entry was taken (absent: none): a rename the index missed (a crash) is seen. */
+  metaMtimeMs?: number;
   /** Its log ended mid-turn or with queued compactions: loaded at start to close or run them. */
   needsStart: boolean;
   /** The user messages, lower-cased, joined by newlines, at most USER_TEXT_CAP characters. */
@@ -101,9 +103,9 @@ export class SessionIndex {
     return saved;
   }
 
-  /** A saved entry still describes its log when the log's size and mtime are the ones recorded. */
-  static fresh(entry: IndexEntry | undefined, stat: fs.Stats): entry is IndexEntry {
-    return entry !== undefined && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs;
+  /** A saved entry still describes its log when the log's size and mtime, and its meta file's mtime, are the ones recorded. */
+  static fresh(entry: IndexEntry | undefined, stat: { size: number; mtimeMs: number }, metaMtimeMs: number | undefined): entry is IndexEntry {
+    return entry !== undefined && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs && entry.metaMtimeMs === metaMtimeMs;
   }
 
   get(id: string): IndexEntry | undefined {
@@ -162,7 +164,7 @@ export class SessionIndex {
         }
         this.journalBytes += Buffer.byteLength(text);
       }
-      if (this.journalBytes > Math.max(COMPACT_MIN_BYTES, this.snapshotBytes)) await this.compact();
+      if (this.journalBytes > Math.max(COMPACT_MIN_BYTES, this.snapshotBytes)) await this.compactNow();
     };
     this.queue = this.queue.then(run).catch((err: unknown) => this.onError(err instanceof Error ? err : new Error(String(err))));
     return this.queue;
@@ -170,41 +172,43 @@ export class SessionIndex {
 
   /** Writes the snapshot of every entry now (chunked, off the loop) and starts an empty journal. */
   compact(): Promise<void> {
-    const run = async () => {
-      const upTo = this.n;
-      const snapshot = [...this.entries];
-      // From here on, new lines go to a new journal; the old one stays until the snapshot that holds its lines is in place.
-      await fs.promises.rename(this.journal, `${this.journal}.old`).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-      });
-      this.journalBytes = 0;
-      const tmp = `${this.file}.tmp-${process.pid}`;
-      const handle = await fs.promises.open(tmp, 'w');
-      let bytes = 0;
-      try {
-        let chunk = `{"version":${INDEX_VERSION},"upTo":${upTo},"sessions":{`;
-        for (let i = 0; i < snapshot.length; i++) {
-          const [id, entry] = snapshot[i]!;
-          chunk += `${i ? ',' : ''}${JSON.stringify(id)}:${JSON.stringify(entry)}`;
-          if ((i + 1) % CHUNK === 0) {
-            bytes += chunk.length;
-            await handle.write(chunk);
-            chunk = '';
-          }
-        }
-        chunk += '}}';
-        bytes += chunk.length;
-        await handle.write(chunk);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      await fs.promises.rename(tmp, this.file);
-      await fs.promises.rm(`${this.journal}.old`, { force: true });
-      this.snapshotBytes = bytes;
-    };
-    this.queue = this.queue.then(run).catch((err: unknown) => this.onError(err instanceof Error ? err : new Error(String(err))));
+    this.queue = this.queue.then(() => this.compactNow()).catch((err: unknown) => this.onError(err instanceof Error ? err : new Error(String(err))));
     return this.queue;
+  }
+
+  /** Only from inside the queue. */
+  private async compactNow(): Promise<void> {
+    const upTo = this.n;
+    const snapshot = [...this.entries];
+    // From here on, new lines go to a new journal; the old one stays until the snapshot that holds its lines is in place.
+    await fs.promises.rename(this.journal, `${this.journal}.old`).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    this.journalBytes = 0;
+    const tmp = `${this.file}.tmp-${process.pid}`;
+    const handle = await fs.promises.open(tmp, 'w');
+    let bytes = 0;
+    try {
+      let chunk = `{"version":${INDEX_VERSION},"upTo":${upTo},"sessions":{`;
+      for (let i = 0; i < snapshot.length; i++) {
+        const [id, entry] = snapshot[i]!;
+        chunk += `${i ? ',' : ''}${JSON.stringify(id)}:${JSON.stringify(entry)}`;
+        if ((i + 1) % CHUNK === 0) {
+          bytes += chunk.length;
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      chunk += '}}';
+      bytes += chunk.length;
+      await handle.write(chunk);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(tmp, this.file);
+    await fs.promises.rm(`${this.journal}.old`, { force: true });
+    this.snapshotBytes = bytes;
   }
 
   /** Resolves when every write asked for so far is done. */
