@@ -140,29 +140,33 @@ export class SessionIndex {
   }
 
   /**
-   * Appends the changed entries to the journal, off the event loop (one write
-   * for all of them), and compacts the journal when it has grown. With `sync`,
+   * Appends the changed entries to the journal, off the event loop (serialised
+   * and written a chunk at a time), and compacts the journal when it has grown. With `sync`,
    * the journal is flushed to disk before the promise resolves (a rename: the
    * log did not change, so a lost line would not be rebuilt).
    */
   write(options: { sync?: boolean } = {}): Promise<void> {
-    const ids = [...this.pending];
-    this.pending.clear();
-    let text = '';
-    for (const id of ids) {
+    // The entries as they are now (an entry is replaced, never changed in place): serialised later, in chunks.
+    const lines: JournalLine[] = [];
+    for (const id of this.pending) {
       const entry = this.entries.get(id);
-      text += JSON.stringify({ n: ++this.n, id, ...(entry && { entry }) } satisfies JournalLine) + '\n';
+      lines.push({ n: ++this.n, id, ...(entry && { entry }) });
     }
+    this.pending.clear();
     const run = async () => {
-      if (text) {
+      if (lines.length) {
         const handle = await fs.promises.open(this.journal, 'a');
         try {
-          await handle.appendFile(text);
+          // A few hundred entries per write: the event loop is never held for all of them.
+          for (let i = 0; i < lines.length; i += CHUNK) {
+            const text = lines.slice(i, i + CHUNK).map((line) => JSON.stringify(line) + '\n').join('');
+            await handle.appendFile(text);
+            this.journalBytes += Buffer.byteLength(text);
+          }
           if (options.sync) await handle.datasync();
         } finally {
           await handle.close();
         }
-        this.journalBytes += Buffer.byteLength(text);
       }
       if (this.journalBytes > Math.max(COMPACT_MIN_BYTES, this.snapshotBytes)) await this.compactNow();
     };
