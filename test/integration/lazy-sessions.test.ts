@@ -10,6 +10,8 @@ import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { until } from '../helpers/until.js';
 import { SessionIndex } from '../../server/store/session-index.js';
+import WebSocket from 'ws';
+import { authHeaders } from '../helpers/auth.js';
 
 const COUNT = 1000;
 
@@ -93,6 +95,36 @@ describe('lazy sessions', () => {
     const opened = await api<SessionSnapshot>(server.url, `/api/sessions/${ids[3]}`);
     expect({ ...opened.body, gauge: undefined }).toEqual({ ...listed, gauge: undefined });
     spy.restore();
+  }, 240_000);
+
+  it('serves the list while a first start scans the logs, says how far it got, and opens a session not scanned yet', async () => {
+    const dataDir = tempDir('lazy-scan');
+    const ids = writeSessionLogs(dataDir, 3000, 60);
+    const server = await start(dataDir);
+    const frames: { type: string; done?: number; total?: number; scanning?: { done: number; total: number } }[] = [];
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws/sessions`, { headers: authHeaders(server.url) });
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
+    const first = await api<{ sessions: SessionSnapshot[]; scanning?: { done: number; total: number } }>(server.url, '/api/sessions');
+    // 3,000 logs take seconds to scan: the list answers at once with what is indexed so far.
+    expect(first.body.scanning?.total).toBe(3000);
+    expect(first.body.sessions.length).toBeLessThan(3000);
+    expect(first.body.sessions.length).toBeLessThanOrEqual(first.body.scanning!.done);
+    // The last log is scanned last: it opens before the scan gets there.
+    const last = ids.at(-1)!;
+    const opened = await api<SessionSnapshot>(server.url, `/api/sessions/${last}`);
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ id: last, lastSeq: 60 });
+    await server.sessions.scanned;
+    const done = await api<{ sessions: SessionSnapshot[]; scanning?: unknown }>(server.url, '/api/sessions');
+    expect(done.body.scanning).toBeUndefined();
+    expect(done.body.sessions).toHaveLength(3000);
+    // The socket heard the progress, ending with all of them.
+    await until(() => frames.some((f) => f.type === 'scanning' && f.done === 3000 && f.total === 3000), 'the last progress frame');
+    const progress = frames.filter((f) => f.type === 'scanning').map((f) => f.done!);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    socket.close();
+    // Only the session opened by hand was loaded; the others were scanned.
+    expect(server.sessions.logsLoaded).toBe(1);
   }, 240_000);
 
   it('closes at start an interrupted turn of a session nobody opens, reading only that log', async () => {
