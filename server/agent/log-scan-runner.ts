@@ -4,9 +4,11 @@
 // A session that must run (it ended mid-turn) is loaded as before; the others
 // only leave their index entry behind, so memory ends where an indexed start
 // would be.
+import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { ScanProgress } from '../../shared/protocol.js';
-import { scanLog, type ScanContext } from '../store/log-scan.js';
+import { SMALL_LOG_BYTES, scanLog, scanSmallLog, type ScanContext } from '../store/log-scan.js';
 import type { IndexEntry } from '../store/session-index.js';
 
 export interface ScanHost {
@@ -24,6 +26,8 @@ export interface ScanHost {
 
 /** How often list clients hear how far the scan got. */
 const PROGRESS_MS = 250;
+/** Small logs are read synchronously for at most this long, then the event loop gets a turn. */
+const SLICE_MS = 8;
 
 export class LogScan {
   private done = 0;
@@ -48,12 +52,19 @@ export class LogScan {
 
   async run(): Promise<void> {
     let told = 0;
+    let slice = performance.now();
     for (const id of this.ids) {
       if (this.host.closed()) break;
+      if (performance.now() - slice > SLICE_MS) {
+        await new Promise((r) => setImmediate(r));
+        slice = performance.now();
+      }
       if (!this.host.known(id)) {
         let entry: IndexEntry | undefined;
         try {
-          entry = await scanLog(path.join(this.host.dir, `${id}.jsonl`), this.host.context(id));
+          const file = path.join(this.host.dir, `${id}.jsonl`);
+          // Most logs are small: one synchronous read in a time slice; a big one is streamed in chunks, the loop free between them.
+          entry = fs.statSync(file).size <= SMALL_LOG_BYTES ? scanSmallLog(file, this.host.context(id)) : await scanLog(file, this.host.context(id));
         } catch {
           // Unreadable here: the full load says why (or skips it with a warning).
         }

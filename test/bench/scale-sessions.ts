@@ -23,6 +23,8 @@ const WORKERS = 6;
 const LOAD_MS = 20_000;
 const QUERIES = 40;
 const BIG_LOG_MB = 150;
+/** SKEIN_BENCH_SCALE_PARTS=starts,search,load: only those parts (all by default). */
+const PARTS = new Set((process.env.SKEIN_BENCH_SCALE_PARTS ?? 'starts,search,load').split(','));
 
 const mb = (b: number) => b / 1024 / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -166,7 +168,18 @@ export const section: BenchSection = {
     const empty = tempDir('scale-s-empty');
     const many = tempDir('scale-s-many');
     writeSessionLogs(many, MANY, EVENTS);
-    const startRuns = await starts(rows, many, empty, workDir);
+    const startRuns = PARTS.has('starts') ? await starts(rows, many, empty, workDir) : undefined;
+    let search: unknown;
+    let loads: unknown;
+    if (PARTS.has('search')) search = await searchPart(rows, many, workDir);
+    if (PARTS.has('load')) loads = await loadPart(rows, empty, workDir);
+    fs.rmSync(many, { recursive: true, force: true });
+    rows.push({ bench: BENCH, measure: 'machine load (1-minute load average at the end, cores)', value: `${fmt(os.loadavg()[0]!, 1)} on ${os.cpus().length} cores` });
+    return { rows, details: { starts: startRuns, search, loads, loadavg: os.loadavg() } };
+  },
+};
+
+async function searchPart(rows: BenchRow[], many: string, workDir: string): Promise<unknown> {
 
     // Search: 10 sessions, 5,000, and 5,000 plus one 150 MB log.
     const few = tempDir('scale-s-few');
@@ -182,8 +195,11 @@ export const section: BenchSection = {
       goal: 'p99 < 50 ms at 5,000 sessions',
       met: search5k.p99 < 50 && searchBig.p99 < 50,
     });
-    fs.rmSync(many, { recursive: true, force: true });
     fs.rmSync(few, { recursive: true, force: true });
+    return { search10, search5k, searchBig };
+}
+
+async function loadPart(rows: BenchRow[], empty: string, workDir: string): Promise<unknown> {
 
     // Load: 3,000 sessions whose users typed a few KB each (index entries near the 8 KB cap), 1,000 opened.
     const busy = tempDir('scale-s-busy');
@@ -214,7 +230,5 @@ export const section: BenchSection = {
       met: maxOf('busy', (r) => r.loop.max) < 150,
     });
     fs.rmSync(busy, { recursive: true, force: true });
-    rows.push({ bench: BENCH, measure: 'machine load (1-minute load average at the end, cores)', value: `${fmt(os.loadavg()[0]!, 1)} on ${os.cpus().length} cores` });
-    return { rows, details: { starts: startRuns, search: { search10, search5k, searchBig }, loads, loadavg: os.loadavg() } };
-  },
-};
+    return loads;
+}
