@@ -168,7 +168,10 @@ describe('lazy sessions', () => {
   it('rebuilds a missing index and a stale entry from the logs', async () => {
     const dataDir = tempDir('lazy-stale');
     const ids = writeSessionLogs(dataDir, 20, 12);
-    await (await start(dataDir)).close();
+    const indexing = await start(dataDir);
+    // (A close during the scan stops it: the next start scans what it had not reached.)
+    await indexing.sessions.scanned;
+    await indexing.close();
     servers.length = 0;
     const indexFile = path.join(dataDir, 'sessions', 'index.json');
 
