@@ -143,6 +143,7 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
         await cluster?.stop();
         await database?.close();
         await hub.close();
+        metrics.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       } finally {

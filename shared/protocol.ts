@@ -20,6 +20,7 @@ import type {
   ProjectFileTrustSchema,
   ProjectServerPreviewSchema,
   RewindPreviewSchema,
+  ScanProgressSchema,
   SessionManagementSchema,
   SessionSnapshotSchema,
   TrashedSessionSchema,
@@ -54,6 +55,7 @@ export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 export type McpServerState = z.infer<typeof McpServerStateSchema>;
+export type ScanProgress = z.infer<typeof ScanProgressSchema>;
 
 export type UserEvent = EventOf<'user'>;
 export type AgentEvent = EventOf<'agent'>;

@@ -17,7 +17,8 @@ export interface ListHost {
 
 /** Applies a frame of /ws/sessions to the list shown: in place when the row is there, else a refetch (filters live on the server). */
 export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshSoon: () => void): void {
-  if (frame.type === 'sessions') return refreshSoon();
+  // A scan of the logs at start adds sessions as it goes: the list is fetched again.
+  if (frame.type === 'sessions' || frame.type === 'scanning') return refreshSoon();
   if (frame.type === 'session_removed') return removeFromList(host, frame.id);
   const i = host.sessions.findIndex((s) => s.id === frame.session.id);
   const hidden = frame.session.archived && !host.filter.archived;

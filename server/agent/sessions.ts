@@ -5,11 +5,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FORKED_HERE, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
+import { FORKED_HERE, type Gauge, type ScanProgress, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import type { Provider } from '../llm/types.js';
-import { createProvider, type ProviderChoice } from '../llm/providers.js';
+import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
@@ -17,7 +17,10 @@ import { SessionIndex, logFileMentions, userTextOf } from '../store/session-inde
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { logLines } from '../store/jsonl-export.js';
-import { writeMeta, type SessionMeta } from '../manage/meta.js';
+import { metaMtime, readMeta, writeMeta, type SessionMeta } from '../manage/meta.js';
+import type { ScanContext } from '../store/log-scan.js';
+import { LogScan, type ScanHost } from './log-scan-runner.js';
+import { estimatedGauge } from './gauge.js';
 import { copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
@@ -91,6 +94,13 @@ export class Sessions implements ClusterHost {
   private readonly idleUnloadMs: number;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Loaded sessions whose index entry must be taken again at the next index write. */
+  private readonly indexDirty = new Set<string>();
+  /** The first scan of logs the index did not describe (see loadAll). */
+  private scan: LogScan | undefined;
+  /** Resolves once that scan is done and its entries written. */
+  scanned: Promise<void> = Promise.resolve();
+  private closing = false;
   /** New sessions whose lease is being taken (several instances on one database). */
   private readonly claimed = new Map<string, Promise<void>>();
   /** How many logs were read since this object was made (tests prove a start reads none). */
@@ -133,16 +143,22 @@ export class Sessions implements ClusterHost {
   }
 
   /**
-   * Reads the sessions index; only the logs it does not describe (missing or
-   * stale entries) and the sessions that were mid-turn are loaded, and the
-   * interrupted turns closed. Returns warnings for the server log.
+   * Reads the sessions index; only the sessions that were mid-turn are loaded
+   * (their interrupted turns closed) before this returns. The logs the index
+   * does not describe (missing or stale entries) are scanned after it, one at
+   * a time, while the list is served (see `scanning`). Returns warnings for
+   * the server log.
    */
   loadAll(): string[] {
     const warnings: string[] = this.trash.purge();
-    const saved = this.index.readSaved();
+    const saved = this.index.readSaved({ repair: true });
     this.index.clear();
     const db = this.options.database;
-    const names = db ? db.ids().map((id) => `${id}.jsonl`) : fs.readdirSync(this.dir).filter((f) => f.endsWith('.jsonl')).sort();
+    const files = db ? [] : fs.readdirSync(this.dir);
+    const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
+    // Few sessions have a meta file (renamed or archived): only theirs are looked at.
+    const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
+    const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       const entry = saved.get(id);
@@ -153,19 +169,71 @@ export class Sessions implements ClusterHost {
       } catch {
         continue;
       }
-      if (stat && SessionIndex.fresh(entry, stat)) {
-        this.index.set(id, entry);
+      if (stat && SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
+        this.index.set(id, entry, false);
         if (entry.needsStart) this.load(id, warnings);
         continue;
       }
-      // Not in the index, or its log changed since: read the log once to rebuild the entry.
+      if (!db) {
+        stale.push(id);
+        continue;
+      }
       const live = this.load(id, warnings);
       if (live && this.idle(live)) this.unload(id);
     }
-    this.saveIndex();
+    this.scan = new LogScan(stale, this.scanHost());
+    this.scanned = this.scan.run().then(() => this.saveIndex());
+    void this.saveIndex();
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.max(50, Math.min(this.idleUnloadMs / 2, 30_000)));
     this.sweepTimer.unref();
     return warnings;
+  }
+
+  /** How far the first scan of the logs the index did not describe has got (absent once it is done). */
+  get scanning(): ScanProgress | undefined {
+    return this.scan?.progress();
+  }
+
+  /** What the background scan needs of this object. */
+  private scanHost(): ScanHost {
+    return {
+      dir: this.dir,
+      context: (id) => this.scanContext(id),
+      known: (id) => this.index.has(id) || this.live.has(id),
+      indexed: (id, entry) => {
+        this.index.set(id, entry);
+        this.indexChanged();
+      },
+      load: (id) => {
+        const warnings: string[] = [];
+        const live = this.load(id, warnings);
+        for (const warning of warnings) console.warn(`[skein] ${warning}`);
+        if (live && this.idle(live)) this.unload(id);
+        else if (live) this.changed(id);
+      },
+      progress: (progress) => this.emit({ type: 'scanning', ...progress }),
+      closed: () => this.closing,
+    };
+  }
+
+  private readonly emptyGauges = new Map<string, Gauge>();
+  private scanContext(id: string): ScanContext {
+    // The mtime before the read: a rename landing in between leaves an entry that is stale, not wrong.
+    const metaMtimeMs = metaMtime(this.dir, id);
+    return {
+      meta: readMeta(this.dir, id),
+      metaMtimeMs,
+      defaultEffort: this.config.reasoningEffort ?? 'default',
+      emptyGauge: (model) => {
+        let gauge = this.emptyGauges.get(model);
+        if (!gauge) {
+          const window = createProviderOrPlaceholder(model, providerSettings(this.config)).info.contextWindow;
+          gauge = estimatedGauge(0, undefined, model, window, this.config.compactThresholdRatio);
+          this.emptyGauges.set(model, gauge);
+        }
+        return gauge;
+      },
+    };
   }
 
   /** Loads a session's log and starts its agent; an interrupted turn is closed, queued compactions run. */
@@ -240,7 +308,8 @@ export class Sessions implements ClusterHost {
   /** The session, its log loaded on demand; undefined for an id that is not a session. */
   get(id: string): LiveSession | undefined {
     let live = this.live.get(id);
-    if (!live && this.index.has(id)) {
+    // A session the first scan has not reached yet is loaded all the same.
+    if (!live && (this.index.has(id) || this.scan?.pending(id))) {
       const warnings: string[] = [];
       live = this.load(id, warnings);
       for (const warning of warnings) console.warn(`[skein] ${warning}`);
@@ -285,7 +354,8 @@ export class Sessions implements ClusterHost {
     this.index.delete(id);
     this.lastUsed.delete(id);
     this.dirty.delete(id);
-    this.saveIndex();
+    this.indexDirty.delete(id);
+    void this.saveIndex();
     this.emit({ type: 'session_removed', id });
   }
 
@@ -314,7 +384,8 @@ export class Sessions implements ClusterHost {
       if (query && !this.mentions(id, snapshot.title, query)) continue;
       rows.push(snapshot);
     }
-    return rows.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+    // ISO times compare as strings (localeCompare costs ten times more at thousands of rows).
+    return rows.sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0));
   }
 
   private mentions(id: string, title: string, query: string): boolean {
@@ -342,9 +413,9 @@ export class Sessions implements ClusterHost {
     }
     writeMeta(this.dir, id, meta);
     live.session.meta = meta;
-    // At once: the index must not show the old title after a crash (the log did not change).
+    // At once, flushed to disk: the index must not show the old title after a crash (the log did not change).
     this.capture(id, live);
-    this.saveIndex();
+    void this.saveIndex({ sync: true });
     this.changed(id);
     return live.session.snapshot();
   }
@@ -380,7 +451,8 @@ export class Sessions implements ClusterHost {
     await this.options.cluster?.forget(id);
     this.index.delete(id);
     this.lastUsed.delete(id);
-    this.saveIndex();
+    this.indexDirty.delete(id);
+    void this.saveIndex();
     this.dirty.delete(id);
     this.emit({ type: 'session_removed', id });
     return true;
@@ -443,11 +515,8 @@ export class Sessions implements ClusterHost {
 
   private changed(id: string): void {
     this.lastUsed.set(id, Date.now());
-    // The index on disk follows within a second (a crash before: the entry is stale and rebuilt).
-    this.saveTimer ??= setTimeout(() => {
-      this.saveTimer = undefined;
-      this.saveIndex();
-    }, 1000).unref();
+    this.indexDirty.add(id);
+    this.indexChanged();
     if (!this.listeners.size) return;
     this.dirty.add(id);
     // Many events in a row (a tool run, a replay) make one frame per session.
@@ -459,6 +528,14 @@ export class Sessions implements ClusterHost {
       }
       this.dirty.clear();
     }, 50);
+  }
+
+  /** The index on disk follows within a second (a crash before: the entry is stale and rebuilt). */
+  private indexChanged(): void {
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.saveIndex();
+    }, 1000).unref();
   }
 
   private emit(frame: SessionListFrame): void {
@@ -473,6 +550,7 @@ export class Sessions implements ClusterHost {
 
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
+    this.closing = true;
     clearTimeout(this.flushTimer);
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
@@ -487,7 +565,9 @@ export class Sessions implements ClusterHost {
     for (const { session } of lives) session.log.close();
     // Bounded: a database that is down must not hold the shutdown for ever (what is not committed is lost, as in a crash).
     await Promise.race([Promise.all(lives.map(({ session }) => session.log.flushed?.())), new Promise((r) => setTimeout(r, graceMs).unref())]);
-    this.saveIndex();
+    await this.scanned;
+    for (const id of this.live.keys()) this.indexDirty.add(id);
+    await this.saveIndex();
     this.live.clear();
     this.lastUsed.clear();
   }
@@ -518,7 +598,7 @@ export class Sessions implements ClusterHost {
       this.unload(id);
       unloaded = true;
     }
-    if (unloaded) this.saveIndex();
+    if (unloaded) void this.saveIndex();
   }
 
   /** Synchronous, so no message can reach the agent between its close and its removal. */
@@ -530,6 +610,7 @@ export class Sessions implements ClusterHost {
     this.capture(id, live);
     this.live.delete(id);
     this.lastUsed.delete(id);
+    this.indexDirty.delete(id);
   }
 
   /** Records what the list needs of a loaded session, with the size and mtime of its log now. */
@@ -543,25 +624,31 @@ export class Sessions implements ClusterHost {
     }
     const all = session.log.all();
     const chosen = session.log.last('mode');
+    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, id);
     this.index.set(id, {
       // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
       snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
       size: stat.size,
       mtimeMs: stat.mtimeMs,
+      ...(metaMtimeMs !== undefined && { metaMtimeMs }),
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
       ...userTextOf(all),
       ...(chosen && { chosenMode: chosen.to }),
     });
   }
 
-  /** Live sessions' entries are refreshed; the index is written whole. A failure only costs a rebuild at the next start. */
-  private saveIndex(): void {
-    for (const [id, live] of this.live) this.capture(id, live);
-    try {
-      this.index.save();
-    } catch (err) {
-      console.warn(`[skein] could not write the sessions index (${err instanceof Error ? err.message : String(err)}); the next start rebuilds it from the logs`);
+  /**
+   * The entries of the loaded sessions that changed since the last write are
+   * taken again, and only they are appended to the index's journal, off the
+   * event loop (see SessionIndex). A failure only costs a rebuild at the next start.
+   */
+  private saveIndex(options: { sync?: boolean } = {}): Promise<void> {
+    for (const id of this.indexDirty) {
+      const live = this.live.get(id);
+      if (live) this.capture(id, live);
     }
+    this.indexDirty.clear();
+    return this.index.write(options);
   }
 }
 

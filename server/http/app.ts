@@ -94,7 +94,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   app.get('/api/sessions', (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : undefined;
     const archived = req.query.archived === '1' || req.query.archived === 'true';
-    res.json({ sessions: sessions.list({ archived, ...(q && { query: q }) }) });
+    const scanning = sessions.scanning;
+    res.json({ sessions: sessions.list({ archived, ...(q && { query: q }) }), ...(scanning && { scanning }) });
   });
 
   app.post('/api/sessions', async (req, res) => {

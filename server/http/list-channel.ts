@@ -15,7 +15,8 @@ export function serveSessionList(ws: WebSocket, sessions: Sessions): void {
     ws.send(JSON.stringify(frame));
     if (ws.bufferedAmount > MAX_LIST_BUFFER) ws.close(1013, 'too far behind: reconnect');
   };
-  send({ type: 'sessions', sessions: sessions.list({ archived: true }) });
+  const scanning = sessions.scanning;
+  send({ type: 'sessions', sessions: sessions.list({ archived: true }), ...(scanning && { scanning }) });
   const unsubscribe = sessions.onListChange(send);
   ws.on('close', unsubscribe);
   ws.on('error', () => ws.terminate());

@@ -15,6 +15,15 @@ export function metaFile(sessionsDir: string, id: string): string {
   return path.join(sessionsDir, `${id}.meta.json`);
 }
 
+/** The mtime of the session's meta file; undefined when it has none. */
+export function metaMtime(sessionsDir: string, id: string): number | undefined {
+  try {
+    return fs.statSync(metaFile(sessionsDir, id)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
 export function readMeta(sessionsDir: string, id: string): SessionMeta {
   try {
     const raw = JSON.parse(fs.readFileSync(metaFile(sessionsDir, id), 'utf8')) as Record<string, unknown>;

@@ -1,6 +1,7 @@
 // GET /metrics: what the server is doing, in Prometheus' text format. Nearly
 // everything is derived from the events sessions append (observe-events.ts),
 // so a new feature that logs events is counted without code of its own here.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 
@@ -10,6 +11,7 @@ export interface LiveSources {
   websocketClients: () => number;
 }
 
+const LOOP_RESOLUTION_MS = 10;
 const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class SkeinMetrics {
@@ -44,8 +46,44 @@ export class SkeinMetrics {
   readonly toolCalls = new Counter({ name: 'skein_tool_calls_total', help: 'Tool calls finished, by tool and outcome (ok, error)', labelNames: ['tool', 'outcome'], registers: [this.registry] });
   readonly toolDuration = new Histogram({ name: 'skein_tool_duration_seconds', help: 'Tool run time, by tool', labelNames: ['tool'], buckets: SECONDS, registers: [this.registry] });
 
+  /** The event loop's delay, sampled every 10 ms (perf_hooks), since the last scrape. */
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+
   constructor() {
     const live = () => this.live;
+    const loop = this.loopDelay;
+    loop.enable();
+    // One scrape reads the three figures of one window, then the window starts again.
+    let window: { p50: number; p99: number; max: number } | undefined;
+    const read = () => {
+      if (!window) {
+        // Node records the whole interval, timer included: the delay is what exceeds it.
+        const seconds = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns - LOOP_RESOLUTION_MS * 1e6) / 1e9 : 0);
+        window = { p50: seconds(loop.percentile(50)), p99: seconds(loop.percentile(99)), max: seconds(loop.max) };
+        loop.reset();
+        queueMicrotask(() => (window = undefined));
+      }
+      return window;
+    };
+    new Gauge({
+      name: 'skein_event_loop_delay_seconds',
+      help: 'How late the event loop ran a 10 ms timer since the previous scrape (perf_hooks.monitorEventLoopDelay), by quantile (0.5, 0.99)',
+      labelNames: ['quantile'],
+      registers: [this.registry],
+      collect() {
+        const w = read();
+        this.set({ quantile: '0.5' }, w.p50);
+        this.set({ quantile: '0.99' }, w.p99);
+      },
+    });
+    new Gauge({
+      name: 'skein_event_loop_delay_max_seconds',
+      help: 'The longest the event loop was held since the previous scrape (perf_hooks.monitorEventLoopDelay)',
+      registers: [this.registry],
+      collect() {
+        this.set(read().max);
+      },
+    });
     new Gauge({
       name: 'skein_sessions',
       help: 'Sessions loaded in this server, by agent state',
@@ -69,6 +107,11 @@ export class SkeinMetrics {
   /** Connects the gauges read at scrape time (the sessions and the hub exist after the metrics). */
   connect(live: LiveSources): void {
     this.live = live;
+  }
+
+  /** Stops sampling the event loop (the server is closing). */
+  close(): void {
+    this.loopDelay.disable();
   }
 
   get contentType(): string {

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { APPROVAL_DECISIONS } from './constants.js';
 import { SkeinEventSchema } from './events.js';
-import { SessionSnapshotSchema } from './resources.js';
+import { ScanProgressSchema, SessionSnapshotSchema } from './resources.js';
 import { parseWith, text, type Parsed } from './validate.js';
 
 export const ApprovalDecisionSchema = z.enum(APPROVAL_DECISIONS, { error: `"decision" must be one of ${APPROVAL_DECISIONS.join(', ')}` });
@@ -89,9 +89,10 @@ export const ServerFrameSchema = z.discriminatedUnion('type', SERVER_FRAME_SCHEM
  * change, and `session_removed` when one is deleted. Clients send nothing.
  */
 export const LIST_FRAME_SCHEMAS = [
-  z.object({ type: z.literal('sessions'), sessions: z.array(SessionSnapshotSchema) }),
+  z.object({ type: z.literal('sessions'), sessions: z.array(SessionSnapshotSchema), scanning: ScanProgressSchema.optional() }),
   z.object({ type: z.literal('session'), session: SessionSnapshotSchema }),
   z.object({ type: z.literal('session_removed'), id: z.string() }),
+  z.object({ type: z.literal('scanning'), ...ScanProgressSchema.shape }),
 ] as const;
 
 export const SessionListFrameSchema = z.discriminatedUnion('type', LIST_FRAME_SCHEMAS).meta({ id: 'SessionListFrame', description: 'A frame of the list socket /ws/sessions.' });

@@ -163,3 +163,10 @@ export const RewindPreviewSchema = z
     notes: z.array(z.string()),
   })
   .meta({ id: 'RewindPreview' });
+
+/**
+ * A first start over logs the sessions index does not describe scans them
+ * while the list is served: how many of them it has read so far (GET
+ * /api/sessions and the list socket carry it until the scan is done).
+ */
+export const ScanProgressSchema = z.object({ done: z.number().int(), total: z.number().int() }).meta({ id: 'ScanProgress', description: 'How far a first start has scanned the logs the index does not describe.' });

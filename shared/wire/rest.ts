@@ -32,6 +32,7 @@ import {
   ModelEntrySchema,
   ProjectFileTrustSchema,
   RewindPreviewSchema,
+  ScanProgressSchema,
   SessionSnapshotSchema,
   TrashedSessionSchema,
   ViewMessageSchema,
@@ -81,7 +82,7 @@ export const ROUTES = {
     tag: 'sessions',
     summary: 'The sessions, newest first.',
     query: ListQuerySchema,
-    responses: { 200: json(z.object({ sessions: z.array(SessionSnapshotSchema) }), 'The sessions.') },
+    responses: { 200: json(z.object({ sessions: z.array(SessionSnapshotSchema), scanning: ScanProgressSchema.optional() }), 'The sessions (while a first start scans logs: how far it got).') },
   },
   'POST /api/sessions': {
     tag: 'sessions',

@@ -9,6 +9,9 @@ import { api, startTestServer, tempDir, type TestServer } from '../helpers/serve
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { until } from '../helpers/until.js';
+import { SessionIndex } from '../../server/store/session-index.js';
+import WebSocket from 'ws';
+import { authHeaders } from '../helpers/auth.js';
 
 const COUNT = 1000;
 
@@ -59,14 +62,17 @@ describe('lazy sessions', () => {
     const ids = writeSessionLogs(dataDir, COUNT, 12);
     // First start: no index yet, so it is built from every log (and saved).
     const first = await start(dataDir);
-    expect(first.sessions.logsLoaded).toBe(COUNT);
+    await first.sessions.scanned;
+    // Scanned, streamed, not started: no session was loaded to build its entry.
+    expect(first.sessions.logsLoaded).toBe(0);
     expect(ids.filter((id) => first.sessions.isLoaded(id))).toEqual([]);
     await first.close();
     servers.length = 0;
-    expect(fs.existsSync(path.join(dataDir, 'sessions', 'index.json'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'sessions', 'index.json')) || fs.existsSync(path.join(dataDir, 'sessions', 'index.journal'))).toBe(true);
 
     const spy = spyLogReads();
     const server = await start(dataDir);
+    expect(server.sessions.scanning).toBeUndefined();
     expect(spy.files()).toEqual([]);
     expect(server.sessions.logsLoaded).toBe(0);
 
@@ -91,6 +97,36 @@ describe('lazy sessions', () => {
     spy.restore();
   }, 240_000);
 
+  it('serves the list while a first start scans the logs, says how far it got, and opens a session not scanned yet', async () => {
+    const dataDir = tempDir('lazy-scan');
+    const ids = writeSessionLogs(dataDir, 3000, 60);
+    const server = await start(dataDir);
+    const frames: { type: string; done?: number; total?: number; scanning?: { done: number; total: number } }[] = [];
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws/sessions`, { headers: authHeaders(server.url) });
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
+    const first = await api<{ sessions: SessionSnapshot[]; scanning?: { done: number; total: number } }>(server.url, '/api/sessions');
+    // 3,000 logs take seconds to scan: the list answers at once with what is indexed so far.
+    expect(first.body.scanning?.total).toBe(3000);
+    expect(first.body.sessions.length).toBeLessThan(3000);
+    expect(first.body.sessions.length).toBeLessThanOrEqual(first.body.scanning!.done);
+    // The last log is scanned last: it opens before the scan gets there.
+    const last = ids.at(-1)!;
+    const opened = await api<SessionSnapshot>(server.url, `/api/sessions/${last}`);
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ id: last, lastSeq: 60 });
+    await server.sessions.scanned;
+    const done = await api<{ sessions: SessionSnapshot[]; scanning?: unknown }>(server.url, '/api/sessions');
+    expect(done.body.scanning).toBeUndefined();
+    expect(done.body.sessions).toHaveLength(3000);
+    // The socket heard the progress, ending with all of them.
+    await until(() => frames.some((f) => f.type === 'scanning' && f.done === 3000 && f.total === 3000), 'the last progress frame');
+    const progress = frames.filter((f) => f.type === 'scanning').map((f) => f.done!);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    socket.close();
+    // Only the session opened by hand was loaded; the others were scanned.
+    expect(server.sessions.logsLoaded).toBe(1);
+  }, 240_000);
+
   it('closes at start an interrupted turn of a session nobody opens, reading only that log', async () => {
     const dataDir = tempDir('lazy-crash');
     const workDir = tempDir('lazy-crash-work');
@@ -107,7 +143,7 @@ describe('lazy sessions', () => {
     // The index on disk knows it is mid-turn, for the log as it is now.
     await until(() => {
       try {
-        const entry = (JSON.parse(originalRead(indexFile, 'utf8')) as { sessions: Record<string, { needsStart: boolean; size: number }> }).sessions[body.id];
+        const entry = new SessionIndex(path.dirname(indexFile)).readSaved().get(body.id);
         return entry?.needsStart === true && entry.size === fs.statSync(logFile).size;
       } catch {
         return false;
@@ -132,7 +168,10 @@ describe('lazy sessions', () => {
   it('rebuilds a missing index and a stale entry from the logs', async () => {
     const dataDir = tempDir('lazy-stale');
     const ids = writeSessionLogs(dataDir, 20, 12);
-    await (await start(dataDir)).close();
+    const indexing = await start(dataDir);
+    // (A close during the scan stops it: the next start scans what it had not reached.)
+    await indexing.sessions.scanned;
+    await indexing.close();
     servers.length = 0;
     const indexFile = path.join(dataDir, 'sessions', 'index.json');
 
@@ -140,6 +179,7 @@ describe('lazy sessions', () => {
     writeSessionLog(dataDir, { id: ids[5]!, events: 30, topic: 'grown' });
     let spy = spyLogReads();
     let server = await start(dataDir);
+    await server.sessions.scanned;
     expect(new Set(spy.files())).toEqual(new Set([`${ids[5]}.jsonl`]));
     spy.restore();
     let list = (await api<{ sessions: SessionSnapshot[] }>(server.url, '/api/sessions')).body.sessions;
@@ -148,11 +188,24 @@ describe('lazy sessions', () => {
     servers.length = 0;
 
     // No index at all (or a damaged one): every log is read once, the list is whole.
-    for (const damage of [() => fs.rmSync(indexFile), () => fs.writeFileSync(indexFile, '{"version":1,"sess')]) {
+    const journal = path.join(dataDir, 'sessions', 'index.journal');
+    const damages = [
+      () => fs.rmSync(indexFile, { force: true }),
+      () => fs.rmSync(journal, { force: true }),
+      () => {
+        fs.writeFileSync(indexFile, '{"version":2,"sess');
+        fs.writeFileSync(journal, '{"n":1,"id":"x"\n{"n":2,');
+      },
+    ];
+    for (const damage of damages) {
       damage();
       spy = spyLogReads();
       server = await start(dataDir);
-      expect(new Set(spy.files()).size).toBe(20);
+      expect(server.sessions.scanning?.total ?? 0).toBe(damage === damages[0] ? 0 : 20);
+      await server.sessions.scanned;
+      // Each read once by the scan, none loaded (started).
+      expect(new Set(spy.files()).size).toBe(damage === damages[0] ? 0 : 20);
+      expect(server.sessions.logsLoaded).toBe(0);
       spy.restore();
       list = (await api<{ sessions: SessionSnapshot[] }>(server.url, '/api/sessions')).body.sessions;
       expect(list.map((s) => s.id).sort()).toEqual([...ids].sort());

@@ -83,4 +83,23 @@ describe('GET /metrics', () => {
     client.close();
     await expect.poll(async () => total(await scrape(server), 'skein_websocket_clients'), { timeout: 10_000 }).toBe(0);
   });
+
+  it('reports the event loop delay since the previous scrape: p50, p99 and max (a stall shows once)', async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    await scrape(server);
+    // Holds this process's loop (the server's too: it runs in it) for 600 ms.
+    const until = Date.now() + 600;
+    while (Date.now() < until);
+    await new Promise((r) => setTimeout(r, 50));
+    const stalled = await scrape(server);
+    expect(stalled.get('skein_event_loop_delay_seconds')?.type).toBe('gauge');
+    expect(total(stalled, 'skein_event_loop_delay_max_seconds')).toBeGreaterThanOrEqual(0.5);
+    const p99 = total(stalled, 'skein_event_loop_delay_seconds', { quantile: '0.99' });
+    expect(p99).toBeGreaterThan(0);
+    expect(total(stalled, 'skein_event_loop_delay_seconds', { quantile: '0.5' })).toBeLessThanOrEqual(p99);
+    // The next window starts after that scrape: the stall is not reported again.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(total(await scrape(server), 'skein_event_loop_delay_max_seconds')).toBeLessThan(0.5);
+  });
 });

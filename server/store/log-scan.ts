@@ -1,0 +1,227 @@
+// Reads a session log once, streamed in chunks (never whole in memory, the
+// event loop given back between chunks), and keeps only what the sessions
+// index needs of it: the index entry of a session that was not running. The
+// first start over a folder with no index (an upgrade, a lost index) builds
+// its entries this way instead of starting every session: no agent, no
+// tokenizer, memory bounded by one chunk and one line.
+import fs from 'node:fs';
+import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type SessionSnapshot } from '../../shared/protocol.js';
+import { PLAN_TOOL, parsePlan, type Plan } from '../../shared/plan.js';
+import type { LogHeader } from './event-log.js';
+import { USER_TEXT_CAP, type IndexEntry } from './session-index.js';
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/** What a scan cannot know by itself: the title and archive flag set by a person, the gauge of a session that never called a model. */
+export interface ScanContext {
+  meta: { title?: string; archived?: boolean };
+  /** Mtime of the meta file read (undefined: none). */
+  metaMtimeMs: number | undefined;
+  defaultEffort: ReasoningEffort;
+  /** The gauge before any model call (estimated, 0 tokens) for the session's model. */
+  emptyGauge: (model: string) => Gauge;
+}
+
+/** The fields the scan reads; other kinds are only counted (seq, ts) and never parsed. */
+interface ScannedEvent {
+  seq: number;
+  ts: string;
+  kind: string;
+  text?: string;
+  to?: string;
+  effort?: ReasoningEffort;
+  gauge?: Gauge;
+  phase?: string;
+  trigger?: string;
+  name?: string;
+  callId?: string;
+  input?: unknown;
+  isError?: boolean;
+}
+
+const PARSED = new Set(['user', 'state', 'model', 'usage', 'compaction', 'tool_call', 'tool_result', 'mode']);
+const HEAD = /^\{"seq":(\d{1,15}),"ts":"([^"]*)","kind":"([a-z_]+)"/;
+
+/**
+ * The entry of the log at `file`, or `undefined` when the session must be
+ * started to be indexed (it ended mid-turn or with a queued compaction, or
+ * its header cannot be read): the caller loads it as before.
+ */
+export async function scanLog(file: string, context: ScanContext): Promise<IndexEntry | undefined> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const stat = await handle.stat();
+    const state = new ScanState();
+    const buf = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(1, stat.size)));
+    let carry = '';
+    let header: LogHeader | undefined;
+    for (let pos = 0; pos < stat.size; ) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      // A chunk may end inside a multi-byte character: decode up to the last newline only.
+      const end = buf.lastIndexOf(10, bytesRead - 1);
+      const text = carry + (end >= 0 ? buf.toString('utf8', 0, end + 1) : buf.toString('utf8', 0, bytesRead));
+      carry = end >= 0 ? buf.toString('utf8', end + 1, bytesRead) : '';
+      const lines = text.split('\n');
+      if (end >= 0) lines.pop();
+      else {
+        carry = text;
+        continue;
+      }
+      for (const line of lines) {
+        if (!header) {
+          header = JSON.parse(line) as LogHeader;
+          continue;
+        }
+        state.add(line);
+      }
+    }
+    // A torn last line (a crash mid-write) is not an event.
+    if (!header || typeof header.skein !== 'number' || typeof header.session !== 'string') return undefined;
+    return state.entry(header, stat, context);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Logs up to this size are read in one synchronous read (a fraction of a millisecond; the caller yields between them). */
+export const SMALL_LOG_BYTES = 256 * 1024;
+
+/** scanLog for a small log: one read, no round trip through the thread pool per chunk (thousands of them at a first start). */
+export function scanSmallLog(file: string, context: ScanContext): IndexEntry | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const stat = fs.fstatSync(fd);
+    const buf = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = fs.readSync(fd, buf, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    const text = buf.toString('utf8', 0, read);
+    const end = text.lastIndexOf('\n');
+    if (end < 0) return undefined;
+    const state = new ScanState();
+    let header: LogHeader | undefined;
+    for (const line of text.slice(0, end).split('\n')) {
+      if (!header) header = JSON.parse(line) as LogHeader;
+      else state.add(line);
+    }
+    if (!header || typeof header.skein !== 'number' || typeof header.session !== 'string') return undefined;
+    return state.entry(header, stat, context);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+class ScanState {
+  lastSeq = 0;
+  lastTs: string | undefined;
+  lastState: AgentState | undefined;
+  model: string | undefined;
+  effort: ReasoningEffort | undefined;
+  gauge: Gauge | undefined;
+  firstUser: string | undefined;
+  userText = '';
+  userTextComplete = true;
+  /** Queued compactions not started yet, by trigger. */
+  queued: string[] = [];
+  damaged = false;
+  planCalls = new Map<string, unknown>();
+  plan: Plan | undefined;
+  /** The user's last switch of the approval mode (a session that never switched follows SKEIN_APPROVAL). */
+  chosenMode: ApprovalMode | undefined;
+
+  add(line: string): void {
+    const head = HEAD.exec(line);
+    if (!head) {
+      if (line) this.damaged = true;
+      return;
+    }
+    const seq = Number(head[1]);
+    if (seq <= this.lastSeq) return;
+    this.lastSeq = seq;
+    this.lastTs = head[2]!;
+    const kind = head[3]!;
+    if (!PARSED.has(kind)) return;
+    let e: ScannedEvent;
+    try {
+      e = JSON.parse(line) as ScannedEvent;
+    } catch {
+      this.damaged = true;
+      return;
+    }
+    switch (kind) {
+      case 'user':
+        if (typeof e.text !== 'string' || parseCompactCommand(e.text)) return;
+        this.firstUser ??= e.text;
+        if (this.userTextComplete) {
+          this.userText += (this.userText ? '\n' : '') + e.text.toLowerCase();
+          if (this.userText.length > USER_TEXT_CAP) {
+            this.userText = this.userText.slice(0, USER_TEXT_CAP);
+            this.userTextComplete = false;
+          }
+        }
+        return;
+      case 'state':
+        this.lastState = e.to as AgentState;
+        return;
+      case 'model':
+        this.model = e.to;
+        if (e.effort !== undefined) this.effort = e.effort;
+        return;
+      case 'usage':
+        this.gauge = e.gauge;
+        return;
+      case 'mode':
+        this.chosenMode = e.to as ApprovalMode;
+        return;
+      case 'compaction':
+        if (e.phase === 'queued' && e.trigger) this.queued.push(e.trigger);
+        else if (e.phase === 'started') {
+          const i = this.queued.indexOf(e.trigger ?? '');
+          if (i >= 0) this.queued.splice(i, 1);
+        }
+        return;
+      case 'tool_call':
+        if (e.name === PLAN_TOOL && e.callId) this.planCalls.set(e.callId, e.input);
+        return;
+      case 'tool_result':
+        if (e.name !== PLAN_TOOL || e.isError || !e.callId || !this.planCalls.has(e.callId)) return;
+        {
+          const parsed = parsePlan(this.planCalls.get(e.callId));
+          if (parsed.ok) this.plan = parsed.plan;
+          this.planCalls.delete(e.callId);
+        }
+        return;
+    }
+  }
+
+  entry(header: LogHeader, stat: fs.Stats, context: ScanContext): IndexEntry | undefined {
+    const state = this.lastState ?? 'WaitingForUserInput';
+    // A damaged line becomes an error event only a real load places: such a log is loaded, as is one that must run.
+    if (state !== 'WaitingForUserInput' || this.queued.length || this.damaged) return undefined;
+    const model = this.model ?? header.model;
+    const first = this.firstUser?.trim().split('\n', 1)[0] ?? '';
+    const title = context.meta.title ?? (first.length > 80 ? `${first.slice(0, 79)}…` : first || 'New session');
+    const snapshot: SessionSnapshot = {
+      id: header.session,
+      state,
+      model,
+      effort: this.effort ?? context.defaultEffort,
+      gauge: this.gauge ?? context.emptyGauge(model),
+      lastSeq: this.lastSeq,
+      title,
+      createdAt: header.createdAt,
+      lastActivity: this.lastTs ?? header.createdAt,
+      ...(context.meta.title && { customTitle: context.meta.title }),
+      ...(context.meta.archived && { archived: true }),
+      ...(header.workspace && { workspace: header.workspace }),
+      ...(header.forkOf && { forkOf: header.forkOf }),
+      ...(this.plan && { plan: this.plan }),
+    };
+    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
+  }
+}

@@ -1,0 +1,85 @@
+// A compiled skein server (dist/, built by `npm run bench`) in a child
+// process, for the many-sessions benchmark: its start time to a full list,
+// its RSS, and plain HTTP against it (auth off).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export interface BenchServer {
+  url: string;
+  child: ChildProcess;
+  /** performance.now() at spawn. */
+  spawnedAt: number;
+  stop(): Promise<void>;
+}
+
+export function rssOf(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kb) * 1024;
+}
+
+export async function startBenchServer(dataDir: string, workDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const main = path.resolve('dist/server/main.js');
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, SKEIN_AUTH: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start in 300 s:\n${output}`)), 300_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      output += c.toString();
+      const m = /running at (http:\/\/[\d.:]+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', () => reject(new Error(`server exited:\n${output}`)));
+  });
+  return {
+    url,
+    child,
+    spawnedAt,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export async function getJson<T>(url: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  const res = await fetch(url, {
+    method: init?.method ?? (init?.body === undefined ? 'GET' : 'POST'),
+    headers: { 'content-type': 'application/json' },
+    ...(init?.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Polls the list until it holds `count` sessions and no scan is under way; ms since spawn. */
+export async function timeToFullList(server: BenchServer, count: number): Promise<number> {
+  for (;;) {
+    const body = await getJson<{ sessions: unknown[]; scanning?: unknown }>(`${server.url}/api/sessions`).catch(() => undefined);
+    if (body && !body.scanning && body.sessions.length >= count) return performance.now() - server.spawnedAt;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The event loop figures of /metrics since the previous scrape, in ms. */
+export async function loopDelay(url: string): Promise<{ p50: number; p99: number; max: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN) * 1000;
+  return {
+    p50: read(/^skein_event_loop_delay_seconds\{quantile="0\.5"\} (\S+)$/m),
+    p99: read(/^skein_event_loop_delay_seconds\{quantile="0\.99"\} (\S+)$/m),
+    max: read(/^skein_event_loop_delay_max_seconds (\S+)$/m),
+  };
+}
