@@ -12,7 +12,7 @@ export class Api {
     return token ? { authorization: `Bearer ${token}` } : {};
   }
 
-  async request<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  async request<T>(method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.connection.url + route, {
@@ -57,6 +57,11 @@ export class Api {
 
   send(id: string, text: string): Promise<unknown> {
     return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text });
+  }
+
+  /** PUT /api/sessions/:id/mode: the session's approval mode (skein run --mode). */
+  setMode(id: string, mode: string): Promise<SessionSnapshot> {
+    return this.request<SessionSnapshot>('PUT', `/api/sessions/${encodeURIComponent(id)}/mode`, { mode });
   }
 
   cancel(id: string): Promise<unknown> {

@@ -1,5 +1,7 @@
 // The CLI's own flags, picked out of argv; every other flag is a server
 // setting (config.ts) and is left for loadConfig.
+import type { ApprovalMode } from '../../shared/protocol.js';
+import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export const COMMANDS = ['run', 'sessions', 'export', 'trust'] as const;
@@ -21,15 +23,18 @@ export interface CliArgs {
   token: string | undefined;
   /** --model: also a server setting; with --server, the model of the new session. */
   model: string | undefined;
+  /** skein run --mode: the session's approval mode, set before the task is sent. */
+  mode: ApprovalMode | undefined;
   /** Server settings flags (with their values), for loadConfig. */
   settings: string[];
 }
 
 const BOOLEANS = { '--json': 'json', '--markdown': 'markdown', '--yes': 'yes', '--list': 'list', '--revoke': 'revoke' } as const;
 const VALUED = { '--session': 'session', '--server': 'server' } as const;
+const MODES = MODE_INFO.map((m) => m.id).join(', ');
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, yes: false, list: false, revoke: false, session: undefined, server: undefined, token: undefined, model: undefined, settings: [] };
+  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, yes: false, list: false, revoke: false, session: undefined, server: undefined, token: undefined, model: undefined, mode: undefined, settings: [] };
   let rest = argv;
   if (rest[0] !== undefined && (COMMANDS as readonly string[]).includes(rest[0])) {
     args.command = rest[0] as Command;
@@ -57,7 +62,10 @@ export function parseArgs(argv: string[]): CliArgs {
     }
     const value = inline ?? rest[++i];
     if (value === undefined) throw new CliError(EXIT.usage, `${name} needs a value`);
-    if (name in VALUED) args[VALUED[name as keyof typeof VALUED]] = value;
+    if (name === '--mode') {
+      if (!isApprovalMode(value)) throw new CliError(EXIT.usage, `--mode ${value}: unknown mode; one of ${MODES}`);
+      args.mode = value;
+    } else if (name in VALUED) args[VALUED[name as keyof typeof VALUED]] = value;
     else {
       if (name === '--token') args.token = value;
       if (name === '--model') args.model = value;

@@ -9,6 +9,8 @@ Commands:
   run "TASK"                 run one turn headless and stream the timeline; the task may come on stdin
       --json                 print the session's events as JSON lines instead
       --session ID           continue that session instead of starting one
+      --mode MODE            the session's approval mode from now on: plan (read-only), always,
+                             on-write or never (default: SKEIN_APPROVAL for a new session)
   sessions                   list the sessions (id, state, model, last activity, title)
       --json                 as JSON
   export ID                  print a session's event log (JSONL)
