@@ -31,7 +31,7 @@ describe('slash commands', () => {
 
     await box.fill('/');
     const options = page.getByRole('listbox', { name: 'Commands' }).getByRole('option');
-    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/fork', '/rewind', '/export', '/help']);
+    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/mode', '/fork', '/rewind', '/export', '/help']);
     await box.fill('/he');
     await box.press('Tab');
     expect(await box.inputValue()).toBe('/help ');
