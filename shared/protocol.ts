@@ -197,8 +197,12 @@ export interface CompactionEvent extends EventBase {
 }
 /** Built without an LLM from the folded span; carried forward across compactions. */
 export interface Ledger {
-  /** Every folded user message: verbatim, or its start and a pointer (seq) when very long. */
-  userMessages: { seq: number; text: string; truncated?: boolean }[];
+  /**
+   * Every folded user message: verbatim (line breaks too); one saved as a file by its pointer line; in an
+   * overflow's lean ledger, one that does not fit by a pointer to its event (`pointer`: `text` is that
+   * pointer, not the user's words). `truncated`: only in logs of older versions (the start of a long one).
+   */
+  userMessages: { seq: number; text: string; truncated?: boolean; pointer?: boolean }[];
   filesRead: string[];
   filesWritten: string[];
   /** Commands with their exit status, most recent last; `seq` is the latest run. */
