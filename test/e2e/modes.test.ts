@@ -10,7 +10,8 @@ import type { Browser } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { axeViolations, converse, newSession, openPage, send } from '../helpers/ui.js';
+import { contrastViolations, converse, newSession, openPage, send } from '../helpers/ui.js';
+import { screenshotPath } from '../helpers/browser.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -27,8 +28,8 @@ afterAll(async () => {
 const modeOf = async (id: string) => (await api<SessionSnapshot>(server.url, `/api/sessions/${id}`)).body.mode;
 
 describe('approval modes in the page', () => {
-  it('the picker switches to plan; a write is refused with the reason on its card; the timeline notes the switch', async () => {
-    const { page, errors } = await openPage(browser, server.url);
+  it('the picker switches to plan; a write is refused with the reason on its card; the timeline notes the switch (dark theme, AA contrast)', async () => {
+    const { page, errors } = await openPage(browser, server.url, '/', { colorScheme: 'dark', width: 1280, height: 800, reducedMotion: true });
     const other = await newSession(page);
     const id = await newSession(page);
     const picker = page.getByRole('combobox', { name: 'Approval mode' });
@@ -41,12 +42,20 @@ describe('approval modes in the page', () => {
     await converse(page, server.url, 'tool: write_file {"path":"planned.txt","content":"must not be written"}');
     await page.locator('skein-tool-card', { hasText: 'refused: this session is in plan mode (read-only), so write_file was not run' }).waitFor();
     expect(fs.existsSync(path.join(server.workDir, 'planned.txt'))).toBe(false);
-    expect((await axeViolations(page)).filter((v) => v.includes('color-contrast'))).toEqual([]);
+    expect(await contrastViolations(page)).toEqual([]);
+    fs.mkdirSync('test/e2e/screenshots', { recursive: true });
+    await page.screenshot({ path: screenshotPath('plan-mode') });
+    fs.copyFileSync(screenshotPath('plan-mode'), 'test/e2e/screenshots/plan-mode.png');
 
-    // Back to auto: the same write now runs.
+    // Ask every time: the write waits on its card; switching to auto while it waits approves it, and it runs.
+    await picker.selectOption('always');
+    await expect.poll(() => modeOf(id)).toBe('always');
+    await send(page, 'tool: write_file {"path":"planned.txt","content":"now written"}');
+    await page.locator('skein-approval-card').waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
     await picker.selectOption('never');
-    await expect.poll(() => modeOf(id)).toBe('never');
-    await converse(page, server.url, 'tool: write_file {"path":"planned.txt","content":"now written"}');
+    await expect.poll(() => page.getByTestId('approval-decision').first().textContent()).toContain('Approved: the session switched to never mode');
+    await expect.poll(() => fs.existsSync(path.join(server.workDir, 'planned.txt'))).toBe(true);
     expect(fs.readFileSync(path.join(server.workDir, 'planned.txt'), 'utf8')).toBe('now written');
     expect(errors).toEqual([]);
     await page.close();
@@ -64,6 +73,7 @@ describe('approval modes in the page', () => {
     expect(await options.locator('code').allTextContents()).toEqual(['never', 'on-write', 'always', 'plan']);
     await box.fill('/mode p');
     expect(await options.locator('code').allTextContents()).toEqual(['plan']);
+    expect(await contrastViolations(page)).toEqual([]);
     await box.press('Tab');
     expect(await box.inputValue()).toBe('/mode plan');
     await box.press('Enter');
@@ -71,6 +81,7 @@ describe('approval modes in the page', () => {
     const info = page.getByTestId('command-info');
     await expect.poll(() => info.textContent()).toContain('Approval mode: Plan (read-only).');
     await expect.poll(() => page.getByRole('combobox', { name: 'Approval mode' }).inputValue()).toBe('plan');
+    expect(await contrastViolations(page)).toEqual([]);
     // Not a message: the model never saw it.
     expect((await api<{ events: { kind: string }[] }>(server.url, `/api/sessions/${id}/events`)).body.events.some((e) => e.kind === 'user')).toBe(false);
 

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { converse, eventsOf, newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
+import { contrastViolations, converse, eventsOf, newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -38,6 +38,7 @@ describe('slash commands', () => {
     await box.press('Enter');
     const info = page.getByTestId('command-info');
     await expect.poll(() => info.textContent()).toMatch(/\/clear: start a new session in the same folder[\s\S]*\/export: download/);
+    expect(await contrastViolations(page)).toEqual([]);
 
     await send(page, '/model no-such-model');
     await expect.poll(() => info.textContent()).toMatch(/No model no-such-model\. \/model <name> switches to one of: .*predictable/);
