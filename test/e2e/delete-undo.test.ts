@@ -40,6 +40,9 @@ describe('deleting the open session', () => {
     const undo = page.getByRole('status').filter({ hasText: /Deleted “echo: words of the second session”: it is in the Trash/ });
     await undo.waitFor();
     expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     await undo.getByRole('button', { name: 'Undo' }).click();
     await page.waitForURL((url) => url.pathname.endsWith(second));
     await page.locator('skein-agent-message', { hasText: 'words of the second session' }).waitFor();

@@ -81,6 +81,10 @@ describe('rewind', () => {
     ]);
     await dialog.locator('skein-diff [data-kind="del"]', { hasText: 'changed by the agent' }).waitFor();
     expect(await contrastViolations(page)).toEqual([]);
+    // The dark theme too (the diff's green and red on their own backgrounds).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     fs.mkdirSync('test/e2e/screenshots', { recursive: true });
     await page.screenshot({ path: screenshotPath('rewind-preview') });
     fs.copyFileSync(screenshotPath('rewind-preview'), 'test/e2e/screenshots/rewind-preview.png');

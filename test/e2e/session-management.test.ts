@@ -136,6 +136,9 @@ describe('session management in the browser', () => {
     const trashed = list(page).locator(`.trash li[data-id="${forkId}"]`);
     await trashed.waitFor();
     expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     await trashed.getByRole('button', { name: 'Restore' }).click();
     await page.waitForURL((url) => url.pathname.endsWith(forkId));
     await page.locator('skein-agent-message', { hasText: 'in the fork' }).waitFor();

@@ -39,6 +39,9 @@ describe('slash commands', () => {
     const info = page.getByTestId('command-info');
     await expect.poll(() => info.textContent()).toMatch(/\/clear: start a new session in the same folder[\s\S]*\/export: download/);
     expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await send(page, '/model no-such-model');
     await expect.poll(() => info.textContent()).toMatch(/No model no-such-model\. \/model <name> switches to one of: .*predictable/);
