@@ -145,6 +145,11 @@ export async function switchModel(id: string, model: string, effort?: string): P
   await call(`/api/sessions/${encodeURIComponent(id)}/model`, { body: { model, ...(effort && { effort }) } });
 }
 
+/** PUT /api/sessions/:id/mode: the session's approval mode (the server refuses an unknown one, naming the modes). */
+export async function setMode(id: string, mode: string): Promise<SessionSnapshot> {
+  return call<SessionSnapshot>(`/api/sessions/${encodeURIComponent(id)}/mode`, { method: 'PUT', body: { mode } });
+}
+
 /** GET /api/mcp: the MCP servers, their state and tools ([] when this server has none or cannot say). */
 /** GET /api/trust: the project files and the decisions on them (none from a server without the route). */
 export async function listTrust(): Promise<ProjectFileTrust[]> {

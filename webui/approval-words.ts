@@ -25,6 +25,9 @@ export function decisionWords(d: ApprovalDecisionEvent): string {
       return d.reason && d.reason !== 'cancelled' ? `Denied: ${d.reason}` : 'Denied: the turn was cancelled';
     case 'message':
       return `Denied by your new message${reason}`;
+    case 'mode':
+      // The user switched the session's mode while the call waited: decided again under the new one.
+      return `${d.decision === 'deny' ? 'Refused' : 'Approved'}: ${d.reason ?? 'the session\'s mode changed'}`;
     default:
       if (d.decision === 'approve') return 'Approved by you';
       if (d.decision === 'approve_session') return `Approved for this session (${d.rule ? ruleWords(d.rule) : d.name})`;

@@ -2,6 +2,7 @@
 // (rename, archive, restore, fork) and the live list channel, for <skein-app>.
 import type { SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import * as api from './api.js';
+import { MODE_INFO } from '../shared/modes.js';
 
 export interface ListHost {
   sessions: SessionSnapshot[];
@@ -35,6 +36,24 @@ export function removeFromList(host: ListHost, id: string): void {
   const removed = host.sessions[at];
   host.sessions = host.sessions.filter((s) => s.id !== id);
   if (id === host.currentId) host.currentRemoved(removed, host.sessions[Math.max(0, Math.min(at, host.sessions.length - 1))]?.id);
+}
+
+/** The open session's approval mode (the mode picker, `/mode <name>`); without a known name, what each mode does. */
+export async function setMode(host: ListHost & { snapshot: SessionSnapshot | undefined; info: string }, mode: string): Promise<void> {
+  if (!MODE_INFO.some((m) => m.id === mode)) {
+    host.info = `${mode ? `No mode ${mode}. ` : ''}/mode <name> switches this session's approval mode:\n${MODE_INFO.map((m) => `${m.id}: ${m.name}. ${m.description}`).join('\n')}`;
+    return;
+  }
+  const id = host.currentId;
+  try {
+    const snapshot = await api.setMode(id, mode);
+    if (host.currentId === id && host.snapshot) host.snapshot = { ...host.snapshot, mode: snapshot.mode ?? (mode as SessionSnapshot['mode']) };
+    host.info = `Approval mode: ${MODE_INFO.find((m) => m.id === mode)!.name}.`;
+  } catch (err) {
+    host.notice = `Could not switch the mode to ${mode}: ${err instanceof Error ? err.message : String(err)}`;
+    // The picker shows the mode the session still has.
+    if (host.snapshot) host.snapshot = { ...host.snapshot };
+  }
 }
 
 async function attempt(host: ListHost, what: string, action: () => Promise<void>): Promise<void> {

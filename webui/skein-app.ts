@@ -222,6 +222,7 @@ export class SkeinApp extends LitElement {
         if (event.kind === 'mcp' || event.kind === 'tools_changed') void this.refreshMcp();
         const m = event as { kind: string; to?: unknown };
         if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
+        if (event.kind === 'mode' && this.snapshot) this.snapshot = { ...this.snapshot, mode: event.to };
         this.scheduleFlush();
       },
       delta: (frame) => {
@@ -373,7 +374,7 @@ export class SkeinApp extends LitElement {
               <button class="close" @click=${() => (this.info = '')} aria-label="Dismiss">×</button></div>` : nothing}
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
-            <skein-chat-input .gauge=${gauge} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+            <skein-chat-input .gauge=${gauge} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
@@ -485,6 +486,8 @@ export class SkeinApp extends LitElement {
         this.rewinding = { id: this.currentId, seq: Math.max(1, last.seq - 1) };
         return;
       }
+      case '/mode':
+        return actions.setMode(this, arg);
       case '/help':
         this.info = COMMANDS.map((c) => `${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`).join('\n');
         return;

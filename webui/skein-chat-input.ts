@@ -1,11 +1,13 @@
 // <skein-chat-input>: the message box. Enter sends, Shift+Enter is a newline,
-// typing `/` shows the commands (slash-commands.ts; Tab completes), the up
+// typing `/` shows the commands (slash-commands.ts; Tab completes, and after
+// a command with fixed choices, `/mode p`, its argument), the up
 // arrow recalls earlier messages, Escape or the Cancel button stops the agent
 // while it works, and when the connection is down the box says why it is off.
 import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge } from '../shared/protocol.js';
 import { draftSize } from './draft-size.js';
 import { COMMANDS, parseSlash } from './slash-commands.js';
+import './skein-mode-picker.js';
 
 
 export class SkeinChatInput extends LitElement {
@@ -14,6 +16,7 @@ export class SkeinChatInput extends LitElement {
     asking: { type: Boolean },
     disabledReason: { attribute: false },
     gauge: { attribute: false },
+    mode: { attribute: false },
     value: { state: true },
   };
   declare busy: boolean;
@@ -22,6 +25,8 @@ export class SkeinChatInput extends LitElement {
   declare disabledReason: string;
   /** The window and how full it is: the draft's tokens are shown against the room left. */
   declare gauge: Gauge | undefined;
+  /** The session's approval mode, switchable here (empty: not known yet). */
+  declare mode: string;
   declare value: string;
   private history: string[] = [];
   private historyIndex = -1;
@@ -32,6 +37,7 @@ export class SkeinChatInput extends LitElement {
     this.busy = false;
     this.asking = false;
     this.disabledReason = '';
+    this.mode = '';
     this.value = '';
   }
 
@@ -74,10 +80,17 @@ export class SkeinChatInput extends LitElement {
     this.renderRoot.querySelector('textarea')?.focus();
   }
 
-  private get suggestions() {
+  /** What Tab would complete: command names, or the choices of the command typed (`/mode p` → plan). */
+  private get suggestions(): { label: string; args: string; help: string; value: string }[] {
     const v = this.value;
-    if (!v.startsWith('/') || /\s/.test(v)) return [];
-    return COMMANDS.filter((c) => c.name.startsWith(v) && c.name !== v);
+    if (!v.startsWith('/')) return [];
+    const arg = /^(\/[a-z]+) (\S*)$/.exec(v);
+    const choices = arg && COMMANDS.find((c) => c.name === arg[1])?.choices;
+    if (arg && choices) {
+      return choices.filter((c) => c.startsWith(arg[2]!) && c !== arg[2]).map((c) => ({ label: c, args: '', help: `${arg[1]} ${c}`, value: `${arg[1]} ${c}` }));
+    }
+    if (/\s/.test(v)) return [];
+    return COMMANDS.filter((c) => c.name.startsWith(v) && c.name !== v).map((c) => ({ label: c.name, args: c.args, help: c.help, value: `${c.name} ` }));
   }
 
   override render() {
@@ -101,8 +114,8 @@ export class SkeinChatInput extends LitElement {
     return html`
       ${matches.length
         ? html`<ul class="commands" role="listbox" aria-label="Commands">
-            ${matches.map((c, i) => html`<li role="option" aria-selected=${i === 0} @mousedown=${(e: Event) => this.complete(e, c.name)}>
-              <code>${c.name}</code> <span class="args">${c.args}</span><span class="help">${c.help} · <kbd>Tab</kbd> to complete</span></li>`)}
+            ${matches.map((c, i) => html`<li role="option" aria-selected=${i === 0} @mousedown=${(e: Event) => this.complete(e, c.value)}>
+              <code>${c.label}</code> <span class="args">${c.args}</span><span class="help">${c.help} · <kbd>Tab</kbd> to complete</span></li>`)}
           </ul>`
         : nothing}
       <form @submit=${this.onSubmit}>
@@ -112,6 +125,7 @@ export class SkeinChatInput extends LitElement {
         <button class="send" type="submit" ?disabled=${disabled || !this.value.trim() || !!size?.refused}>Send</button>
       </form>
       <div class="size">
+        <skein-mode-picker .mode=${this.mode}></skein-mode-picker>
         <p class="hint ${disabled ? 'off' : size?.warning || size?.refused ? 'warn' : ''}" id="hint" aria-live="polite">${hint}</p>
         ${size && !disabled ? html`<span class="count" data-testid="draft-tokens">${size.count}</span>` : nothing}
       </div>
@@ -130,9 +144,9 @@ export class SkeinChatInput extends LitElement {
     this.historyIndex = -1;
   }
 
-  private complete(e: Event, name: string) {
+  private complete(e: Event, value: string) {
     e.preventDefault();
-    this.value = `${name} `;
+    this.value = value;
     this.focus();
   }
 
@@ -140,7 +154,7 @@ export class SkeinChatInput extends LitElement {
     const area = e.target as HTMLTextAreaElement;
     const matches = this.suggestions;
     if (matches.length && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
-      this.complete(e, matches[0]!.name);
+      this.complete(e, matches[0]!.value);
     } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       this.submit();

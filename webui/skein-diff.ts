@@ -26,7 +26,8 @@ export class SkeinDiff extends LitElement {
     .add-count { color: var(--ok); } .del-count { color: var(--danger); }
     pre { margin: 0; padding: 6px 0; font-family: var(--mono); font-size: 12.5px; max-height: 60vh; overflow: auto; }
     .line { display: block; padding: 0 10px; white-space: pre-wrap; overflow-wrap: anywhere; }
-    .add { background: color-mix(in srgb, var(--ok) 14%, transparent); color: var(--ok); }
+    /* A background of its own (not a tint of --ok): the green text keeps AA contrast on it in both themes. */
+    .add { background: var(--ok-bg); color: var(--ok); }
     .del { background: var(--danger-bg); color: var(--danger); }
     .hunk, .head { color: var(--muted); }
     .note { color: var(--muted); font-style: italic; }

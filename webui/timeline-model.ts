@@ -19,6 +19,7 @@ import type {
   UserEvent,
 } from '../shared/protocol.js';
 import { parsePlan, PLAN_TOOL, type Plan } from '../shared/plan.js';
+import { MODE_INFO } from '../shared/modes.js';
 
 interface RowBase {
   /** Stable across updates: the seq of the event that created the row. */
@@ -186,6 +187,11 @@ export class TimelineModel {
       case 'tools_changed': {
         const parts = [e.added.length ? `now available: ${e.added.join(', ')}` : '', e.removed.length ? `gone: ${e.removed.join(', ')}` : ''].filter(Boolean);
         this.rows.push({ kind: 'notice', seq: e.seq, text: `Tools changed (the agent is told): ${parts.join('; ')}`, tone: 'status' });
+        break;
+      }
+      case 'mode': {
+        const name = (id: string) => MODE_INFO.find((m) => m.id === id)?.name ?? id;
+        this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)}.${e.to === 'plan' ? ' Writes, bash and MCP tools are refused until you switch again.' : ''}`, tone: 'info' });
         break;
       }
       case 'toolset':

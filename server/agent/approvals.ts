@@ -159,7 +159,11 @@ export class ApprovalGate {
       return { run: false, output: planRefusal(call.name) };
     }
     if (verdict === 'run') {
-      if (resumed) this.deps.transition('RunningTools', `the session's mode is now ${mode}: ${call.name} runs without asking`);
+      // Worded as before per-session modes when the session never switched (it follows SKEIN_APPROVAL).
+      if (resumed) {
+        const source = this.deps.session.log.last('mode') ? "the session's mode" : 'SKEIN_APPROVAL';
+        this.deps.transition('RunningTools', `${source} is now ${mode}: ${call.name} runs without asking`);
+      }
       return { run: true };
     }
     const rule = this.rules.find((r) => ruleMatches(r, call, workDir));

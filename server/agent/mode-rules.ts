@@ -13,14 +13,12 @@ function readOnly(name: string): boolean {
 }
 
 export function verdictOf(mode: ApprovalMode, name: string): ModeVerdict {
+  if (mode === 'never') return 'run';
+  if (mode === 'always') return 'ask';
   // An unknown name runs nothing (it gets an error result): nothing to approve or refuse.
   const known = name.startsWith('mcp__') || TOOLS.some((t) => t.spec.name === name);
   if (!known) return 'run';
   switch (mode) {
-    case 'never':
-      return 'run';
-    case 'always':
-      return 'ask';
     // An MCP server's tools act outside skein whatever they claim about themselves.
     case 'on-write':
       return readOnly(name) ? 'run' : 'ask';

@@ -63,6 +63,11 @@ export class Api {
     return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/approvals/${encodeURIComponent(callId)}`, { decision });
   }
 
+  /** PUT /api/sessions/:id/mode: the session's approval mode (skein run --mode). */
+  setMode(id: string, mode: string): Promise<SessionSnapshot> {
+    return this.request<SessionSnapshot>('PUT', `/api/sessions/${encodeURIComponent(id)}/mode`, { mode });
+  }
+
   cancel(id: string): Promise<unknown> {
     return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/cancel`, {});
   }

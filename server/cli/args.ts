@@ -3,6 +3,8 @@
 // refused here, by name: it would otherwise swallow the next word (the task).
 import { SETTINGS } from '../config.js';
 import { parseApprove, type ApprovePolicy } from './approve.js';
+import type { ApprovalMode } from '../../shared/protocol.js';
+import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export const COMMANDS = ['run', 'sessions', 'export', 'trust', 'migrate', 'acp'] as const;
@@ -26,6 +28,8 @@ export interface CliArgs {
   token: string | undefined;
   /** --model: also a server setting; with --server, the model of the new session. */
   model: string | undefined;
+  /** skein run --mode: the session's approval mode, set before the task is sent. */
+  mode: ApprovalMode | undefined;
   /** Server settings flags (with their values), for loadConfig. */
   settings: string[];
   /** skein migrate: its arguments as given (migrate-cli.ts reads them). */
@@ -35,14 +39,15 @@ export interface CliArgs {
 const BOOLEANS = { '--json': 'json', '--markdown': 'markdown', '--yes': 'yes', '--list': 'list', '--revoke': 'revoke' } as const;
 /** CLI flags with one value; a new one is one line here (and one field above). */
 const VALUED = { '--session': 'session', '--server': 'server' } as const;
+const MODES = MODE_INFO.map((m) => m.id).join(', ');
 
 /** Every flag a command line may hold (for the refusal and its suggestion). */
 export function knownFlags(): string[] {
-  return ['--help', ...Object.keys(BOOLEANS), ...Object.keys(VALUED), '--approve', ...SETTINGS.map((s) => s.flag)];
+  return ['--help', ...Object.keys(BOOLEANS), ...Object.keys(VALUED), '--approve', '--mode', ...SETTINGS.map((s) => s.flag)];
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, yes: false, list: false, revoke: false, session: undefined, server: undefined, approve: { all: false, names: new Set() }, token: undefined, model: undefined, settings: [], raw: [] };
+  const args: CliArgs = { command: undefined, positionals: [], json: false, markdown: false, help: false, yes: false, list: false, revoke: false, session: undefined, server: undefined, approve: { all: false, names: new Set() }, token: undefined, model: undefined, mode: undefined, settings: [], raw: [] };
   let rest = argv;
   if (rest[0] !== undefined && (COMMANDS as readonly string[]).includes(rest[0])) {
     args.command = rest[0] as Command;
@@ -76,10 +81,13 @@ export function parseArgs(argv: string[]): CliArgs {
       args[BOOLEANS[name as keyof typeof BOOLEANS]] = true;
       continue;
     }
-    if (!(name in VALUED) && name !== '--approve' && !settingFlags.has(name)) throw new CliError(EXIT.usage, unknownFlag(name));
+    if (!(name in VALUED) && name !== '--approve' && name !== '--mode' && !settingFlags.has(name)) throw new CliError(EXIT.usage, unknownFlag(name));
     const value = inline ?? rest[++i];
     if (value === undefined) throw new CliError(EXIT.usage, `${name} needs a value`);
-    if (name in VALUED) args[VALUED[name as keyof typeof VALUED]] = value;
+    if (name === '--mode') {
+      if (!isApprovalMode(value)) throw new CliError(EXIT.usage, `--mode ${value}: unknown mode; one of ${MODES}`);
+      args.mode = value;
+    } else if (name in VALUED) args[VALUED[name as keyof typeof VALUED]] = value;
     else if (name === '--approve') approvals.push(value);
     else {
       if (name === '--token') args.token = value;

@@ -38,8 +38,11 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunI
   try {
     const api = new Api(connection);
     const id = args.session ?? (await api.createSession(connection.model));
+    // Before the task: its first call already meets the mode asked for (the switch is the user's, with the token).
+    if (args.mode) await api.setMode(id, args.mode);
     const snapshot = await api.session(id);
     io.err(`skein: session ${id}${args.session ? '' : ` (continue it with: skein run --session ${id} "…")`}\n`);
+    if (args.mode) io.err(`skein: approval mode ${snapshot.mode ?? args.mode}\n`);
     const watch = new TurnWatch(task, snapshot.state !== 'WaitingForUserInput');
     const renderer = new TextRenderer(snapshot.gauge);
     let stopped: StopReason | undefined;

@@ -16,6 +16,8 @@ Commands:
                              write (write_file, edit_file), mcp, or a tool name; comma-separated or
                              repeated. Others are asked on a terminal ([a]pprove, [s] always, [d]eny);
                              with stdin not a terminal the turn is cancelled, exit ${EXIT.approvalNeeded}
+      --mode MODE            the session's approval mode from now on: plan (read-only), always,
+                             on-write or never (default: SKEIN_APPROVAL for a new session)
   sessions                   list the sessions (id, state, model, last activity, title)
       --json                 as JSON
   export ID                  print a session's event log (JSONL)

@@ -16,7 +16,10 @@ export function renderLedger(l: Ledger): string {
   else if (!l.userMessages.length) lines.push('- (none in the folded span)');
   for (const u of l.userMessages) {
     // Whole and byte for byte (line breaks too): see verbatim.ts.
-    lines.push(u.truncated ? `- [event ${u.seq}, long message, start only; search_history reads it whole] ${u.text.replace(/\n/g, '\n  ')} …` : verbatimItem('', u.text));
+    if (u.pointer) lines.push(`- ${u.text}`);
+    // Only in logs of older versions: a lean ledger once kept the start of a long message.
+    else if (u.truncated) lines.push(`- [event ${u.seq}, long message, start only; search_history reads it whole] ${u.text.replace(/\n/g, '\n  ')} …`);
+    else lines.push(verbatimItem('', u.text));
   }
   const paths = l.paths ?? [...l.filesRead.map((path) => ({ path, how: 'r', count: 1 })), ...l.filesWritten.map((path) => ({ path, how: 'w', count: 1 }))];
   if (paths.length || l.omitted.files) {

@@ -167,28 +167,47 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
   return withinBudget(b.ledger(), budgetTokens);
 }
 
-/** Characters of a long user message a lean ledger keeps (its start; the seq points to the rest). */
-const LEAN_USER_CHARS = 300;
+type UserEntry = Ledger['userMessages'][number];
 
 /**
- * A ledger made for a tight spot: long user messages become pointers, and a
- * smaller budget (default: half). With `boundUsers` (overflow recovery: a
- * small window, a session of many later messages) the user messages too are
- * held to half the budget: the newest stay, the older ones are counted and
- * left to search_history, so the ledger cannot outgrow the window it serves.
+ * A ledger made for a tight spot: a smaller budget (default: half) for paths,
+ * commands and errors. A user's words are never cut: every message stays
+ * whole. With `boundUsers` (overflow recovery: a small window, a session of
+ * many later messages) the user messages are held to half the budget, newest
+ * first: each stays whole while it fits, else it becomes a pointer to its
+ * event (its size, and the search_history call that finds any line of it);
+ * only when not even the pointers fit are the oldest counted and left to
+ * search_history, so the ledger cannot outgrow the window it serves.
  */
 export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? DEFAULT_LEDGER_TOKENS) / 2), boundUsers = false): Ledger {
-  const lean = l.userMessages.map((u) => (u.text.length > LEAN_USER_CHARS ? { seq: u.seq, text: u.text.slice(0, LEAN_USER_CHARS), truncated: true } : u));
-  if (!boundUsers) return withinBudget({ ...l, userMessages: lean }, budget);
-  const cost = (u: Ledger['userMessages'][number]) => tokensOf(u.text) + 8;
+  if (!boundUsers) return withinBudget(l, budget);
+  const cost = (u: UserEntry) => tokensOf(u.text) + 8;
   const userBudget = Math.floor(budget / 2);
   let used = 0;
-  let first = lean.length;
-  while (first > 0 && used + cost(lean[first - 1]!) <= userBudget) used += cost(lean[--first]!);
-  const dropped = first;
-  const userMessages = lean.slice(first);
-  const omitted = dropped ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + dropped } : l.omitted;
-  return withinBudget({ ...l, userMessages, omitted }, budget);
+  const kept: UserEntry[] = [];
+  let counted = 0;
+  for (let i = l.userMessages.length - 1; i >= 0; i--) {
+    const u = l.userMessages[i]!;
+    const entry = used + cost(u) <= userBudget ? u : pointerTo(u);
+    if (entry !== u && used + cost(entry) > userBudget) {
+      counted = i + 1;
+      break;
+    }
+    used += cost(entry);
+    kept.unshift(entry);
+  }
+  const omitted = counted ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + counted } : l.omitted;
+  return withinBudget({ ...l, userMessages: kept, omitted }, budget);
+}
+
+/** A user message too long for a lean ledger, by its event: never a cut-off start that reads as the whole. */
+function pointerTo(u: UserEntry): UserEntry {
+  if (u.pointer || u.truncated) return u;
+  const lines = u.text.split('\n').length;
+  const text =
+    `[event ${u.seq}, long message of ${u.text.length.toLocaleString('en-US')} characters in ${lines} line${lines === 1 ? '' : 's'}, ` +
+    `not repeated here for room: search_history {"fromSeq": ${u.seq}, "toSeq": ${u.seq}, "query": "…"} finds any line of it]`;
+  return { seq: u.seq, text, pointer: true };
 }
 
 interface Item {

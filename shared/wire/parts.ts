@@ -104,8 +104,12 @@ export const SavedMessageSchema = z.object({
 /** Built without an LLM from the folded span; carried forward across compactions. */
 export const LedgerSchema = z
   .object({
-    /** Every folded user message: verbatim, or its start and a pointer (seq) when very long. */
-    userMessages: z.array(z.object({ seq: z.number(), text: z.string(), truncated: z.boolean().optional() })),
+    /**
+     * Every folded user message: verbatim (line breaks too); one saved as a file by its pointer line; in an
+     * overflow's lean ledger, one that does not fit by a pointer to its event (`pointer`: `text` is that
+     * pointer, not the user's words). `truncated`: only in logs of older versions (the start of a long one).
+     */
+    userMessages: z.array(z.object({ seq: z.number(), text: z.string(), truncated: z.boolean().optional(), pointer: z.boolean().optional() })),
     filesRead: z.array(z.string()),
     filesWritten: z.array(z.string()),
     /** Commands with their exit status, most recent last; `seq` is the latest run. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { converse, newSession, openPage } from '../helpers/ui.js';
+import { contrastViolations, converse, newSession, openPage } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -37,7 +37,13 @@ describe('deleting the open session', () => {
     expect((await api(server.url, `/api/sessions/${second}`)).status).toBe(404);
     await row.waitFor({ state: 'detached' });
 
-    await page.getByRole('status').filter({ hasText: /Deleted “echo: words of the second session”: it is in the Trash/ }).getByRole('button', { name: 'Undo' }).click();
+    const undo = page.getByRole('status').filter({ hasText: /Deleted “echo: words of the second session”: it is in the Trash/ });
+    await undo.waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await undo.getByRole('button', { name: 'Undo' }).click();
     await page.waitForURL((url) => url.pathname.endsWith(second));
     await page.locator('skein-agent-message', { hasText: 'words of the second session' }).waitFor();
     await row.waitFor();

@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { converse, eventsOf, openPage } from '../helpers/ui.js';
+import { contrastViolations, converse, eventsOf, openPage } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -80,6 +80,11 @@ describe('rewind', () => {
       'notes.txt: recreated (deleted after this point)',
     ]);
     await dialog.locator('skein-diff [data-kind="del"]', { hasText: 'changed by the agent' }).waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
+    // The dark theme too (the diff's green and red on their own backgrounds).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     fs.mkdirSync('test/e2e/screenshots', { recursive: true });
     await page.screenshot({ path: screenshotPath('rewind-preview') });
     fs.copyFileSync(screenshotPath('rewind-preview'), 'test/e2e/screenshots/rewind-preview.png');

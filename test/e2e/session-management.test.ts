@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { converse, eventsOf, openPage, sessionId, waitForEvents } from '../helpers/ui.js';
+import { contrastViolations, converse, eventsOf, openPage, sessionId, waitForEvents } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -127,12 +127,18 @@ describe('session management in the browser', () => {
     await menu(page, forkId, 'Delete…');
     const dialog = page.getByRole('dialog');
     await dialog.getByText('It moves to the trash').waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await row(page, forkId).waitFor({ state: 'detached' });
     expect((await api(server.url, `/api/sessions/${forkId}`)).status).toBe(404);
     await page.getByRole('button', { name: 'Undo' }).waitFor(); // the next session opened, with an Undo
     await list(page).getByRole('checkbox', { name: 'Trash' }).check();
     const trashed = list(page).locator(`.trash li[data-id="${forkId}"]`);
+    await trashed.waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     await trashed.getByRole('button', { name: 'Restore' }).click();
     await page.waitForURL((url) => url.pathname.endsWith(forkId));
     await page.locator('skein-agent-message', { hasText: 'in the fork' }).waitFor();

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { converse, eventsOf, newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
+import { contrastViolations, converse, eventsOf, newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -31,13 +31,17 @@ describe('slash commands', () => {
 
     await box.fill('/');
     const options = page.getByRole('listbox', { name: 'Commands' }).getByRole('option');
-    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/fork', '/rewind', '/export', '/help']);
+    expect((await options.locator('code').allTextContents())).toEqual(['/compact', '/clear', '/model', '/mode', '/fork', '/rewind', '/export', '/help']);
     await box.fill('/he');
     await box.press('Tab');
     expect(await box.inputValue()).toBe('/help ');
     await box.press('Enter');
     const info = page.getByTestId('command-info');
     await expect.poll(() => info.textContent()).toMatch(/\/clear: start a new session in the same folder[\s\S]*\/export: download/);
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await contrastViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await send(page, '/model no-such-model');
     await expect.poll(() => info.textContent()).toMatch(/No model no-such-model\. \/model <name> switches to one of: .*predictable/);

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import type { CompactionEvent, UserEvent, ViewMessage } from '../../shared/protocol.js';
 import { launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
-import { converse, eventsOf, newSession, openPage, waitForEvents } from '../helpers/ui.js';
+import { contrastViolations, converse, eventsOf, newSession, openPage, waitForEvents } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -43,6 +43,7 @@ describe('the user’s words', () => {
     const count = page.getByTestId('draft-tokens');
     await expect.poll(() => count.textContent()).toMatch(/^≈[\d,]+ tokens · [\d,]+ of 8,000 left$/);
     await page.getByText(/kept whole as a file of the session/).waitFor();
+    expect(await contrastViolations(page)).toEqual([]);
     fs.mkdirSync('test/e2e/screenshots', { recursive: true });
     await page.screenshot({ path: screenshotPath('composer-token-count') });
     fs.copyFileSync(screenshotPath('composer-token-count'), 'test/e2e/screenshots/composer-token-count.png');

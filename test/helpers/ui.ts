@@ -100,6 +100,20 @@ export async function axeViolations(page: Page): Promise<string[]> {
 }
 
 /**
+ * WCAG AA colour contrast only (axe-core's color-contrast rule, open shadow
+ * roots included), for every page an e2e test shows: faster than the whole
+ * rule set, so a test can check each view, dialog and theme it opens.
+ */
+export async function contrastViolations(page: Page): Promise<string[]> {
+  await page.evaluate(fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; nodes: { target: unknown; failureSummary?: string }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast'] } });
+    return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`.trim()));
+  });
+}
+
+/**
  * Sends a message and waits until the server has finished the turn it starts
  * and the page holds every event of it, so what follows reads a settled page.
  */

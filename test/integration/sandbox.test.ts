@@ -291,6 +291,6 @@ exec ${real} "\${args[@]}"
 
   it('an unknown mode is refused naming the variable and the allowed values', async () => {
     await expect(startTestServer({ SKEIN_SANDBOX: 'strict' })).rejects.toThrow('SKEIN_SANDBOX="strict" is invalid: expected off | workspace');
-    await expect(startTestServer({ SKEIN_APPROVAL: 'sometimes' })).rejects.toThrow('SKEIN_APPROVAL="sometimes" is invalid: expected never | on-write | always');
+    await expect(startTestServer({ SKEIN_APPROVAL: 'sometimes' })).rejects.toThrow('SKEIN_APPROVAL="sometimes" is invalid: expected never | on-write | always | plan');
   });
 });

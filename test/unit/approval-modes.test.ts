@@ -62,6 +62,8 @@ describe('approval modes', () => {
     // Plan mode asks about nothing: a call runs or is refused.
     expect(needsApproval('plan', 'bash')).toBe(false);
     expect(verdictOf('plan', 'no_such_tool')).toBe('run');
+    // As before modes: `always` asks about every call, an unknown name too.
+    expect(verdictOf('always', 'no_such_tool')).toBe('ask');
   });
 
   it('plan mode: a write, an edit, bash and an MCP tool are refused with a reason naming the mode; reads run; nobody is asked', async () => {

@@ -1,0 +1,37 @@
+// <skein-mode-picker>: the session's approval mode (shared/modes.ts), beside
+// the message box. Only the user switches it (PUT /api/sessions/:id/mode);
+// a switch while a call waits decides that call again under the new mode.
+import { css, html, LitElement } from 'lit';
+import { MODE_INFO } from '../shared/modes.js';
+
+export class SkeinModePicker extends LitElement {
+  static override properties = { mode: { attribute: false } };
+  /** The session's mode (empty: not known yet). */
+  declare mode: string;
+
+  constructor() {
+    super();
+    this.mode = '';
+  }
+
+  static override styles = css`
+    :host { display: inline-flex; align-items: center; gap: 4px; min-width: 0; font-size: 12px; color: var(--muted); }
+    select { font: inherit; font-size: 12px; padding: 2px 4px; border-radius: 6px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); max-width: 100%; }
+    select.plan { border-color: var(--accent); font-weight: 600; }
+    select:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+  `;
+
+  override render() {
+    if (!this.mode) return html``;
+    const current = MODE_INFO.find((m) => m.id === this.mode);
+    return html`<select aria-label="Approval mode" class=${this.mode} title=${current ? `${current.name}: ${current.description}\nAlso: /mode <name>` : ''} @change=${this.onChange}>
+      ${MODE_INFO.map((m) => html`<option value=${m.id} ?selected=${m.id === this.mode}>${m.name}</option>`)}
+    </select>`;
+  }
+
+  private onChange(e: Event) {
+    const mode = (e.target as HTMLSelectElement).value;
+    if (mode !== this.mode) this.dispatchEvent(new CustomEvent('switch-mode', { detail: { mode }, bubbles: true, composed: true }));
+  }
+}
+customElements.define('skein-mode-picker', SkeinModePicker);
