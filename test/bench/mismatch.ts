@@ -95,8 +95,9 @@ export async function replayMismatch(file: string, real: number, told: number, f
     // In the server's own tokens: its tokenizer decides whether the head fits.
     const head = windowed!.count({ ...SHAPE.current(known), messages: [{ role: 'user', content: first }] });
     const room = known - head - outputFloor(known) - windowMargin(known);
-    // Known: named by the provider, by a refusal that names it, or by a cut seen (a refusal naming no number only bounds it).
-    const learnedAt = events.find((e) => e.kind === 'limits' && (e.source === 'provider' || (e.source === 'refusal' && !/its window is at most/.test(e.message ?? ''))))?.ts;
+    // Known: named by the provider, by a refusal (one naming no number bounds it: skein must not be refused more than
+    // once more after it), or by a cut seen.
+    const learnedAt = events.find((e) => e.kind === 'limits' && (e.source === 'provider' || e.source === 'refusal'))?.ts;
     const learnedMs = learnedAt === undefined ? Infinity : Date.parse(learnedAt);
     const stats = windowed!.stats;
     // The answer to the request in which a cut was noticed is dropped; earlier cut answers were kept.
