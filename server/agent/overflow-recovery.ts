@@ -157,9 +157,10 @@ export class OverflowRecovery {
     // next request is not refused again (refusals after the window is known: at most one).
     const asked = prompt + (refused.maxTokens ?? sent.maxTokens);
     const learned = window.learn(refused.window ?? unnamedWindow(Math.min(asked, window.contextWindow), window.provenPrompt), err);
-    // The first refusal that names nothing may have been about the output budget alone: the smaller window now
-    // clamps it, and the prompt fits, so the same prompt goes again before anything is folded.
-    if (refused.window === undefined && learned && this.refusals === 1 && !err.truncated && !window.tooLong(prompt)) return 'output';
+    // A refusal that names nothing may have been about the output budget alone: the smaller window now clamps it,
+    // and the prompt fits, so the same prompt goes again, asking for less, before anything is folded (each time
+    // for strictly less output: bounded by MAX_REFUSALS).
+    if (refused.window === undefined && learned && !err.truncated && !window.tooLong(prompt) && window.outputBudget(prompt) < sent.maxTokens) return 'output';
     return this.compactHarder(err, prompt);
   }
 
