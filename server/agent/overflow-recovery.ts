@@ -67,6 +67,8 @@ export class OverflowRecovery {
   private smallestRefused = Infinity;
   /** An unrecognised refusal was already taken for an overflow for this request. */
   private guessed = false;
+  /** The request already went again asking for the output floor only (a refusal that named no window). */
+  private outputFloored = false;
 
   constructor(private readonly host: RecoveryHost) {}
 
@@ -80,6 +82,7 @@ export class OverflowRecovery {
     this.smallestRefused = Infinity;
     this.sendAsIs = false;
     this.guessed = false;
+    this.outputFloored = false;
   }
 
   /**
@@ -108,7 +111,7 @@ export class OverflowRecovery {
     this.guessed = true;
     this.host.note?.(
       `The server refused the request with ${err.status} (“${err.message.slice(0, 200)}”), which skein does not recognise as “too long”; ` +
-        `but the request (about ${fmt(sent.input)} tokens, ${fmt(sent.maxTokens)} asked for the answer) is near the ${fmt(window)}-token window, so skein compacts and retries it once.`,
+        `but the request (about ${fmt(sent.input)} tokens, ${fmt(sent.maxTokens)} asked for the answer) is near the ${fmt(window)}-token window, so skein compacts and retries it once, asking for at most ${fmt(outputFloor(window))} tokens of answer.`,
     );
     return new GuessedOverflowError(err.message, {});
   }
@@ -144,7 +147,11 @@ export class OverflowRecovery {
     const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
     const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
     if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
-    if (err instanceof GuessedOverflowError) return this.compactHarder(err, prompt);
+    // A guess names nothing to size the retry by: it goes compacted, and asking for the answer's floor only.
+    if (err instanceof GuessedOverflowError) {
+      window.capOutput(outputFloor(window.contextWindow));
+      return this.compactHarder(err, prompt, sent.maxTokens);
+    }
     const margin = windowMargin(refused.window ?? window.contextWindow);
     if (!err.truncated && refused.window !== undefined && refused.window - prompt - margin >= outputFloor(refused.window) && prompt + (refused.maxTokens ?? sent.maxTokens) > refused.window) {
       // The prompt fits; the room asked for the answer did not: ask for less, no compaction.
@@ -161,11 +168,16 @@ export class OverflowRecovery {
     // and the prompt fits, so the same prompt goes again, asking for less, before anything is folded (each time
     // for strictly less output: bounded by MAX_REFUSALS).
     if (refused.window === undefined && learned && !err.truncated && !window.tooLong(prompt) && window.outputBudget(prompt) < sent.maxTokens) return 'output';
-    return this.compactHarder(err, prompt);
+    return this.compactHarder(err, prompt, refused.window === undefined ? sent.maxTokens : undefined);
   }
 
   /** Compacts, harder at each refusal, until the request is strictly smaller than every refused one and fits the known window. */
-  private async compactHarder(err: ContextOverflowError, prompt: number): Promise<'compacted'> {
+  /**
+   * `outputAsked`: a refusal that named no window (or was guessed to be one) may have been about the output
+   * budget: when compacting cannot make the request smaller, it goes again once asking for the floor only,
+   * before skein gives up.
+   */
+  private async compactHarder(err: ContextOverflowError, prompt: number, outputAsked?: number): Promise<'compacted'> {
     const { window } = this.host;
     this.smallestRefused = Math.min(this.smallestRefused, prompt);
     this.host.enterCompacting(`overflow: ${err.message}`);
@@ -192,6 +204,13 @@ export class OverflowRecovery {
     }
     if (window.tooLong(next)) {
       throw this.cannotFit(`compacting as hard as skein can still leaves about ${fmt(next)} tokens, ${this.andTheAnswer(next)}`);
+    }
+    // Nothing folded, and the server never said its window: the output budget may be what passed it. Once, ask for the floor.
+    if (outputAsked !== undefined && outputAsked > outputFloor(w) && !this.outputFloored) {
+      this.outputFloored = true;
+      window.capOutput(outputFloor(w));
+      this.sendAsIs = true;
+      return 'compacted';
     }
     // It fits by skein's count but is no smaller than what the server refused: skein's count is below the server's.
     throw this.keepsRefusing(next, `compacting cannot make it smaller than the ${fmt(this.smallestRefused)} tokens the server refused`);
