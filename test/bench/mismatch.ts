@@ -183,7 +183,10 @@ function groupRows(label: string, all: MismatchRun[], truncating: boolean): Benc
 export const section: BenchSection = {
   name: 'mismatch',
   async run() {
-    const files = trajectoryFiles();
+    // SKEIN_BENCH_MISMATCH_FILES (comma-separated parts of names): only those trajectories, for a quick partial run
+    // on a loaded machine; the rows then say how many they replayed.
+    const only = process.env.SKEIN_BENCH_MISMATCH_FILES?.split(',').filter(Boolean);
+    const files = trajectoryFiles().filter((f) => !only || only.some((o) => f.includes(o)));
     const runs: MismatchRun[] = [];
     const rows: BenchRow[] = [];
     // Each group's rows as soon as it ends (the section takes a quarter of an hour or more on a loaded machine).
