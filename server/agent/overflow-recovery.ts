@@ -11,7 +11,7 @@
 // what its own numbers say fits.
 import { WINDOW_SOURCE_WORDS } from '../../shared/protocol.js';
 import { ContextOverflowError, ProviderError, type LlmResponse } from '../llm/types.js';
-import { outputFloor, UNNAMED_SHRINK, windowMargin, type SessionWindow } from './window.js';
+import { outputFloor, unnamedWindow, windowMargin, type SessionWindow } from './window.js';
 
 /**
  * Not a refusal: skein's own check before sending found that the request
@@ -67,6 +67,8 @@ export class OverflowRecovery {
   private smallestRefused = Infinity;
   /** An unrecognised refusal was already taken for an overflow for this request. */
   private guessed = false;
+  /** The request already went again asking for the output floor only (a refusal that named no window). */
+  private outputFloored = false;
 
   constructor(private readonly host: RecoveryHost) {}
 
@@ -80,6 +82,7 @@ export class OverflowRecovery {
     this.smallestRefused = Infinity;
     this.sendAsIs = false;
     this.guessed = false;
+    this.outputFloored = false;
   }
 
   /**
@@ -108,7 +111,7 @@ export class OverflowRecovery {
     this.guessed = true;
     this.host.note?.(
       `The server refused the request with ${err.status} (“${err.message.slice(0, 200)}”), which skein does not recognise as “too long”; ` +
-        `but the request (about ${fmt(sent.input)} tokens, ${fmt(sent.maxTokens)} asked for the answer) is near the ${fmt(window)}-token window, so skein compacts and retries it once.`,
+        `but the request (about ${fmt(sent.input)} tokens, ${fmt(sent.maxTokens)} asked for the answer) is near the ${fmt(window)}-token window, so skein compacts and retries it once, asking for at most ${fmt(outputFloor(window))} tokens of answer.`,
     );
     return new GuessedOverflowError(err.message, {});
   }
@@ -144,7 +147,11 @@ export class OverflowRecovery {
     const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
     const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
     if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
-    if (err instanceof GuessedOverflowError) return this.compactHarder(err, prompt);
+    // A guess names nothing to size the retry by: it goes compacted, and asking for the answer's floor only.
+    if (err instanceof GuessedOverflowError) {
+      window.capOutput(outputFloor(window.contextWindow));
+      return this.compactHarder(err, prompt, sent.maxTokens);
+    }
     const margin = windowMargin(refused.window ?? window.contextWindow);
     if (!err.truncated && refused.window !== undefined && refused.window - prompt - margin >= outputFloor(refused.window) && prompt + (refused.maxTokens ?? sent.maxTokens) > refused.window) {
       // The prompt fits; the room asked for the answer did not: ask for less, no compaction.
@@ -152,27 +159,38 @@ export class OverflowRecovery {
       window.capOutput(refused.window - prompt - margin);
       return 'output';
     }
-    // No number named: the window is at most what was asked for (input and output budget) minus 10%, shrinking on each refusal.
+    // No number named: the window is below what was asked for (input and output budget) and at least the largest
+    // prompt the server read in full: skein takes the safe end of that range once a prompt was proven, so that the
+    // next request is not refused again (refusals after the window is known: at most one).
     const asked = prompt + (refused.maxTokens ?? sent.maxTokens);
-    const learned = window.learn(refused.window ?? Math.floor(UNNAMED_SHRINK * Math.min(asked, window.contextWindow)), err);
-    // The first refusal that names nothing may have been about the output budget alone: the smaller window now
-    // clamps it, and the prompt fits, so the same prompt goes again before anything is folded.
-    if (refused.window === undefined && learned && this.refusals === 1 && !err.truncated && !window.tooLong(prompt)) return 'output';
-    return this.compactHarder(err, prompt);
+    const learned = window.learn(refused.window ?? unnamedWindow(Math.min(asked, window.contextWindow), window.provenPrompt), err);
+    // A refusal that names nothing may have been about the output budget alone: the smaller window now clamps it,
+    // and the prompt fits, so the same prompt goes again, asking for less, before anything is folded (each time
+    // for strictly less output: bounded by MAX_REFUSALS).
+    if (refused.window === undefined && learned && !err.truncated && !window.tooLong(prompt) && window.outputBudget(prompt) < sent.maxTokens) return 'output';
+    return this.compactHarder(err, prompt, refused.window === undefined ? sent.maxTokens : undefined);
   }
 
   /** Compacts, harder at each refusal, until the request is strictly smaller than every refused one and fits the known window. */
-  private async compactHarder(err: ContextOverflowError, prompt: number): Promise<'compacted'> {
+  /**
+   * `outputAsked`: a refusal that named no window (or was guessed to be one) may have been about the output
+   * budget: when compacting cannot make the request smaller, it goes again once asking for the floor only,
+   * before skein gives up.
+   */
+  private async compactHarder(err: ContextOverflowError, prompt: number, outputAsked?: number): Promise<'compacted'> {
     const { window } = this.host;
     this.smallestRefused = Math.min(this.smallestRefused, prompt);
     this.host.enterCompacting(`overflow: ${err.message}`);
     let next = this.host.estimate();
+    // A prompt the server already read in full cannot be too long for it, whatever window skein assumes (one a
+    // refusal that named no number only bounds): a request no larger is sent, never given up on.
+    const proven = window.provenPrompt;
     for (let level = Math.min(this.attempts - 1, MAX_LEVEL); level <= MAX_LEVEL; level++) {
       const head = this.host.headEstimate();
       const w = window.contextWindow;
       const floor = outputFloor(w);
-      if (head + floor + windowMargin(w) > w) {
-        throw this.cannotFit(`the system prompt, the tools and your first message alone take about ${fmt(head)} tokens, and the answer needs at least ${fmt(floor)} more`);
+      if (head + floor + windowMargin(w) > w && head > proven) {
+        throw this.cannotFit(`the system prompt, the tools and your first message alone take about ${fmt(head)} tokens, ${this.andTheAnswer(head)}`);
       }
       await this.host.compact(level);
       next = this.host.estimate();
@@ -180,11 +198,35 @@ export class OverflowRecovery {
       if (next < this.smallestRefused && !window.tooLong(next)) return 'compacted';
     }
     const w = window.contextWindow;
+    if (window.tooLong(next) && next <= proven && next < this.smallestRefused) {
+      this.sendAsIs = true;
+      return 'compacted';
+    }
     if (window.tooLong(next)) {
-      throw this.cannotFit(`compacting as hard as skein can still leaves about ${fmt(next)} tokens, and the answer needs at least ${fmt(outputFloor(w))} more`);
+      throw this.cannotFit(`compacting as hard as skein can still leaves about ${fmt(next)} tokens, ${this.andTheAnswer(next)}`);
+    }
+    // Nothing folded, and the server never said its window: the output budget may be what passed it. Once, ask for the floor.
+    if (outputAsked !== undefined && outputAsked > outputFloor(w) && !this.outputFloored) {
+      this.outputFloored = true;
+      window.capOutput(outputFloor(w));
+      this.sendAsIs = true;
+      return 'compacted';
     }
     // It fits by skein's count but is no smaller than what the server refused: skein's count is below the server's.
     throw this.keepsRefusing(next, `compacting cannot make it smaller than the ${fmt(this.smallestRefused)} tokens the server refused`);
+  }
+
+  /**
+   * The rest of a give-up's arithmetic, so that the numbers it names add up to
+   * more than the window it names: the answer's floor, and (when it is what
+   * tips the sum over) the room kept for the estimate's error.
+   */
+  private andTheAnswer(input: number): string {
+    const w = this.host.window.contextWindow;
+    const floor = outputFloor(w);
+    const margin = windowMargin(w);
+    if (Math.round(input) + floor > w) return `and the answer needs at least ${fmt(floor)} more`;
+    return `the answer needs at least ${fmt(floor)} more and skein keeps ${fmt(margin)} free for the error of its estimate: ${fmt(Math.round(input) + floor + margin)} in all`;
   }
 
   /** The request cannot fit the window whatever skein folds: `why` names numbers whose sum passes it. */

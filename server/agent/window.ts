@@ -54,8 +54,24 @@ export const PLATEAU_SHARE = 0.25;
 export const MIN_PLATEAU_CONTEXT = 512;
 /** Answered requests kept for the plateau check. */
 const HISTORY = 16;
-/** Assumed window after a refusal that names no number: the refused request (input + output budget) minus 10%. */
+/** Assumed window after a refusal that names no number, when nothing was answered yet: the refused request (input + output budget) minus 10%. */
 export const UNNAMED_SHRINK = 0.9;
+
+/**
+ * The window to assume after a refusal that names no number, of a request of
+ * `asked` tokens (input and output budget) when the server already read a
+ * prompt of `proven` tokens in full: the window lies between the two. Before
+ * anything was answered, the refused request minus 10% (the first refusal is
+ * often the output budget alone). After, the largest prompt read in full when
+ * it is at least half of the refused request (a session grows a little at a
+ * time: the window is then certainly not passed again, at the cost of a few
+ * tokens), else halfway between them.
+ */
+export function unnamedWindow(asked: number, proven: number): number {
+  if (proven <= 0) return Math.floor(UNNAMED_SHRINK * asked);
+  if (proven >= asked / 2) return Math.min(proven, Math.floor(UNNAMED_SHRINK * asked));
+  return Math.floor((proven + asked) / 2);
+}
 
 /** What the agent tells the window about a request it sent. */
 export interface SentEstimate {
@@ -233,6 +249,11 @@ export class SessionWindow {
       }
     }
     return undefined;
+  }
+
+  /** The largest prompt the server read in full (its own count): its window is at least this. */
+  get provenPrompt(): number {
+    return this.proven;
   }
 
   /** A refusal names a window (or implies one): adopt it when it is smaller than the one in use. Returns whether it changed. */

@@ -5,7 +5,7 @@
 // simulated at the request's cache_control breakpoints. Over its window it
 // answers 400 invalid_request_error "prompt is too long: ..." or "input
 // length and `max_tokens` exceed context limit: ...", like the API.
-import { TOKENIZERS, type FakeTokenizer } from './tokenizers.js';
+import { countWith, TOKENIZERS, type FakeTokenizer } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Answer, type Reported } from './brain.js';
@@ -54,9 +54,11 @@ export interface AnthropicFake {
 
 type Wire = { type: string; [k: string]: any };
 
-/** `ownTokenizer`: count with Claude's tokenizer (tokenizers.ts: 0.65x-1.75x skein's estimate by kind of text), not o200k. */
+/** `ownTokenizer`: count with Claude's tokenizer (tokenizers.ts: character classes, 1.2x-1.5x skein's estimate by kind of text), not o200k. */
 export async function startAnthropicFake(options: { window?: number; key?: string; modelInfo?: AnthropicFake['modelInfo']; checkMaxTokens?: boolean; ownTokenizer?: boolean } = {}): Promise<AnthropicFake> {
   const tokenizer = options.ownTokenizer ? TOKENIZERS.claude : undefined;
+  // Output counted the same way as the prompt.
+  const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
   const brain = new Brain();
   const cache = new PromptCache('explicit');
   let n = 0;
@@ -129,7 +131,7 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     if (body.compaction !== undefined) {
       const content = fake.compaction.answer(body);
       const split = cache.split(requestBlocks(body, tokenizer), 7);
-      const usage: AnthropicUsageWire = { input_tokens: split.uncached, cache_creation_input_tokens: split.write, cache_read_input_tokens: split.read, output_tokens: tokens(String(content[0]!.content)) };
+      const usage: AnthropicUsageWire = { input_tokens: split.uncached, cache_creation_input_tokens: split.write, cache_read_input_tokens: split.read, output_tokens: own(String(content[0]!.content)) };
       fake.reported.push({ usage, summary: true, streamed: false });
       return json(res, 200, { id: `msg_fake_${++n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'compaction', stop_sequence: null, usage });
     }
@@ -153,7 +155,7 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
       cache_creation_input_tokens: split.write,
       cache_read_input_tokens: split.read,
       // Thinking is billed as output.
-      output_tokens: tokens(answer.text) + answer.calls.reduce((k, c) => k + tokens(JSON.stringify(c.input)), 0) + 1 + thinkingTokens,
+      output_tokens: own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1 + thinkingTokens,
     };
     const message = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: answer.calls.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage };
     fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });

@@ -122,8 +122,12 @@ export function refusalOf(flavour: CompatFlavour, window: number, prompt: number
       // openai/openai.go NewError: {error:{message,type:"invalid_request_error",param:null,code:null}}.
       return { status: 400, body: openaiShape('the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length', 'invalid_request_error', null) };
     case 'lmstudio':
-      // LM Studio (its OpenAI-compatible server; wording as it answers, OpenAI's shape).
-      return { status: 400, body: openaiShape(`Trying to keep the first ${prompt} tokens when context the overflows. However, the model is loaded with context length of only ${window} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input`, 'invalid_request_error', null) };
+      // LM Studio (closed source): the body its OpenAI-compatible server sends, as logged by its users —
+      // lmstudio-ai/lmstudio-bug-tracker issues #237 ("BadRequestError 400--<LM Studio error> Trying to keep the
+      // first 15857 tokens when context the overflows") and #546, and dyad-sh/dyad #925, whose client logged the
+      // parsed body `{ error: 'Trying to keep the first 14538 tokens when context the overflows. However, …' }`:
+      // `error` a plain string, not OpenAI's object (the OpenAI SDK shows no message).
+      return { status: 400, body: JSON.stringify({ error: `Trying to keep the first ${prompt} tokens when context the overflows. However, the model is loaded with context length of only ${window} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input` }) };
     case 'litellm':
       // LiteLLM proxy: litellm/exceptions.py ContextWindowExceededError ("litellm.ContextWindowExceededError: …"
       // around the upstream's text), sent by the proxy (litellm/proxy/_types.py ProxyException) with code "400".
@@ -135,6 +139,8 @@ export function refusalOf(flavour: CompatFlavour, window: number, prompt: number
       if (prompt < window) return { status: 400, body: JSON.stringify({ error: { code: 400, message: `This endpoint's maximum context length is ${window} tokens. However, you requested about ${total} tokens (${prompt} of text input, ${maxTokens} in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.` } }) };
       return { status: 400, body: JSON.stringify({ error: { code: 400, message: 'Provider returned error', metadata: { provider_name: 'Fake', raw: topLevel(`The input (${prompt} tokens) is longer than the model's context length (${window} tokens).`) } } }) };
     case 'nonumber':
+      // A server that names no number: llama.cpp's older text (examples/server/server.cpp, before the counts and
+      // n_ctx were added; quoted as is in clients' overflow patterns), in OpenAI's shape with no code.
       return { status: 400, body: openaiShape('the request exceeds the available context size, try increasing it', 'invalid_request_error', null) };
     case 'opaque':
       // A gateway that says nothing useful (FastAPI's default for a failed validation).

@@ -7,7 +7,7 @@
 // refuse a replayed call without one, like the API. Over its window: 400
 // INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of
 // tokens allowed (M)."
-import { TOKENIZERS } from './tokenizers.js';
+import { countWith, TOKENIZERS } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
@@ -50,9 +50,11 @@ export interface GeminiFake {
 const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 const SKIP = 'skip_thought_signature_validator';
 
-/** `ownTokenizer`: count with Gemini's tokenizer (tokenizers.ts: 0.5x-1.4x skein's estimate by kind of text), not o200k. */
+/** `ownTokenizer`: count with Gemini's tokenizer (tokenizers.ts: character classes, 0.75x-1.2x skein's estimate by kind of text), not o200k. */
 export async function startGeminiFake(options: { window?: number; key?: string; modelInfo?: GeminiFake['modelInfo']; ownTokenizer?: boolean } = {}): Promise<GeminiFake> {
   const tokenizer = options.ownTokenizer ? TOKENIZERS.gemini : undefined;
+  // Output counted the same way as the prompt.
+  const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
   const brain = new Brain();
   const cache = new PromptCache('automatic');
   let n = 0;
@@ -126,7 +128,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
       if (signature) fake.signatures.add(signature);
       return { functionCall: { name: c.name, args: c.input }, ...(signature && { thoughtSignature: signature }) };
     });
-    const candidates = tokens(answer.text) + answer.calls.reduce((k, c) => k + tokens(JSON.stringify(c.input)), 0) + 1;
+    const candidates = own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1;
     const thought = thoughtSummary(model!, body, conversation(body, system).messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
     const usage: GeminiUsageWire = {
       promptTokenCount: split.total,
@@ -156,7 +158,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     if (thought.part) await send([thought.part], false, 0);
     let soFar = 0;
     for (const [i, text] of texts.entries()) {
-      soFar += tokens(text);
+      soFar += own(text);
       await send([{ text }], i === texts.length - 1 && !calls.length, soFar);
     }
     if (calls.length || !texts.length) await send(calls, true, candidates);

@@ -86,6 +86,7 @@ export class WindowedProvider implements Provider, RecordedTools, ScriptedUser {
       return { text: '', toolCalls: [], stopReason: 'max_tokens', usage: { input: prompt, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 } };
     }
     const refused = refusal({ flavour: this.flavour, window: this.window, advertise: false }, prompt, request.maxOutputTokens);
+    if (process.env.SKEIN_BENCH_DEBUG) console.log('SRV', JSON.stringify({ prompt, maxTokens: request.maxOutputTokens, refused: Boolean(refused), answered: this.stats.answered }));
     if (refused) {
       this.stats.refusals++;
       this.stats.refusedAt.push(Date.now());

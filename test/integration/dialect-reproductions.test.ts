@@ -22,8 +22,12 @@ afterEach(async () => {
 
 const FIRST = 'echo: the first message of a long session';
 const WORDS = 'river stone lantern orchard meadow harbor candle willow thunder garden mirror pebble violet canyon ember'.split(' ');
-/** `n` copies of one line: Qwen's tokenizer (the vLLM fake's) counts repeated text at 1.6 times skein's estimate. */
-const repeated = (n: number) => Array.from({ length: n }, () => 'the quick brown fox jumps over the lazy dog').join('\n');
+/**
+ * `n` seven-digit numbers, comma-separated (a pasted column of measurements): Qwen's tokenizer (the vLLM-old
+ * fake's) reads digits one by one where skein's o200k estimate takes up to three at a time, so it counts them at
+ * well over twice skein's estimate, more than anything the session showed skein before.
+ */
+const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(1_000_003 + ((i * 7919) % 8_999_999))).join(',');
 /** About `n` words of prose (no digits, no repeated lines): a server's tokenizer counts it about as skein does. */
 const prose = (n: number, seed: number) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + seed * 3 + (i >> 2)) % WORDS.length]).join(' ');
 const limits = (events: SkeinEvent[]) => events.filter((e): e is LimitsEvent => e.kind === 'limits');
@@ -34,20 +38,20 @@ describe("issue 22's reproductions", () => {
     const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'vllm-old', window: 6000, advertise: true } });
     closers.push(f.close);
     const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, servers);
-    await run.say(FIRST);
-    // Prose first (its tokenizer counts it about as skein does), then repeated output it counts at 1.6 times.
-    for (let i = 0; i < 4; i++) await run.say(`echo: ${prose(220, i)}`);
-    // A long paste: about 1,500 tokens by skein's estimate, 2,400 by the server's.
-    await run.say(`echo: ${repeated(150)}`);
-    for (let i = 0; i < 6; i++) await run.say('big: 500');
+    // The first message holds numbers: about 700 tokens by skein's estimate, 1,900 by the server's. skein knows the
+    // 6,000-token window (max_model_len) before it sends, and its estimate leaves room for 1,500 tokens of answer;
+    // by the server's count there is not: the old body, which the SDK reads as "400 status code (no body)".
+    await run.say(`delay: 0 ${numbers(220)}`);
+    for (let i = 0; i < 5; i++) await run.say(`echo: step ${i}`);
     await run.say('echo: still here');
     const events = run.client.events;
     expect(errors(events), JSON.stringify(errors(events))).toEqual([]);
     expect(agents(events).at(-1)?.text).toBe('still here');
     expect(limits(events)[0]).toMatchObject({ source: 'provider', contextWindow: 6000 });
-    // Its tokenizer counts the tool output at 1.6 times skein's estimate: the refusal did come, and was recovered from.
-    expect(f.refused).toBeGreaterThanOrEqual(1);
-    expect(f.refused).toBeLessThanOrEqual(2);
+    // The refusal did come, and was recovered from.
+    const seen = JSON.stringify({ reported: f.reported.map((r) => r.usage.prompt_tokens), limits: limits(events).map((e) => e.contextWindow) });
+    expect(f.refused, seen).toBeGreaterThanOrEqual(1);
+    expect(f.refused, seen).toBeLessThanOrEqual(2);
   }, 120_000);
 
   it('a 9,000-token server (skein told 200,000) whose tokenizer counts fewer than skein: no "silently cutting", no give-up, and the window stays 9,000', async () => {
@@ -70,18 +74,20 @@ describe("issue 22's reproductions", () => {
   }, 120_000);
 
   it('an unrecognised 400 on a request near the known window: compacted and retried once, and the timeline says so', async () => {
-    const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'opaque', window: 6000, advertise: true } });
+    // Told 6,500 tokens; the server has 6,300 and refuses with a bare {"detail":"Bad Request"}.
+    const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'opaque', window: 6300, advertise: false } });
     closers.push(f.close);
-    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, servers);
-    await run.say(FIRST);
-    for (let i = 0; i < 4; i++) await run.say(`echo: ${prose(220, i)}`);
-    await run.say(`echo: ${repeated(150)}`);
+    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '6500' }, servers);
+    // A first message long enough that the first request (about 3,700 tokens by skein's estimate, 5,300 by the
+    // server's, with 1,625 asked for the answer) is near the window.
+    await run.say(`delay: 0 ${prose(2100, 1)}`);
+    for (let i = 0; i < 2; i++) await run.say(`echo: step ${i}`);
     await run.say('echo: still here');
     const events = run.client.events;
     const guesses = events.filter((e) => e.kind === 'error' && e.code === 'overflow_guess');
     expect(f.refused).toBeGreaterThanOrEqual(1);
-    expect(guesses.length).toBe(f.refused);
-    expect(guesses[0]).toMatchObject({ message: expect.stringMatching(/refused the request with 400 \(“Bad Request”\), which skein does not recognise.*near the 6,000-token window, so skein compacts and retries it once/) });
+    expect(guesses.length, JSON.stringify({ reported: f.reported.map((r) => r.usage.prompt_tokens), errors: events.filter((e) => e.kind === 'error').length })).toBe(f.refused);
+    expect(guesses[0]).toMatchObject({ message: expect.stringMatching(/refused the request with 400 \(“Bad Request”\), which skein does not recognise.*near the 6,500-token window, so skein compacts and retries it once, asking for at most 812 tokens of answer/) });
     // Each guess was followed by a compaction and an answer: no turn ended in the 400.
     expect(events.filter((e) => e.kind === 'error' && e.code !== 'overflow_guess' && e.code !== 'unknown_model')).toEqual([]);
     expect(agents(events).at(-1)?.text).toBe('still here');

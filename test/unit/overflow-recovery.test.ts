@@ -12,12 +12,13 @@ import { ContextOverflowError } from '../../server/llm/types.js';
 const W = 4000;
 
 /** A host whose view shrinks by `shrink` tokens per compaction level, down to the head. */
-function host(start: number, head: number, shrink = 400) {
+function host(start: number, head: number, shrink = 400, provenPrompt = 0) {
   let size = start;
   const levels: number[] = [];
   const window = {
     contextWindow: W,
     source: 'provider',
+    provenPrompt,
     tooLong: (estimate: number) => estimate + outputFloor(W) + windowMargin(W) > W,
     learn: () => false,
     capOutput: () => {},
@@ -126,6 +127,7 @@ describe('overflow recovery is bounded on every path', () => {
     const window = {
       contextWindow: W,
       source: 'provider',
+      provenPrompt: 0,
       tooLong: () => ++calls % 2 === 1,
       learn: () => false,
       capOutput: () => {},
@@ -178,5 +180,63 @@ describe('overflow recovery is bounded on every path', () => {
     expect(end).toBeInstanceOf(ContextOverflowError);
     // 3,588 + 500 for the answer passes 4,000: the sum the message names does pass the window.
     expect((end as Error).message).toMatch(/window of 4,000 tokens.*still leaves about 3,588 tokens, and the answer needs at least 500 more/);
+  });
+});
+
+describe('a give-up names numbers that add up', () => {
+  /** Every "about N tokens", "at least N more", "keeps N free" in a give-up, and the window it names. */
+  function arithmetic(message: string): { window: number; parts: number[] } {
+    const n = (s: string) => Number(s.replace(/,/g, ''));
+    const window = n(/context window of ([\d,]+) tokens/.exec(message)![1]!);
+    const parts = [...message.matchAll(/(?:about|at least|keeps) ([\d,]+)/g)].map((m) => n(m[1]!));
+    return { window, parts };
+  }
+
+  it('when the head fits beside the answer but not beside the margin too: the margin is named, and the sum passes the window', async () => {
+    // 3,460 + 500 = 3,960 fits 4,000; with the 56 kept for the estimate's error it does not.
+    const head = W - outputFloor(W) - windowMargin(W) + 16;
+    expect(head + outputFloor(W)).toBeLessThanOrEqual(W);
+    const { h } = host(head, head, 0);
+    const refusal = new ContextOverflowError('request (4100 tokens) exceeds the available context size (4000 tokens), try increasing it', { window: W, prompt: 4100 });
+    const end = (await new OverflowRecovery(h).recover(refusal, { input: head, maxTokens: 512 }).catch((e: Error) => e)) as Error;
+    expect(end).toBeInstanceOf(ContextOverflowError);
+    const { window, parts } = arithmetic(end.message);
+    expect(window).toBe(W);
+    expect(parts).toEqual([head, outputFloor(W), windowMargin(W)]);
+    expect(parts.reduce((a, b) => a + b, 0)).toBeGreaterThan(window);
+    expect(end.message).toContain(`${(head + outputFloor(W) + windowMargin(W)).toLocaleString('en-US')} in all`);
+  });
+
+  it('when what is left after compacting passes the window with the answer alone: no margin needed to make the sum pass', async () => {
+    const { h } = host(3700, 1000, 0);
+    const refusal = new ContextOverflowError('request (4100 tokens) exceeds the available context size (4000 tokens), try increasing it', { window: W, prompt: 4100 });
+    const end = (await new OverflowRecovery(h).recover(refusal, { input: 3700, maxTokens: 512 }).catch((e: Error) => e)) as Error;
+    const { window, parts } = arithmetic(end.message);
+    expect(parts).toEqual([3700, outputFloor(W)]);
+    expect(parts.reduce((a, b) => a + b, 0)).toBeGreaterThan(window);
+  });
+
+  it('no give-up while compacting can still make it fit: a refusal of a view that folds below the window is retried, not ended', async () => {
+    const { h } = host(3900, 1000, 800);
+    const refusal = new ContextOverflowError('request (4100 tokens) exceeds the available context size (4000 tokens), try increasing it', { window: W, prompt: 4100 });
+    await expect(new OverflowRecovery(h).recover(refusal, { input: 3900, maxTokens: 512 })).resolves.toBe('compacted');
+  });
+});
+
+describe('a window assumed from a refusal that named no number', () => {
+  it('is no reason to give up on a request no larger than a prompt the server already read in full: it is sent as it is', async () => {
+    // The server read 3,650 tokens in full; skein assumes a 4,000-token window, in which 3,600 leaves no room for the answer's floor.
+    const { h } = host(3700, 3600, 400, 3650);
+    const recovery = new OverflowRecovery(h);
+    const refusal = new ContextOverflowError('the request exceeds the available context size, try increasing it');
+    await expect(recovery.recover(refusal, { input: 3700, maxTokens: 512 })).resolves.toBe('compacted');
+    // Sent as it is: skein's own check does not stop it.
+    expect(() => recovery.check(3600, 512)).not.toThrow();
+  });
+
+  it('while a request larger than anything read in full still ends in the error that says so', async () => {
+    const { h } = host(3700, 3600, 400, 2000);
+    const refusal = new ContextOverflowError('the request exceeds the available context size, try increasing it');
+    await expect(new OverflowRecovery(h).recover(refusal, { input: 3700, maxTokens: 512 })).rejects.toThrow(/cannot fit/);
   });
 });
