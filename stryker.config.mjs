@@ -21,6 +21,7 @@ export default {
     'server/tools/paths.ts',
     // Approvals and their rules.
     'server/agent/approvals.ts',
+    'server/agent/approval-rules.ts',
     // The event log: seq assignment and durability.
     'server/store/event-log.ts',
     'server/store/session-log.ts',
@@ -31,10 +32,14 @@ export default {
     // Thinking and reasoning round trips.
     'server/llm/anthropic-thinking.ts',
     'server/llm/reasoning.ts',
-    // Trust and sandbox (issue 21; globs that match nothing yet are fine).
-    'server/trust/**/*.ts',
-    'server/tools/sandbox*.ts',
-    'server/workspace/git.ts',
+    // Trust and sandbox (issue 21): the decisions on a project's files and what a gated file may start;
+    // which paths the sandbox protects and what it mounts; git run with no program of the repository's.
+    'server/trust/store.ts',
+    'server/trust/project-files.ts',
+    'server/tools/sandbox/protected-paths.ts',
+    'server/tools/sandbox/mounts.ts',
+    'server/tools/sandbox/git-metadata.ts',
+    'server/workspace/git-hardening.ts',
   ],
   // Two cores shared with other work: one test process. On a machine of your own: --concurrency 2.
   concurrency: 1,
