@@ -57,7 +57,7 @@ export default {
   // A mutant that makes a test spin is a kill by timeout, not a hung run.
   timeoutMS: 20_000,
   timeoutFactor: 2,
-  ignorePatterns: ['dist', 'test-output', 'reports', '.skein-data', 'test/bench/results'],
+  ignorePatterns: ['dist', 'test-output', 'reports', '.skein-data', 'test/bench/results', '.stryker-tmp*'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
 };
