@@ -251,7 +251,8 @@ export class SkeinApp extends LitElement {
       do {
         const want = all ? before - 1 : Math.max(FIRST_PAGE, model.events.length);
         const page = await api.getEventsBefore(id, before, Math.min(want, MAX_PAGE));
-        if (this.model !== model || !page.events.length) return;
+        // A page that does not reach further back (a server answering the same page again) would loop for ever on Home.
+        if (this.model !== model || !page.events.length || page.events[0]!.seq >= before) return;
         pages.unshift(page.events);
         before = page.events[0]!.seq;
       } while (all && before > 1);

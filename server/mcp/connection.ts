@@ -44,6 +44,9 @@ export interface ListedTool extends McpToolInfo {
 }
 
 const STDERR_TAIL = 2000;
+/** Bounds on one tools/list: more pages or tools than any real server lists. */
+export const MAX_TOOL_PAGES = 100;
+const MAX_TOOLS = 10_000;
 
 const LOOSE_TOOL_LIST = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 interface RawTool {
@@ -190,12 +193,19 @@ export class McpConnection {
   private async listTools(client: Client): Promise<ListedTool[]> {
     const raw: RawTool[] = [];
     let cursor: string | undefined;
-    do {
+    // A hang is a failure: a server that hands out cursors for ever (the same one, or new ones with empty pages)
+    // must not keep skein asking. The loop ends on a repeated cursor, after MAX_TOOL_PAGES pages, or at MAX_TOOLS tools.
+    const cursors = new Set<string>();
+    for (let pages = 0; ; pages++) {
+      if (pages === MAX_TOOL_PAGES) throw new Error(`tools/list did not end after ${MAX_TOOL_PAGES} pages (the server keeps sending nextCursor)`);
       // Read loosely, not with client.listTools: the SDK refuses the whole list for one tool's broken schema.
       const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LOOSE_TOOL_LIST, { timeout: this.options.startTimeoutMs });
       raw.push(...page.tools.filter((t): t is RawTool => typeof t === 'object' && t !== null && typeof (t as RawTool).name === 'string'));
       cursor = page.nextCursor;
-    } while (cursor && raw.length < 10_000);
+      if (!cursor || raw.length >= MAX_TOOLS) break;
+      if (cursors.has(cursor)) throw new Error(`tools/list sent the cursor ${JSON.stringify(cursor.slice(0, 80))} a second time (its pages would never end)`);
+      cursors.add(cursor);
+    }
     const seen = new Set<string>();
     return raw.map((t) => {
       const name = mcpToolName(this.name, t.name);

@@ -9,6 +9,7 @@ import { writeLongSession } from '../bench/ui-measure.js';
 import { withToken } from '../helpers/auth.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -73,4 +74,26 @@ describe('paged history in the browser', () => {
     await page.close();
   });
 
+  it('Home against a server whose page does not reach further back stops after that page instead of asking for ever', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    const asked: number[] = [];
+    await page.goto(withToken(`${server.url}/s/${id}`));
+    await page.locator(`skein-timeline .row[data-seq="${events.filter((e) => e.kind === 'agent' && e.text).at(-1)!.seq}"]`).waitFor();
+    // From now on (the tail came from the real server) every earlier page is answered with events at or after `before`: a loop that waits for seq to shrink would never end.
+    await page.route(/\/events\?before=/, (route) => {
+      const before = Number(new URL(route.request().url()).searchParams.get('before'));
+      asked.push(before);
+      void route.fulfill({ contentType: 'application/json', body: JSON.stringify({ events: events.filter((e) => e.seq >= before && e.seq < before + 5), more: true }) });
+    });
+    const held = await heldSeqs(page);
+    await page.locator('skein-timeline').focus();
+    await page.keyboard.press('Home');
+    await until(() => asked.length > 0, 'a request for earlier events');
+    // The load ends (the app is ready to load again) after the one page that went nowhere.
+    await page.waitForFunction(() => (document.querySelector('skein-app') as unknown as { loadingEarlier: boolean }).loadingEarlier === false, undefined, { timeout: 20_000 });
+    expect(asked).toHaveLength(1);
+    // What was held is held still: the useless page was not added.
+    expect(await heldSeqs(page)).toEqual(held);
+    await page.close();
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 // The scrub rules of the tools' environment, the allow-list and the mask.
 import { describe, expect, it } from 'vitest';
 import { InvalidSettingError, loadConfig } from '../../server/config.js';
-import { isScrubbed, maskSecrets, secretValues, toolEnvironment } from '../../server/tools/env.js';
+import { isScrubbed, maskSecrets, secretValues, toolEnvironment, urlSecrets } from '../../server/tools/env.js';
 
 const SERVER_ENV = {
   PATH: '/usr/bin:/bin',
@@ -66,5 +66,31 @@ describe('tool environment', () => {
       expect(() => loadConfig([], { SKEIN_TOOL_ENV_ALLOW: bad }), bad).toThrow(InvalidSettingError);
       expect(() => loadConfig([], { SKEIN_TOOL_ENV_ALLOW: bad }), bad).toThrow(/SKEIN_TOOL_ENV_ALLOW.*variable names/);
     }
+  });
+});
+
+describe('secrets in values (mutation testing found these untested)', () => {
+  it('a secret-named value is masked without the blanks around it', () => {
+    const found = secretValues({ API_TOKEN: '  tok-0123456789  \n' });
+    expect(found).toEqual([{ name: 'API_TOKEN', value: 'tok-0123456789' }]);
+  });
+
+  it('a URL with a password: the URL as given (trimmed), its password as written and percent-decoded; none without a password', () => {
+    expect(urlSecrets('DATABASE_URL', ' postgres://me:p%40ss-word-99@db.example/x \n')).toEqual([
+      { name: 'DATABASE_URL', value: 'postgres://me:p%40ss-word-99@db.example/x' },
+      { name: 'DATABASE_URL password', value: 'p%40ss-word-99' },
+      { name: 'DATABASE_URL password', value: 'p@ss-word-99' },
+    ]);
+    expect(urlSecrets('HTTPS_PROXY', 'http://me:plainpassword@proxy.example:3128')).toEqual([
+      { name: 'HTTPS_PROXY', value: 'http://me:plainpassword@proxy.example:3128' },
+      { name: 'HTTPS_PROXY password', value: 'plainpassword' },
+    ]);
+    expect(urlSecrets('X', 'http://me@host.example/')).toEqual([]);
+    expect(urlSecrets('X', 'http://me:@host.example/')).toEqual([]);
+    expect(urlSecrets('X', 'not a url')).toEqual([]);
+    expect(urlSecrets('X', '   ')).toEqual([]);
+    expect(urlSecrets('X', undefined)).toEqual([]);
+    const masked = maskSecrets('connect postgres://me:p%40ss-word-99@db.example/x as p@ss-word-99', secretValues({ DATABASE_URL: 'postgres://me:p%40ss-word-99@db.example/x' }));
+    expect(masked).not.toContain('ss-word-99');
   });
 });

@@ -15,6 +15,6 @@ export const PROTECTED_PROJECT_PATHS = ['.git', '.mcp.json', 'AGENTS.md', 'CLAUD
 /** True when `target` (absolute) is one of the protected paths of `workDir`, or inside one. */
 export function isProtectedProjectPath(workDir: string, target: string): boolean {
   const rel = path.relative(path.resolve(workDir), path.resolve(target)).split(path.sep).join('/');
-  if (rel === '' || rel.startsWith('../') || path.isAbsolute(rel)) return false;
+  // The folder itself ('') and anything outside it ('../…', another drive's absolute path) match no protected name.
   return PROTECTED_PROJECT_PATHS.some((p) => rel === p || rel.startsWith(`${p}/`));
 }
