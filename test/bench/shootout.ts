@@ -24,7 +24,12 @@ import { comparisonTable, goals, perSessionTable, SKEIN_NAME, summarise, type Po
 import { replayThroughServer, type RunStats } from './survival.js';
 import type { BenchRow, BenchSection } from './types.js';
 
-const WINDOWS = [32_000, 128_000, 200_000];
+const ALL_WINDOWS = [32_000, 128_000, 200_000];
+/** SKEIN_SHOOTOUT_WINDOWS (e.g. "32000"): a part of the windows, for runs split across processes (merged by shootout-merge.ts). */
+const WINDOWS = process.env.SKEIN_SHOOTOUT_WINDOWS ? process.env.SKEIN_SHOOTOUT_WINDOWS.split(',').map(Number) : ALL_WINDOWS;
+if (WINDOWS.some((w) => !ALL_WINDOWS.includes(w))) throw new Error(`SKEIN_SHOOTOUT_WINDOWS: each window must be one of ${ALL_WINDOWS.join(', ')}`);
+/** Every finished run, one JSON line each (what shootout-merge.ts reads). */
+const RUNS_FILE = path.resolve(process.env.SKEIN_SHOOTOUT_RUNS_FILE ?? 'test/bench/results/shootout-runs.jsonl');
 /** Fresh strategy objects per run: runs share the process. */
 const POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
 /** Runs in flight at once: a run mostly waits (timers, disk), so a few share one core well. */
@@ -48,7 +53,13 @@ export function trajectorySets(env = process.env): TrajectorySet[] {
     if (!fs.existsSync(second) || !fs.statSync(second).isDirectory()) throw new Error(`SKEIN_TRAJECTORIES: ${second} is not a folder of trajectories (.jsonl)`);
     sets.push({ name: `second (${path.basename(second)})`, dir: second });
   }
-  return sets;
+  // SKEIN_SHOOTOUT_SETS=second: only the second folder (a long shootout split across processes).
+  if (env.SKEIN_SHOOTOUT_SETS === 'second') {
+    if (sets.length < 2) throw new Error('SKEIN_SHOOTOUT_SETS=second needs SKEIN_TRAJECTORIES');
+    return sets.slice(1);
+  }
+  if (env.SKEIN_SHOOTOUT_SETS !== undefined && env.SKEIN_SHOOTOUT_SETS !== 'shared' && env.SKEIN_SHOOTOUT_SETS !== 'all') throw new Error('SKEIN_SHOOTOUT_SETS: "shared", "second" or "all"');
+  return env.SKEIN_SHOOTOUT_SETS === 'shared' ? sets.slice(0, 1) : sets;
 }
 
 function filesOf(dir: string): string[] {
@@ -70,51 +81,70 @@ async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> 
   return out;
 }
 
-type SetRun = RunStats & { set: string; extrapolated: boolean };
+export type SetRun = RunStats & { set: string; extrapolated: boolean };
+
+/** The tables and goal rows from finished runs (this section's, or several processes' merged). */
+export function reportOf(runs: SetRun[], setNames: string[], timing: string): { rows: BenchRow[]; results: PolicyResult[]; report: string } {
+  const windows = ALL_WINDOWS.filter((w) => runs.some((r) => r.window === w));
+    const results: PolicyResult[] = [];
+    const rows: BenchRow[] = [];
+    const text: string[] = [];
+    for (const setName of setNames) {
+      const inSet = runs.filter((r) => r.set === setName);
+      const setResults: PolicyResult[] = [];
+      for (const window of windows) {
+        const here = inSet.filter((r) => r.window === window);
+        const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
+        for (const policy of [...new Set(here.map((r) => r.policy))]) {
+          const group = here.filter((r) => r.policy === policy);
+          setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns));
+        }
+        rows.push(...goals(setName, window, setResults.filter((r) => r.window === window)));
+      }
+      results.push(...setResults);
+      const sessions = new Set(inSet.map((r) => r.file)).size;
+      const policies = [...new Set(inSet.map((r) => r.policy))];
+      text.push(
+        `**${setName} set** (${sessions} sessions):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
+      );
+    }
+    const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
+  return { rows, results, report };
+}
 
 export const section: BenchSection = {
   name: 'shootout',
   async run() {
     const sets = trajectorySets();
     const jobs: { set: string; window: number; policy: Policy; file: string }[] = [];
-    for (const set of sets) for (const window of WINDOWS) for (const make of POLICIES) for (const file of filesOf(set.dir)) jobs.push({ set: set.name, window, policy: make(window), file });
+    // Session by session (every policy of a session before the next session): a run cut short leaves whole sessions.
+    for (const set of sets) for (const window of WINDOWS) for (const file of filesOf(set.dir)) for (const make of POLICIES) jobs.push({ set: set.name, window, policy: make(window), file });
+    // A runs file that already holds some runs is resumed: those are not replayed again.
+    const key = (set: string, window: number, policy: string, file: string) => `${set}|${window}|${policy}|${path.basename(file)}`;
+    const done0 = new Set(fs.existsSync(RUNS_FILE) ? fs.readFileSync(RUNS_FILE, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as SetRun).map((r) => key(r.set, r.window, r.policy, r.file)) : []);
+    jobs.splice(0, jobs.length, ...jobs.filter((j) => !done0.has(key(j.set, j.window, j.policy.name, j.file))));
     const started = Date.now();
     let done = 0;
+    fs.mkdirSync(path.dirname(RUNS_FILE), { recursive: true });
     // Every event is fsynced: on tmpfs the runs measure compaction, not the disk.
     const root = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'skein-shootout-'));
     const runs: SetRun[] = await pool(
       jobs.map((j) => async () => {
-        const dataDir = fs.mkdtempSync(path.join(root, 'run-'));
-        const run = await replayThroughServer(j.file, j.window, j.policy, dataDir).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+        const once = async () => {
+          const dataDir = fs.mkdtempSync(path.join(root, 'run-'));
+          return replayThroughServer(j.file, j.window, j.policy, dataDir).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+        };
+        // A loaded machine can fail one local request: the run is replayed once more (the replay is deterministic).
+        const run = await once().catch(once);
         if (++done % 27 === 0) process.stderr.write(`shootout: ${done}/${jobs.length} runs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-        return { ...run, set: j.set, extrapolated: j.policy.extrapolated === true };
+        const out: SetRun = { ...run, set: j.set, extrapolated: j.policy.extrapolated === true };
+        fs.appendFileSync(RUNS_FILE, `${JSON.stringify(out)}\n`);
+        return out;
       }),
       CONCURRENCY,
     ).finally(() => fs.rmSync(root, { recursive: true, force: true }));
 
-    const results: PolicyResult[] = [];
-    const rows: BenchRow[] = [];
-    const text: string[] = [];
-    for (const set of sets) {
-      const inSet = runs.filter((r) => r.set === set.name);
-      const setResults: PolicyResult[] = [];
-      for (const window of WINDOWS) {
-        const here = inSet.filter((r) => r.window === window);
-        const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
-        for (const name of [...new Set(here.map((r) => r.policy))]) {
-          const group = here.filter((r) => r.policy === name);
-          setResults.push(summarise(set.name, window, name, group.some((r) => r.extrapolated), group, skeinRuns));
-        }
-        rows.push(...goals(set.name, window, setResults.filter((r) => r.window === window)));
-      }
-      results.push(...setResults);
-      const sessions = new Set(inSet.map((r) => r.file)).size;
-      const policies = [...new Set(inSet.map((r) => r.policy))];
-      text.push(
-        `**${set.name} set** (${sessions} sessions):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${WINDOWS.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
-      );
-    }
-    const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time), ${new Date().toISOString().slice(0, 10)}.`;
+    const { rows, results, report } = reportOf(runs, sets.map((x) => x.name), `${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time)`);
     process.stderr.write(`${report}\n`);
     writeTable(report);
     return { rows, details: { results, runs } };
@@ -122,7 +152,7 @@ export const section: BenchSection = {
 };
 
 /** The comparison goes into test/bench/README.md between its own markers (also on a filtered run: it is this section's output). */
-function writeTable(text: string): void {
+export function writeTable(text: string): void {
   if (!fs.existsSync(README)) return;
   const readme = fs.readFileSync(README, 'utf8');
   const a = readme.indexOf(START);

@@ -35,6 +35,8 @@ export interface RunStats {
   failedCompactions: number;
   before: number[];
   after: number[];
+  /** View messages before each compaction that changed the view. */
+  messagesBefore: number[];
   summariserInput: number[];
   /** Context tokens of every model request (input, cache reads and writes). */
   contexts: number[];
@@ -81,7 +83,7 @@ export async function replayThroughServer(file: string, window: number, policy: 
   const reference = MODELS[REFERENCE_MODEL]!;
   let meter: MeteredProvider | undefined;
   const wrapProvider = (p: Provider) =>
-    (meter = new MeteredProvider(p, loadTrajectory(full), { price: (u) => costUsd(reference, u), window, cut: policy.cut }));
+    (meter = new MeteredProvider(p, loadTrajectory(full), { price: (u) => costUsd(reference, u), window, cut: policy.cut, file: full }));
   const server = await startServer(config, undefined, { wrapProvider, ...(policy.strategies && { strategies: policy.strategies }), ...(policy.resultCap !== undefined && { resultCap: policy.resultCap }) });
   rememberToken(server.url, server.token);
   try {
@@ -122,7 +124,7 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     parts.requests++;
   };
   const kept = emptyKept();
-  const stats = { overflows: 0, compactions: 0, failedCompactions: 0, before: [] as number[], after: [] as number[], summariserInput: [] as number[], contexts: [] as number[], compactionInput: [] as number[] };
+  const stats = { overflows: 0, compactions: 0, failedCompactions: 0, before: [] as number[], after: [] as number[], messagesBefore: [] as number[], summariserInput: [] as number[], contexts: [] as number[], compactionInput: [] as number[] };
   for (const e of events) {
     if (e.kind === 'agent') add(e.usage);
     if (e.kind === 'agent' && e.usage) split(e.usage);
@@ -137,6 +139,7 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     if (e.strategy === 'none') continue;
     stats.compactions++;
     stats.before.push(e.tokensBefore!);
+    stats.messagesBefore.push(e.messagesBefore ?? 0);
     stats.after.push(e.tokensAfter!);
     if (e.summariserUsage) stats.summariserInput.push(e.summariserUsage.input + e.summariserUsage.cacheRead + e.summariserUsage.cacheWrite);
     stats.compactionInput.push(e.summariserUsage ? e.summariserUsage.input + e.summariserUsage.cacheRead + e.summariserUsage.cacheWrite : 0);

@@ -51,8 +51,30 @@ export function emptyMeterStats(): MeterStats {
 export interface MeterOptions {
   price: Price;
   window: number;
+  /** The recording's file: what it yields is prepared once per file and process. */
+  file?: string;
   /** The peer's own cut of a tool output (undefined: none). */
   cut?: ((output: string) => string) | undefined;
+}
+
+interface Prepared {
+  normalisedAt: string[];
+  idsAt: Set<string>[];
+  holders: Map<string, number[]>;
+}
+
+const PREPARED = new Map<string, Prepared>();
+
+function prepare(recording: readonly ViewMessage[]): Prepared {
+  const normalisedAt = recording.map((m) => normalise(originalText(m)));
+  const idsAt = normalisedAt.map((t) => identifiersOf(t, true));
+  const holders = new Map<string, number[]>();
+  idsAt.forEach((ids, i) => {
+    // The recording's own system prompt is not part of any policy's view.
+    if (recording[i]!.role === 'system') return;
+    for (const id of ids) (holders.get(id) ?? holders.set(id, []).get(id)!).push(i);
+  });
+  return { normalisedAt, idsAt, holders };
 }
 
 const FILLER = ' The work so far is described above in prose.';
@@ -69,8 +91,11 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
   private readonly firstUser: number;
   /** Identifiers of each recorded message (normalised), and for each identifier the messages holding it. */
   private readonly idsAt: Set<string>[];
-  private readonly holders = new Map<string, number[]>();
+  private readonly holders: Map<string, number[]>;
   private readonly normalisedAt: string[];
+  /** Identifiers of the original content up to the cursor, and how far that set reaches. */
+  private readonly original = new Set<string>();
+  private originalTo = 0;
   private previous: ViewMessage[] | undefined;
   /** Recorded messages read back since the last rewrite, and their tokens (carried in every later request). */
   private readBack = new Set<number>();
@@ -84,13 +109,10 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
   ) {
     this.firstUser = recording.findIndex((m) => m.role === 'user');
     this.cursor = this.firstUser + 1;
-    this.normalisedAt = recording.map((m) => normalise(originalText(m)));
-    this.idsAt = this.normalisedAt.map((t) => identifiersOf(t, true));
-    this.idsAt.forEach((ids, i) => {
-      // The recording's own system prompt is not part of any policy's view.
-      if (recording[i]!.role === 'system') return;
-      for (const id of ids) (this.holders.get(id) ?? this.holders.set(id, []).get(id)!).push(i);
-    });
+    // The same recording is replayed under every policy and window: prepared once per file.
+    const prepared = (options.file && PREPARED.get(options.file)) || prepare(recording);
+    if (options.file) PREPARED.set(options.file, prepared);
+    ({ normalisedAt: this.normalisedAt, idsAt: this.idsAt, holders: this.holders } = prepared);
   }
 
   get model(): string {
@@ -168,12 +190,13 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
 
   /** The whole request as the model reads it, normalised (each message once: most stay the same from request to request). */
   private viewText(request: LlmRequest): string {
-    const parts = [request.system, ...request.messages.map(originalText)].map((t) => {
-      let n = this.memo.get(t);
-      if (n === undefined) this.memo.set(t, (n = normalise(t)));
-      return n;
-    });
-    return parts.join(' ');
+    return [request.system, ...request.messages.map(originalText)].map((t) => this.normalised(t)).join(' ');
+  }
+
+  private normalised(text: string): string {
+    let n = this.memo.get(text);
+    if (n === undefined) this.memo.set(text, (n = normalise(text)));
+    return n;
   }
 
   /** The newest recorded message before the step that holds the identifier. */
@@ -195,12 +218,11 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
     this.readBack = new Set();
     this.carried = 0;
     const still = new Set(messages.map((m) => m.content));
-    const original = new Set<string>();
-    for (let i = 0; i < this.cursor; i++) if (this.recording[i]!.role !== 'system') for (const id of this.idsAt[i]!) original.add(id);
+    for (; this.originalTo < this.cursor; this.originalTo++) if (this.recording[this.originalTo]!.role !== 'system') for (const id of this.idsAt[this.originalTo]!) this.original.add(id);
     const removed = new Set<string>();
     for (const m of before) {
       if (still.has(m.content)) continue;
-      for (const id of identifiersOf(originalText(m))) if (original.has(id)) removed.add(id);
+      for (const id of identifiersOf(this.normalised(originalText(m)), true)) if (this.original.has(id)) removed.add(id);
     }
     for (const id of removed) {
       this.stats.idsTotal++;
