@@ -90,7 +90,12 @@ export function reportOf(runs: SetRun[], setNames: string[], timing: string): { 
     const rows: BenchRow[] = [];
     const text: string[] = [];
     for (const setName of setNames) {
-      const inSet = runs.filter((r) => r.set === setName);
+      // Only whole sessions count (a run cut short leaves some sessions without every policy): the comparison stays paired.
+      const all = runs.filter((r) => r.set === setName);
+      const policyCount = new Set(all.map((r) => r.policy.replace(/ \(extrapolated\)$/, ''))).size;
+      const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount;
+      const inSet = all.filter(whole);
+      const partial = new Set(all.filter((r) => !whole(r)).map((r) => `${r.window / 1000}k ${r.file}`));
       const setResults: PolicyResult[] = [];
       for (const window of windows) {
         const here = inSet.filter((r) => r.window === window);
@@ -102,10 +107,10 @@ export function reportOf(runs: SetRun[], setNames: string[], timing: string): { 
         rows.push(...goals(setName, window, setResults.filter((r) => r.window === window)));
       }
       results.push(...setResults);
-      const sessions = new Set(inSet.map((r) => r.file)).size;
+      const perWindow = windows.map((w) => `${w / 1000}k: ${new Set(inSet.filter((r) => r.window === w).map((r) => r.file)).size}`).join(', ');
       const policies = [...new Set(inSet.map((r) => r.policy))];
       text.push(
-        `**${setName} set** (${sessions} sessions):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
+        `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
       );
     }
     const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
@@ -128,14 +133,21 @@ export const section: BenchSection = {
     fs.mkdirSync(path.dirname(RUNS_FILE), { recursive: true });
     // Every event is fsynced: on tmpfs the runs measure compaction, not the disk.
     const root = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'skein-shootout-'));
-    const runs: SetRun[] = await pool(
+    const finished = await pool(
       jobs.map((j) => async () => {
         const once = async () => {
           const dataDir = fs.mkdtempSync(path.join(root, 'run-'));
           return replayThroughServer(j.file, j.window, j.policy, dataDir).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
         };
         // A loaded machine can fail one local request: the run is replayed once more (the replay is deterministic).
-        const run = await once().catch(once);
+        const run = await once()
+          .catch(once)
+          .catch((err: unknown) => {
+            // Twice failed: reported, and the session left out of this window's paired comparison (not every policy ran it).
+            process.stderr.write(`shootout: ${j.policy.name} on ${path.basename(j.file)} at ${j.window / 1000}k failed twice: ${err instanceof Error ? err.message : String(err)}\n`);
+            return undefined;
+          });
+        if (!run) return undefined;
         if (++done % 27 === 0) process.stderr.write(`shootout: ${done}/${jobs.length} runs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
         const out: SetRun = { ...run, set: j.set, extrapolated: j.policy.extrapolated === true };
         fs.appendFileSync(RUNS_FILE, `${JSON.stringify(out)}\n`);
@@ -143,6 +155,7 @@ export const section: BenchSection = {
       }),
       CONCURRENCY,
     ).finally(() => fs.rmSync(root, { recursive: true, force: true }));
+    const runs = finished.filter((r): r is SetRun => r !== undefined);
 
     const { rows, results, report } = reportOf(runs, sets.map((x) => x.name), `${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time)`);
     process.stderr.write(`${report}\n`);
