@@ -80,7 +80,10 @@ export class ToolRunner {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
         continue;
       }
-      if (writesFiles(call.name)) {
+      const provider = this.provider();
+      const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
+      // A replayed call runs nothing and changes no file: no checkpoint (it spawned git at every step of a replay).
+      if (writesFiles(call.name) && !recorded) {
         // Before anything changes: a rewind to any earlier event can put the files back.
         try {
           await checkpointsOf(this.session, this.settings.workDir).before(call.name, call.input, seqs[i]!);
@@ -95,8 +98,6 @@ export class ToolRunner {
         }
       }
       const started = Date.now();
-      const provider = this.provider();
-      const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
       const result = recorded ?? (await runTool(call.name, call.input, ctx, this.toolSet.callable(call.name)));
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
       const capped =

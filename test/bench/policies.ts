@@ -46,6 +46,12 @@ export interface Policy {
   env: Record<string, string>;
   strategies?: CompactionStrategy[];
   resultCap?: boolean;
+  /** The tool's own cut of a long tool output, applied as the output arrives (a peer's rule; skein's cap is resultCap). */
+  cut?: (output: string) => string;
+  /** The model the policy's summaries are priced at (default: the session's reference model). */
+  summaryModel?: string;
+  /** Rows outside the windows the tool supports: shown, marked, and kept out of the goals. */
+  extrapolated?: boolean;
 }
 
 /** sketch's policy: compact only when the last usage >= 0.94 x window; whole-history summary; no pre-flight; no result cap. */

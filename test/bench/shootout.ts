@@ -1,56 +1,71 @@
-// Shootout: the 18 trajectories replayed through the real server (replay
-// model) at 32k, 128k and 200k windows under skein's defaults and under the
-// compaction policies of sketch, Claude Code, Codex, Goose, OpenHands and the
-// Cline SDK, each emulated on skein's own strategy interface (policies/*.ts;
-// what each rule is and where it comes from: README.md). Every policy gets the
-// same deterministic summariser, so the comparison is of policies.
+// Shootout: the shared trajectories (and a second folder, SKEIN_TRAJECTORIES,
+// reported apart) replayed through the real server (replay model) at 32k,
+// 128k and 200k windows under skein's defaults and under the policies of
+// sketch, Claude Code, Codex, Goose, OpenHands, the Cline SDK, OpenCode and
+// observation masking, each from its source at its own defaults
+// (policies/*.ts name the file of every rule). Every policy is measured from
+// outside skein by the same provider wrapper (recall/meter.ts): forgetting has
+// a price (re-reads), identifiers are counted neutrally, summaries have one size model.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultStrategies } from '../../server/compaction/strategies/index.js';
-import { addKept, emptyKept, type Kept } from '../helpers/kept.js';
-import { SKEIN, SKETCH, wholeHistorySummary, type Policy } from './policies.js';
+import { SKEIN, type Policy } from './policies.js';
 import { claudeCode } from './policies/claude-code.js';
 import { cline } from './policies/cline.js';
 import { codex } from './policies/codex.js';
 import type { PolicyFor } from './policies/common.js';
 import { goose } from './policies/goose.js';
+import { observationMasking } from './policies/masking.js';
+import { openCode } from './policies/opencode.js';
 import { openHands } from './policies/openhands.js';
-import { emptyCostParts, REFERENCE_MODEL, replayThroughServer, trajectoryFiles, type CostParts, type RunStats } from './survival.js';
-import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
+import { sketch } from './policies/sketch.js';
+import { comparisonTable, goals, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
+import { replayThroughServer, type RunStats } from './survival.js';
+import type { BenchRow, BenchSection } from './types.js';
 
-const WINDOWS = [32_000, 128_000, 200_000];
+const ALL_WINDOWS = [32_000, 128_000, 200_000];
+/** SKEIN_SHOOTOUT_WINDOWS (e.g. "32000"): a part of the windows, for runs split across processes (merged by shootout-merge.ts). */
+const WINDOWS = process.env.SKEIN_SHOOTOUT_WINDOWS ? process.env.SKEIN_SHOOTOUT_WINDOWS.split(',').map(Number) : ALL_WINDOWS;
+if (WINDOWS.some((w) => !ALL_WINDOWS.includes(w))) throw new Error(`SKEIN_SHOOTOUT_WINDOWS: each window must be one of ${ALL_WINDOWS.join(', ')}`);
+/** Every finished run, one JSON line each (what shootout-merge.ts reads). */
+const RUNS_FILE = path.resolve(process.env.SKEIN_SHOOTOUT_RUNS_FILE ?? 'test/bench/results/shootout-runs.jsonl');
 /** Fresh strategy objects per run: runs share the process. */
-const POLICIES: PolicyFor[] = [
-  () => ({ ...SKETCH, name: 'sketch', strategies: [wholeHistorySummary()] }),
-  claudeCode,
-  codex,
-  goose,
-  openHands,
-  cline,
-  () => ({ ...SKEIN, strategies: defaultStrategies() }),
-];
-const SKEIN_NAME = SKEIN.name;
+const POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
 /** Runs in flight at once: a run mostly waits (timers, disk), so a few share one core well. */
 const CONCURRENCY = Number(process.env.SKEIN_BENCH_CONCURRENCY ?? 6);
 const README = path.resolve('test/bench/README.md');
 const START = '<!-- shootout:start -->';
 const END = '<!-- shootout:end -->';
+/** The shared set (a copy of ../shared/trajectories): what skein may be tuned on. */
+const SHARED = path.resolve('test/fixtures/trajectories');
 
-export interface PolicyResult {
-  window: number;
-  policy: string;
-  overflows: number;
-  stalls: number;
-  compactions: number;
-  failedCompactions: number;
-  costUsd: number;
-  costParts: CostParts;
-  medianContext: number;
-  kept: Kept;
-  p95CompactionInput: number;
-  finished: number;
-  sessions: number;
+interface TrajectorySet {
+  name: string;
+  dir: string;
+}
+
+/** The shared set, and SKEIN_TRAJECTORIES as a second, separately reported set when it names another folder. */
+export function trajectorySets(env = process.env): TrajectorySet[] {
+  const sets = [{ name: 'shared', dir: SHARED }];
+  const second = env.SKEIN_TRAJECTORIES && path.resolve(env.SKEIN_TRAJECTORIES);
+  if (second && second !== SHARED) {
+    if (!fs.existsSync(second) || !fs.statSync(second).isDirectory()) throw new Error(`SKEIN_TRAJECTORIES: ${second} is not a folder of trajectories (.jsonl)`);
+    sets.push({ name: `second (${path.basename(second)})`, dir: second });
+  }
+  // SKEIN_SHOOTOUT_SETS=second: only the second folder (a long shootout split across processes).
+  if (env.SKEIN_SHOOTOUT_SETS === 'second') {
+    if (sets.length < 2) throw new Error('SKEIN_SHOOTOUT_SETS=second needs SKEIN_TRAJECTORIES');
+    return sets.slice(1);
+  }
+  if (env.SKEIN_SHOOTOUT_SETS !== undefined && env.SKEIN_SHOOTOUT_SETS !== 'shared' && env.SKEIN_SHOOTOUT_SETS !== 'all') throw new Error('SKEIN_SHOOTOUT_SETS: "shared", "second" or "all"');
+  return env.SKEIN_SHOOTOUT_SETS === 'shared' ? sets.slice(0, 1) : sets;
+}
+
+function filesOf(dir: string): string[] {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+  if (!files.length) throw new Error(`no trajectories (.jsonl) in ${dir}`);
+  return files.map((f) => path.join(dir, f));
 }
 
 async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -66,130 +81,91 @@ async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> 
   return out;
 }
 
-function summarise(window: number, policy: string, runs: RunStats[]): PolicyResult {
-  const sum = (f: (r: RunStats) => number) => runs.reduce((n, r) => n + f(r), 0);
-  return {
-    window,
-    policy,
-    overflows: sum((r) => r.overflows),
-    stalls: sum((r) => r.stalls),
-    compactions: sum((r) => r.compactions),
-    failedCompactions: sum((r) => r.failedCompactions),
-    costUsd: sum((r) => r.costUsd),
-    costParts: runs.reduce((p, r) => {
-      for (const k of Object.keys(p) as (keyof CostParts)[]) p[k] += r.costParts[k];
-      return p;
-    }, emptyCostParts()),
-    medianContext: median(runs.flatMap((r) => r.contexts)),
-    kept: runs.reduce((k, r) => addKept(k, r.kept), emptyKept()),
-    p95CompactionInput: runs.some((r) => r.compactionInput.length) ? percentile(runs.flatMap((r) => r.compactionInput), 95) : 0,
-    finished: runs.filter((r) => r.finished).length,
-    sessions: runs.length,
-  };
-}
+export type SetRun = RunStats & { set: string; extrapolated: boolean };
 
-function share(kept: number, total: number): string {
-  return total ? `${((100 * kept) / total).toFixed(1)}% (${kept}/${total})` : 'n/a';
-}
-
-const idShare = (r: PolicyResult) => (r.kept.inViewTotal ? r.kept.inViewKept / r.kept.inViewTotal : undefined);
-
-/** The comparison as a markdown table, one line per window and policy. */
-export function comparisonTable(results: PolicyResult[]): string {
-  const lines = [
-    `| window | policy | overflow errors | compactions (failed) | cost at ${REFERENCE_MODEL} prices | median context per request | user messages kept | identifiers of folded spans kept in view | p95 summariser input per compaction |`,
-    '|---|---|---|---|---|---|---|---|---|',
-  ];
-  for (const r of results) {
-    lines.push(
-      `| ${r.window / 1000}k | ${r.policy === SKEIN_NAME ? '**skein**' : r.policy} | ${r.overflows} | ${r.compactions} (${r.failedCompactions}) | $${r.costUsd.toFixed(2)} | ${fmt(r.medianContext)} | ${share(r.kept.userMessagesKept, r.kept.userMessagesTotal)} | ${share(r.kept.inViewKept, r.kept.inViewTotal)} | ${fmt(r.p95CompactionInput)} |`,
-    );
-  }
-  return lines.join('\n');
-}
-
-/** Where each policy's dollars go: the model's requests by token kind, then the summariser's requests. */
-export function costTable(results: PolicyResult[]): string {
-  const lines = ['| window | policy | requests | cache writes | cache reads | uncached input | output | summariser | total |', '|---|---|---|---|---|---|---|---|---|'];
-  const usd = (n: number) => `$${n.toFixed(2)}`;
-  for (const r of results) {
-    const p = r.costParts;
-    lines.push(
-      `| ${r.window / 1000}k | ${r.policy === SKEIN_NAME ? '**skein**' : r.policy} | ${p.requests} | ${usd(p.cacheWrite)} | ${usd(p.cacheRead)} | ${usd(p.input)} | ${usd(p.output)} | ${usd(p.summariser)} | ${usd(r.costUsd)} |`,
-    );
-  }
-  return lines.join('\n');
-}
-
-function goals(window: number, results: PolicyResult[]): BenchRow[] {
-  const skein = results.find((r) => r.policy === SKEIN_NAME)!;
-  const peers = results.filter((r) => r.policy !== SKEIN_NAME);
-  const label = `${window / 1000}k`;
-  const clean = peers.filter((r) => r.overflows === 0).sort((a, b) => a.costUsd - b.costUsd);
-  const cheapest = clean[0];
-  const bestIds = peers.filter((r) => idShare(r) !== undefined).sort((a, b) => idShare(b)! - idShare(a)!)[0];
-  const skeinIds = idShare(skein) ?? 1;
-  return [
-    { bench: 'shootout', measure: `${label}: skein's overflow errors`, value: String(skein.overflows), goal: '0', met: skein.overflows === 0 },
-    {
-      bench: 'shootout',
-      measure: `${label}: skein's cost vs the cheapest peer with 0 overflows`,
-      value: cheapest ? `$${skein.costUsd.toFixed(2)} vs $${cheapest.costUsd.toFixed(2)} (${cheapest.policy})` : `$${skein.costUsd.toFixed(2)}; no peer had 0 overflows`,
-      goal: '<= cheapest clean peer',
-      met: !cheapest || skein.costUsd <= cheapest.costUsd,
-    },
-    {
-      bench: 'shootout',
-      measure: `${label}: skein's identifiers kept vs the best peer; skein's user messages kept`,
-      value: `${share(skein.kept.inViewKept, skein.kept.inViewTotal)} vs ${bestIds ? `${share(bestIds.kept.inViewKept, bestIds.kept.inViewTotal)} (${bestIds.policy})` : 'n/a'}; ${share(skein.kept.userMessagesKept, skein.kept.userMessagesTotal)}`,
-      goal: '>= every peer; user messages 100%',
-      met: (!bestIds || skeinIds >= idShare(bestIds)!) && skein.kept.userMessagesKept === skein.kept.userMessagesTotal,
-    },
-  ];
+/** The tables and goal rows from finished runs (this section's, or several processes' merged). */
+export function reportOf(runs: SetRun[], setNames: string[], timing: string): { rows: BenchRow[]; results: PolicyResult[]; report: string } {
+  const windows = ALL_WINDOWS.filter((w) => runs.some((r) => r.window === w));
+    const results: PolicyResult[] = [];
+    const rows: BenchRow[] = [];
+    const text: string[] = [];
+    for (const setName of setNames) {
+      // Only whole sessions count (a run cut short leaves some sessions without every policy): the comparison stays paired.
+      const all = runs.filter((r) => r.set === setName);
+      const policyCount = new Set(all.map((r) => r.policy.replace(/ \(extrapolated\)$/, ''))).size;
+      const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount;
+      const inSet = all.filter(whole);
+      const partial = new Set(all.filter((r) => !whole(r)).map((r) => `${r.window / 1000}k ${r.file}`));
+      const setResults: PolicyResult[] = [];
+      for (const window of windows) {
+        const here = inSet.filter((r) => r.window === window);
+        const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
+        for (const policy of [...new Set(here.map((r) => r.policy))]) {
+          const group = here.filter((r) => r.policy === policy);
+          setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns));
+        }
+        rows.push(...goals(setName, window, setResults.filter((r) => r.window === window)));
+      }
+      results.push(...setResults);
+      const perWindow = windows.map((w) => `${w / 1000}k: ${new Set(inSet.filter((r) => r.window === w).map((r) => r.file)).size}`).join(', ');
+      const policies = [...new Set(inSet.map((r) => r.policy))];
+      text.push(
+        `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
+      );
+    }
+    const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
+  return { rows, results, report };
 }
 
 export const section: BenchSection = {
   name: 'shootout',
   async run() {
-    const files = trajectoryFiles();
-    const jobs: { window: number; policy: Policy; file: string }[] = [];
-    for (const window of WINDOWS) for (const make of POLICIES) for (const file of files) jobs.push({ window, policy: make(window), file });
+    const sets = trajectorySets();
+    const jobs: { set: string; window: number; policy: Policy; file: string }[] = [];
+    // Session by session (every policy of a session before the next session): a run cut short leaves whole sessions.
+    for (const set of sets) for (const window of WINDOWS) for (const file of filesOf(set.dir)) for (const make of POLICIES) jobs.push({ set: set.name, window, policy: make(window), file });
+    // A runs file that already holds some runs is resumed: those are not replayed again.
+    const key = (set: string, window: number, policy: string, file: string) => `${set}|${window}|${policy}|${path.basename(file)}`;
+    const done0 = new Set(fs.existsSync(RUNS_FILE) ? fs.readFileSync(RUNS_FILE, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as SetRun).map((r) => key(r.set, r.window, r.policy, r.file)) : []);
+    jobs.splice(0, jobs.length, ...jobs.filter((j) => !done0.has(key(j.set, j.window, j.policy.name, j.file))));
     const started = Date.now();
     let done = 0;
+    fs.mkdirSync(path.dirname(RUNS_FILE), { recursive: true });
     // Every event is fsynced: on tmpfs the runs measure compaction, not the disk.
     const root = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'skein-shootout-'));
-    const runs = await pool(
+    const finished = await pool(
       jobs.map((j) => async () => {
-        const dataDir = fs.mkdtempSync(path.join(root, 'run-'));
-        const run = await replayThroughServer(j.file, j.window, j.policy, dataDir).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-        if (++done % 42 === 0) process.stderr.write(`shootout: ${done}/${jobs.length} runs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-        return run;
+        const once = async () => {
+          const dataDir = fs.mkdtempSync(path.join(root, 'run-'));
+          return replayThroughServer(j.file, j.window, j.policy, dataDir).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+        };
+        // A loaded machine can fail one local request: the run is replayed once more (the replay is deterministic).
+        const run = await once()
+          .catch(once)
+          .catch((err: unknown) => {
+            // Twice failed: reported, and the session left out of this window's paired comparison (not every policy ran it).
+            process.stderr.write(`shootout: ${j.policy.name} on ${path.basename(j.file)} at ${j.window / 1000}k failed twice: ${err instanceof Error ? err.message : String(err)}\n`);
+            return undefined;
+          });
+        if (!run) return undefined;
+        if (++done % 27 === 0) process.stderr.write(`shootout: ${done}/${jobs.length} runs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+        const out: SetRun = { ...run, set: j.set, extrapolated: j.policy.extrapolated === true };
+        fs.appendFileSync(RUNS_FILE, `${JSON.stringify(out)}\n`);
+        return out;
       }),
       CONCURRENCY,
     ).finally(() => fs.rmSync(root, { recursive: true, force: true }));
-    const results: PolicyResult[] = [];
-    for (const window of WINDOWS) {
-      for (const name of [...new Set(jobs.map((j) => j.policy.name))]) results.push(summarise(window, name, runs.filter((r) => r.window === window && r.policy === name)));
-    }
-    const rows: BenchRow[] = [];
-    for (const r of results) {
-      rows.push({
-        bench: 'shootout',
-        measure: `${r.window / 1000}k, ${r.policy}: overflows / compactions / cost / median context / user messages kept / identifiers kept / p95 summariser input`,
-        value: `${r.overflows} / ${r.compactions} / $${r.costUsd.toFixed(2)} / ${fmt(r.medianContext)} / ${share(r.kept.userMessagesKept, r.kept.userMessagesTotal)} / ${share(r.kept.inViewKept, r.kept.inViewTotal)} / ${fmt(r.p95CompactionInput)}`,
-      });
-    }
-    for (const window of WINDOWS) rows.push(...goals(window, results.filter((r) => r.window === window)));
-    const table = comparisonTable(results);
-    const costs = costTable(results);
-    process.stderr.write(`${table}\n\n${costs}\n`);
-    writeTable(`${table}\n\nWhere the dollars go (the model's requests by token kind; the summariser's requests apart):\n\n${costs}\n\n${files.length} sessions per cell, ${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time), ${new Date().toISOString().slice(0, 10)}.`);
+    const runs = finished.filter((r): r is SetRun => r !== undefined);
+
+    const { rows, results, report } = reportOf(runs, sets.map((x) => x.name), `${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time)`);
+    process.stderr.write(`${report}\n`);
+    writeTable(report);
     return { rows, details: { results, runs } };
   },
 };
 
-/** The comparison table goes into test/bench/README.md between its own markers (also on a filtered run: it is this section's output). */
-function writeTable(text: string): void {
+/** The comparison goes into test/bench/README.md between its own markers (also on a filtered run: it is this section's output). */
+export function writeTable(text: string): void {
   if (!fs.existsSync(README)) return;
   const readme = fs.readFileSync(README, 'utf8');
   const a = readme.indexOf(START);

@@ -8,7 +8,9 @@ import type { CompactionEvent, SkeinEvent, Usage } from '../../shared/protocol.j
 import { loadConfig } from '../../server/config.js';
 import { deriveView, plain } from '../../server/compaction/view.js';
 import { costUsd, MODELS } from '../../server/llm/models.js';
-import { REPLAY_FINISHED } from '../../server/llm/replay.js';
+import type { Provider } from '../../server/llm/types.js';
+import { loadTrajectory, REPLAY_FINISHED } from '../../server/llm/replay.js';
+import { emptyMeterStats, MeteredProvider, type MeterStats } from './recall/meter.js';
 import { startServer } from '../../server/server.js';
 import { rememberToken } from '../helpers/auth.js';
 import { addKept, emptyKept, measureKept, type Kept } from '../helpers/kept.js';
@@ -33,6 +35,8 @@ export interface RunStats {
   failedCompactions: number;
   before: number[];
   after: number[];
+  /** View messages before each compaction that changed the view. */
+  messagesBefore: number[];
   summariserInput: number[];
   /** Context tokens of every model request (input, cache reads and writes). */
   contexts: number[];
@@ -42,6 +46,8 @@ export interface RunStats {
   costUsd: number;
   /** Where the dollars went: the model's requests by token kind, and the summariser's requests. */
   costParts: CostParts;
+  /** Recall charges, the neutral identifier measure, user messages and summary sizes (recall/meter.ts). */
+  meter: MeterStats;
   ms: number;
 }
 
@@ -63,7 +69,8 @@ export { TRAJECTORIES, trajectoryFiles };
 /** `dataDir`: where the session log goes (the shootout puts it on tmpfs: every event is fsynced). */
 export async function replayThroughServer(file: string, window: number, policy: Policy, dataDir = tempDir('bench-data')): Promise<RunStats> {
   const started = Date.now();
-  const full = path.join(TRAJECTORIES, file);
+  // A name in the shared set, or an absolute path (a second folder).
+  const full = path.resolve(TRAJECTORIES, file);
   const config = loadConfig([], {
     SKEIN_PORT: '0',
     SKEIN_DATA_DIR: dataDir,
@@ -73,7 +80,11 @@ export async function replayThroughServer(file: string, window: number, policy: 
     SKEIN_CONTEXT_WINDOW: String(window),
     ...policy.env,
   });
-  const server = await startServer(config, undefined, { ...(policy.strategies && { strategies: policy.strategies }), ...(policy.resultCap !== undefined && { resultCap: policy.resultCap }) });
+  const reference = MODELS[REFERENCE_MODEL]!;
+  let meter: MeteredProvider | undefined;
+  const wrapProvider = (p: Provider) =>
+    (meter = new MeteredProvider(p, loadTrajectory(full), { price: (u) => costUsd(reference, u), window, cut: policy.cut, file: full }));
+  const server = await startServer(config, undefined, { wrapProvider, ...(policy.strategies && { strategies: policy.strategies }), ...(policy.resultCap !== undefined && { resultCap: policy.resultCap }) });
   rememberToken(server.url, server.token);
   try {
     const { body } = await api<{ id: string }>(server.url, '/api/sessions', { body: {} });
@@ -91,7 +102,7 @@ export async function replayThroughServer(file: string, window: number, policy: 
         await api(server.url, `/api/sessions/${body.id}/messages`, { body: { text: 'continue' } });
       }
     }
-    return { ...measureRun(live.session.log.all(), policy), file, window, policy: policy.name, finished: done(), stalls, ms: Date.now() - started };
+    return { ...measureRun(live.session.log.all(), policy), meter: meter?.stats ?? emptyMeterStats(), file: path.basename(file), window, policy: policy.name, finished: done(), stalls, ms: Date.now() - started };
   } finally {
     await server.close();
   }
@@ -99,6 +110,8 @@ export async function replayThroughServer(file: string, window: number, policy: 
 
 function measureRun(events: readonly SkeinEvent[], policy: Policy) {
   const reference = MODELS[REFERENCE_MODEL]!;
+  // A peer that summarises with a cheaper model (Goose's fast model) pays that model's prices for its summaries.
+  const summaryPrices = MODELS[policy.summaryModel ?? REFERENCE_MODEL]!;
   let cost = 0;
   const add = (u: Usage | undefined) => (cost += u ? costUsd(reference, u) : 0);
   const parts = emptyCostParts();
@@ -111,7 +124,7 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     parts.requests++;
   };
   const kept = emptyKept();
-  const stats = { overflows: 0, compactions: 0, failedCompactions: 0, before: [] as number[], after: [] as number[], summariserInput: [] as number[], contexts: [] as number[], compactionInput: [] as number[] };
+  const stats = { overflows: 0, compactions: 0, failedCompactions: 0, before: [] as number[], after: [] as number[], messagesBefore: [] as number[], summariserInput: [] as number[], contexts: [] as number[], compactionInput: [] as number[] };
   for (const e of events) {
     if (e.kind === 'agent') add(e.usage);
     if (e.kind === 'agent' && e.usage) split(e.usage);
@@ -121,18 +134,18 @@ function measureRun(events: readonly SkeinEvent[], policy: Policy) {
     if (e.phase === 'started' && e.trigger === 'overflow') stats.overflows++;
     if (e.phase === 'failed') stats.failedCompactions++;
     if (e.phase !== 'finished') continue;
-    add(e.summariserUsage);
-    if (e.summariserUsage) parts.summariser += costUsd(reference, e.summariserUsage);
+    if (e.summariserUsage) cost += costUsd(summaryPrices, e.summariserUsage);
+    if (e.summariserUsage) parts.summariser += costUsd(summaryPrices, e.summariserUsage);
     if (e.strategy === 'none') continue;
     stats.compactions++;
     stats.before.push(e.tokensBefore!);
+    stats.messagesBefore.push(e.messagesBefore ?? 0);
     stats.after.push(e.tokensAfter!);
     if (e.summariserUsage) stats.summariserInput.push(e.summariserUsage.input + e.summariserUsage.cacheRead + e.summariserUsage.cacheWrite);
     stats.compactionInput.push(e.summariserUsage ? e.summariserUsage.input + e.summariserUsage.cacheRead + e.summariserUsage.cacheWrite : 0);
     const upTo = events.slice(0, e.seq);
     measureKept(kept, upTo, e as CompactionEvent, plain(deriveView(upTo)).map((m) => m.content).join('\n'));
   }
-  void policy;
   return { ...stats, kept, costUsd: cost, costParts: parts };
 }
 

@@ -7,13 +7,15 @@
 import { clearToolResults } from '../../../server/compaction/strategies/index.js';
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
-import { collectUserMessages, MAX_OUTPUT, outputCap, ratioEnv, replaceSpan, userBlock, summariseInPlace, whenAtLeast, type PolicyFor } from './common.js';
+import { collectUserMessages, headTailCut, MAX_OUTPUT, ratioEnv, replaceSpan, userBlock, summariseInPlace, whenAtLeast, type PolicyFor } from './common.js';
 
 const SUMMARY_RESERVE = 20_000;
 const AUTOCOMPACT_BUFFER = 13_000;
 const MICROCOMPACT_KEEP = 5;
 /** BASH_MAX_OUTPUT_LENGTH's default. */
 const BASH_OUTPUT_CHARS = 30_000;
+/** Claude Code runs Claude models only: 200k windows (1M on some). Smaller windows are an extrapolation of its formula. */
+export const CLAUDE_CODE_SMALLEST_WINDOW = 200_000;
 
 export function claudeCodeThreshold(window: number): number {
   return window - Math.min(MAX_OUTPUT, SUMMARY_RESERVE) - AUTOCOMPACT_BUFFER;
@@ -39,10 +41,12 @@ function fullCompact(): CompactionStrategy {
 export const claudeCode: PolicyFor = (window) => {
   const threshold = claudeCodeThreshold(window);
   return {
-    name: 'Claude Code',
+    name: window < CLAUDE_CODE_SMALLEST_WINDOW ? 'Claude Code (extrapolated)' : 'Claude Code',
     // Claude Code counts the last usage plus an estimate of what was added since: skein's pre-flight estimate.
-    env: { ...ratioEnv(threshold, window, true), ...outputCap(BASH_OUTPUT_CHARS) },
+    env: ratioEnv(threshold, window, true),
     strategies: [clearToolResults(MICROCOMPACT_KEEP), whenAtLeast(threshold, fullCompact())],
-    resultCap: true,
+    resultCap: false,
+    cut: headTailCut(BASH_OUTPUT_CHARS),
+    extrapolated: window < CLAUDE_CODE_SMALLEST_WINDOW,
   };
 };

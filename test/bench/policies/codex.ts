@@ -1,14 +1,24 @@
-// Codex's compaction, emulated on skein's strategy interface: compact when the
-// last reported context reaches 90% of the window; the summary request holds
-// the whole history (oldest items dropped while it does not fit); the new
-// history is the recent real user messages verbatim (newest first, up to 20k
-// tokens, the last one cut) followed by the summary. Sources: test/bench/README.md.
+// Codex's compaction (openai/codex), emulated on skein's strategy interface:
+// - Trigger: the token usage the last response reported plus an estimate of
+//   the items added since the last model output
+//   (codex-rs/core/src/context_manager/history.rs, get_total_token_usage and
+//   items_after_last_model_generated_item) reaches auto_compact_token_limit,
+//   90% of the window (codex-rs/protocol/src/openai_models.rs). The last total
+//   plus what was added since is skein's pre-flight estimate of the next request.
+// - The summary request is the whole history followed by the compaction prompt
+//   (codex-rs/core/src/codex/compact.rs, run_compact_task_inner), so its prefix
+//   is read from the cache; while it does not fit, the oldest item is dropped.
+// - The new history (build_compacted_history): the real user messages, newest
+//   first up to COMPACT_USER_MESSAGE_MAX_TOKENS = 20,000 tokens (the last one
+//   cut), then the summary.
+// - A command's output is cut to about 10,000 characters, head and tail (the
+//   model-facing exec output limit).
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
 import { tokensOf } from '../../../server/llm/tokens.js';
-import { collectUserMessages, MAX_OUTPUT, outputCap, userBlock, ratioEnv, replaceSpan, summariseInPlace, type PolicyFor } from './common.js';
+import { collectUserMessages, headTailCut, MAX_OUTPUT, userBlock, ratioEnv, replaceSpan, summariseInPlace, type PolicyFor } from './common.js';
 
-const AUTO_COMPACT_SHARE = 0.9;
+export const AUTO_COMPACT_SHARE = 0.9;
 const USER_MESSAGE_BUDGET = 20_000;
 /** What the model is shown of a command's output (about 10 KB, head and tail). */
 const EXEC_OUTPUT_CHARS = 10_000;
@@ -48,8 +58,8 @@ function codexCompact(): CompactionStrategy {
 
 export const codex: PolicyFor = (window) => ({
   name: 'Codex',
-  // Codex compares the token usage the last response reported with its limit: no pre-flight estimate.
-  env: { ...ratioEnv(AUTO_COMPACT_SHARE * window, window, false), ...outputCap(EXEC_OUTPUT_CHARS) },
+  env: ratioEnv(AUTO_COMPACT_SHARE * window, window, true),
   strategies: [codexCompact()],
-  resultCap: true,
+  resultCap: false,
+  cut: headTailCut(EXEC_OUTPUT_CHARS),
 });

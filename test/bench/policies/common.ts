@@ -115,3 +115,8 @@ export function collectUserMessages(folded: readonly SourcedMessage[]): string[]
 export function outputCap(chars: number): Policy['env'] {
   return { SKEIN_TOOL_OUTPUT_LIMIT: String(chars) };
 }
+
+/** A cut that keeps the head and the tail of an output longer than `chars` (the shape most tools use). */
+export function headTailCut(chars: number, note = (total: number) => `[… ${total - chars} characters cut …]`): (output: string) => string {
+  return (output) => (output.length <= chars ? output : `${output.slice(0, chars / 2)}\n${note(output.length)}\n${output.slice(-chars / 2)}`);
+}

@@ -1,14 +1,19 @@
-// Goose's auto-compaction, emulated on skein's strategy interface: at 80% of
-// the window, the whole agent-visible conversation is summarised in one
-// request and the latest user message is put back after the summary.
-// Sources: test/bench/README.md.
+// Goose's auto-compaction (block/goose), emulated on skein's strategy interface:
+// - compact when the session's last reported total reaches 80% of the window
+//   (crates/goose/src/context_mgmt/mod.rs, DEFAULT_COMPACTION_THRESHOLD = 0.8;
+//   the check reads the total the provider last reported: no pre-flight estimate);
+// - the whole agent-visible conversation is summarised in one separate request
+//   (the compaction.md prompt) sent with complete_fast, the provider's cheaper
+//   fast model: priced here at claude-haiku-4-5 against the session's
+//   claude-sonnet-4-5; the latest user message is put back after the summary.
 import { STATUS_NOTE_OPEN } from '../../../shared/protocol.js';
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
 import { isSummaryMessage } from '../../../server/compaction/view.js';
 import { MAX_OUTPUT, ratioEnv, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
 
-const THRESHOLD = 0.8;
+export const GOOSE_THRESHOLD = 0.8;
+export const GOOSE_FAST_MODEL = 'claude-haiku-4-5';
 
 function gooseCompact(): CompactionStrategy {
   return {
@@ -26,8 +31,8 @@ function gooseCompact(): CompactionStrategy {
 
 export const goose: PolicyFor = (window) => ({
   name: 'Goose',
-  // Goose counts the tokens of the conversation before it replies: skein's pre-flight estimate.
-  env: ratioEnv(THRESHOLD * window, window, true),
+  env: ratioEnv(GOOSE_THRESHOLD * window, window, false),
   strategies: [gooseCompact()],
   resultCap: false,
+  summaryModel: GOOSE_FAST_MODEL,
 });

@@ -1,37 +1,54 @@
-// OpenHands' LLMSummarizingCondenser, emulated on skein's strategy interface:
-// when the view holds more than 120 events it is condensed to half of that:
-// the first 4 events stay, the last 120/2 - 4 - 1 stay, and the events between
-// (with the previous summary, so incrementally) become one summary. A
-// context-window refusal asks for a condensation at once, which then halves
-// the view. Sources: test/bench/README.md.
-import { firstFoldable } from '../../../server/compaction/plan.js';
+// OpenHands' default condenser (OpenHands/software-agent-sdk), emulated on skein's strategy interface:
+// - the default agent's condenser is LLMSummarizingCondenser(max_size=80,
+//   keep_first=4) (openhands-sdk/openhands/sdk/context/condenser/llm_summarizing_condenser.py,
+//   _DEFAULT_MAX_SIZE / _DEFAULT_KEEP_FIRST and default_condenser, used by
+//   openhands-tools/openhands/tools/preset/default.py, get_default_condenser);
+// - reasons (get_condensation_reasons): more than max_size events (the system
+//   prompt plus one per message, call or observation: skein's view + 1), or
+//   total tokens above the agent LLM's effective max input (_effective_max_tokens),
+//   or a refusal (a condensation request);
+// - the strictest suffix among the reasons stays (get_condensation): events:
+//   max_size // 2 - keep_first - 1; request: len // 2 - keep_first - 1; tokens:
+//   the newest events within half the max input; the first keep_first events
+//   stay; the events between, with the previous summary, become one summary;
+// - an event's content is cut at max_message_chars = 30,000 (openhands-sdk/openhands/sdk/llm/llm.py).
+import { firstFoldable, recentGroupsWithin } from '../../../server/compaction/plan.js';
 import { groupMessages } from '../../../server/compaction/groups.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
 import type { SourcedMessage } from '../../../server/compaction/view.js';
-import { boundaryAtOrBefore, MAX_OUTPUT, outputCap, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
+import { messageTokens } from '../../../server/llm/tokens.js';
+import { boundaryAtOrBefore, headTailCut, MAX_OUTPUT, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
 
-const MAX_SIZE = 120;
-const KEEP_FIRST = 4;
-/** LLMConfig.max_message_chars: an observation longer than this is cut (head and tail). */
+export const MAX_SIZE = 80;
+export const KEEP_FIRST = 4;
 const MAX_MESSAGE_CHARS = 30_000;
 
-/** OpenHands' events: the system prompt, then one per message, tool call or observation (skein's view messages). */
 function events(view: readonly SourcedMessage[]): number {
   return view.length + 1;
 }
 
-function condenser(): CompactionStrategy {
+function viewTokens(view: readonly SourcedMessage[]): number {
+  return view.reduce((n, m) => n + messageTokens(m), 0);
+}
+
+function condenser(maxInput: number): CompactionStrategy {
+  const byTokens = (view: readonly SourcedMessage[]) => viewTokens(view) > maxInput;
   return {
     name: 'openhands_condenser',
-    due: (view) => events(view) > MAX_SIZE,
-    shouldRun: (draft, ctx) => events(draft.messages) > MAX_SIZE || ctx.force,
+    due: (view) => events(view) > MAX_SIZE || byTokens(view),
+    shouldRun: (draft, ctx) => events(draft.messages) > MAX_SIZE || byTokens(draft.messages) || ctx.force,
     async run(draft, ctx) {
       const n = events(draft.messages);
-      const target = n > MAX_SIZE ? Math.floor(MAX_SIZE / 2) : Math.floor(n / 2);
-      // The first KEEP_FIRST events (the system prompt is one) stay; the fold starts on a group boundary.
       const groups = groupMessages(draft.messages, firstFoldable(draft.messages));
       const from = groups.find((g) => g.start >= KEEP_FIRST - 1)?.start ?? draft.messages.length;
-      const tail = Math.max(0, target - KEEP_FIRST - 1);
+      const tails: number[] = [];
+      if (ctx.force) tails.push(Math.floor(n / 2) - KEEP_FIRST - 1);
+      if (n > MAX_SIZE) tails.push(Math.floor(MAX_SIZE / 2) - KEEP_FIRST - 1);
+      if (byTokens(draft.messages)) {
+        const keep = recentGroupsWithin(draft.messages, from, Math.floor(maxInput / 2) - viewTokens(draft.messages.slice(0, from)));
+        tails.push(groups.slice(groups.length - keep).reduce((k, g) => k + g.messages.length, 0));
+      }
+      const tail = Math.max(0, Math.min(...(tails.length ? tails : [Math.floor(n / 2) - KEEP_FIRST - 1])));
       const end = boundaryAtOrBefore(draft.messages, from, draft.messages.length - tail);
       if (end <= from || (end - from === 1 && draft.messages[from]!.summaryOf)) return draft;
       const { text, usage } = await summariseSpan(draft.messages.slice(from, end), ctx, MAX_OUTPUT);
@@ -40,10 +57,11 @@ function condenser(): CompactionStrategy {
   };
 }
 
-export const openHands: PolicyFor = () => ({
+export const openHands: PolicyFor = (window) => ({
   name: 'OpenHands',
-  // Only the event count triggers (besides a refusal): no token threshold, no pre-flight.
-  env: { SKEIN_COMPACT_THRESHOLD_RATIO: '1', SKEIN_COMPACT_PREFLIGHT: 'off', ...outputCap(MAX_MESSAGE_CHARS) },
-  strategies: [condenser()],
-  resultCap: true,
+  // Only its own reasons trigger it (besides a refusal): no skein threshold, no pre-flight.
+  env: { SKEIN_COMPACT_THRESHOLD_RATIO: '1', SKEIN_COMPACT_PREFLIGHT: 'off' },
+  strategies: [condenser(window)],
+  resultCap: false,
+  cut: headTailCut(MAX_MESSAGE_CHARS),
 });
