@@ -53,18 +53,7 @@ export class SkeinMetrics {
     const live = () => this.live;
     const loop = this.loopDelay;
     loop.enable();
-    // One scrape reads the three figures of one window, then the window starts again.
-    let window: { p50: number; p99: number; max: number } | undefined;
-    const read = () => {
-      if (!window) {
-        // Node records the whole interval, timer included: the delay is what exceeds it.
-        const seconds = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns - LOOP_RESOLUTION_MS * 1e6) / 1e9 : 0);
-        window = { p50: seconds(loop.percentile(50)), p99: seconds(loop.percentile(99)), max: seconds(loop.max) };
-        loop.reset();
-        queueMicrotask(() => (window = undefined));
-      }
-      return window;
-    };
+    const read = () => this.loopWindow;
     new Gauge({
       name: 'skein_event_loop_delay_seconds',
       help: 'How late the event loop ran a 10 ms timer since the previous scrape (perf_hooks.monitorEventLoopDelay), by quantile (0.5, 0.99)',
@@ -109,6 +98,18 @@ export class SkeinMetrics {
     this.live = live;
   }
 
+  /** The figures of the window the current scrape reports (taken once per scrape: the gauges are collected one after another). */
+  private loopWindow = { p50: 0, p99: 0, max: 0 };
+
+  /** Closes the event loop's window: its figures are what this scrape reports, and the next window starts now. */
+  private takeLoopWindow(): void {
+    const loop = this.loopDelay;
+    // Node records the whole interval, timer included: the delay is what exceeds it.
+    const seconds = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns - LOOP_RESOLUTION_MS * 1e6) / 1e9 : 0);
+    this.loopWindow = { p50: seconds(loop.percentile(50)), p99: seconds(loop.percentile(99)), max: seconds(loop.max) };
+    loop.reset();
+  }
+
   /** Stops sampling the event loop (the server is closing). */
   close(): void {
     this.loopDelay.disable();
@@ -119,6 +120,7 @@ export class SkeinMetrics {
   }
 
   text(): Promise<string> {
+    this.takeLoopWindow();
     return this.registry.metrics();
   }
 }

@@ -89,8 +89,14 @@ describe('GET /metrics', () => {
     servers.push(server);
     await scrape(server);
     // Holds this process's loop (the server's too: it runs in it) for 600 ms.
-    const until = Date.now() + 600;
-    while (Date.now() < until);
+    // From a timer callback of its own (a macrotask, as a handler that blocks would), not from the test's microtask.
+    await new Promise<void>((resolve) =>
+      setTimeout(() => {
+        const until = Date.now() + 600;
+        while (Date.now() < until);
+        resolve();
+      }, 20),
+    );
     await new Promise((r) => setTimeout(r, 50));
     const stalled = await scrape(server);
     expect(stalled.get('skein_event_loop_delay_seconds')?.type).toBe('gauge');
