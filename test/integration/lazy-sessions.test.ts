@@ -201,7 +201,9 @@ describe('lazy sessions', () => {
       damage();
       spy = spyLogReads();
       server = await start(dataDir);
-      expect(server.sessions.scanning?.total ?? 0).toBe(damage === damages[0] ? 0 : 20);
+      // The scan may already be over on a quick machine; while it runs, it counts every log the index lacks.
+      const progress = server.sessions.scanning;
+      if (progress) expect(progress.total).toBe(damage === damages[0] ? 0 : 20);
       await server.sessions.scanned;
       // Each read once by the scan, none loaded (started).
       expect(new Set(spy.files()).size).toBe(damage === damages[0] ? 0 : 20);
