@@ -105,7 +105,7 @@ describe('SKEIN_LOCAL_CONTEXT', () => {
     const root = f.url.replace(/\/v1$/, '');
     const messages = [
       { role: 'user', content: 'echo: first' },
-      ...Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'user' : 'assistant', content: `line ${i} `.repeat(120) })),
+      ...Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'user' : 'assistant', content: `line ${i} `.repeat(300) })),
       { role: 'user', content: 'echo: last' },
     ];
     const post = async (path: string, body: object) => (await fetch(`${root}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
