@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Server as McpSdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServerInfo } from '../../shared/protocol.js';
 import { testServer } from '../fixtures/mcp/tools.js';
@@ -44,17 +45,19 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-/** The test tools over streamable HTTP; `crash` resets every connection (the call in flight dies with it). */
-export async function startHttpMcpServer(): Promise<HttpMcpServer> {
-  const headers: http.IncomingHttpHeaders[] = [];
+/**
+ * A stateless streamable-HTTP MCP endpoint at /mcp: a server made by `make`
+ * and a transport per request, as the SDK documents for servers without
+ * sessions. `seen` is told every request's headers.
+ */
+export async function serveStatelessMcp(make: (server: http.Server) => McpSdkServer, seen?: (headers: http.IncomingHttpHeaders) => void): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
-    headers.push(req.headers);
+    seen?.(req.headers);
     if (req.url !== '/mcp') return void res.writeHead(404).end();
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    // Stateless: a server and a transport per request, as the SDK documents for servers without sessions.
-    const mcp = testServer(() => server.closeAllConnections());
+    const mcp = make(server);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -67,13 +70,19 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    headers,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The test tools over streamable HTTP; `crash` resets every connection (the call in flight dies with it). */
+export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+  const headers: http.IncomingHttpHeaders[] = [];
+  const served = await serveStatelessMcp((server) => testServer(() => server.closeAllConnections()), (h) => headers.push(h));
+  return { ...served, headers };
 }
 
 export async function mcpServers(base: string): Promise<McpServerInfo[]> {

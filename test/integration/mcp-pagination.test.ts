@@ -2,13 +2,11 @@
 // and a server that never stops handing out cursors must not keep skein
 // asking for ever. Real MCP SDK servers (low-level Server over streamable
 // HTTP) serve the pages; skein's McpConnection reads them.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TOOL_PAGES, McpConnection, type StateChange } from '../../server/mcp/connection.js';
+import { serveStatelessMcp } from '../helpers/mcp.js';
 import { until } from '../helpers/until.js';
 
 type Pager = (cursor: string | undefined) => { tools: Tool[]; nextCursor?: string };
@@ -24,34 +22,15 @@ interface PagedServer {
 
 async function pagedServer(pager: Pager): Promise<PagedServer> {
   const asked: (string | undefined)[] = [];
-  const server = http.createServer(async (req, res) => {
-    if (req.method !== 'POST') return void res.writeHead(405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+  const served = await serveStatelessMcp(() => {
     const mcp = new Server({ name: 'pager', version: '1.0.0' }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, (request) => {
       asked.push(request.params?.cursor);
       return pager(request.params?.cursor);
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    return mcp;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    asked,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...served, asked };
 }
 
 const open: { server: PagedServer; connection: McpConnection }[] = [];
