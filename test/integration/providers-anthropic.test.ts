@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MODELS } from '../../server/llm/models.js';
 import type { CompactionEvent, DeltaFrame } from '../../shared/protocol.js';
 import { startAnthropicFake, type AnthropicFake, type AnthropicUsageWire } from '../fakes/anthropic-fake.js';
-import { agents, checkGauge, checkStreaming, checkToolCalls, finished, logPairs, longSession, startSession } from '../fakes/scenario.js';
+import { HELD_TAIL_MAX, agents, checkGauge, checkStreaming, checkToolCalls, finished, logPairs, longSession, startSession } from '../fakes/scenario.js';
 import { block } from '../fakes/prompt-cache.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -93,7 +93,10 @@ describe('Anthropic', () => {
     // The broken stream sent part of the text (attempt 2) before the good one (attempt 3).
     const deltas = run.client.frames.filter((f): f is DeltaFrame => f.type === 'delta' && !f.channel);
     expect(deltas.some((d) => d.attempt === 2)).toBe(true);
-    expect(deltas.filter((d) => d.attempt === 3).map((d) => d.text).join('')).toBe('hello after three failures');
+    // Joined, the good attempt's pieces are the answer; a last few characters that could begin a secret (the
+    // generated access token is one) are held back by the stream's mask, and the agent event carries them.
+    const streamed = deltas.filter((d) => d.attempt === 3).map((d) => d.text).join('');
+    expect('hello after three failures'.startsWith(streamed) && streamed.length >= 'hello after three failures'.length - HELD_TAIL_MAX).toBe(true);
     expect(events.filter((e) => e.kind === 'error' && e.code !== 'retrying')).toHaveLength(0);
 
     f.failures.next(500, 500, 500, 500);
