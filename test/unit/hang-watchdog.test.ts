@@ -28,7 +28,8 @@ describe('the hang watchdog', () => {
     expect(ended.signal).toBe('SIGKILL');
     expect(ended.stderr).toMatch(/one test file has run for \d+ s, more than the 3 s a file may take/);
     expect(ended.stderr).not.toMatch(/synchronous spin/);
-    expect(ended.ms).toBeGreaterThanOrEqual(3000);
+    // The file's clock is kept in whole seconds (a shared Int32): it may fire up to a second early, never before 2 s.
+    expect(ended.ms).toBeGreaterThanOrEqual(2000);
   });
 
   it('does not keep a finished process alive', async () => {
