@@ -1,7 +1,7 @@
 // The provider-neutral request (what the predictable model gets) checked by
 // Anthropic's rules, the strictest of the three: translated by skein's own
 // Anthropic code, exactly as it would be sent.
-import { anthropicParams } from '../../../server/llm/anthropic.js';
+import { anthropicParams } from '../../../server/llm/anthropic-params.js';
 import type { LlmRequest } from '../../../server/llm/types.js';
 import { checkAnthropicRequest } from './anthropic.js';
 import type { Rejection } from './rejection.js';
