@@ -49,7 +49,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'workDirs', env: 'SKEIN_WORKDIR', flag: '--workdir', defaultText: 'current folder',
-    description: "Folder the tools run in; file tools cannot leave it. Several roots, separated by commas (or the path delimiter, `:` on Linux and macOS), let a new session pick its folder among them (the first is the default); each must exist (see [Daily use](daily-use.md#a-folder-and-a-branch-per-session))",
+    description: "Folder the tools run in; file tools cannot leave it. Several roots, separated by commas (or the path delimiter, `:` on Linux and macOS), let a new session pick its folder among them (the first is the default); each must exist (see [Daily use](daily-use.md))",
     parse: workRoots,
     fallback: () => [process.cwd()],
   }),
@@ -192,7 +192,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'statusUpdates', env: 'SKEIN_STATUS_UPDATES', flag: '--status-updates', defaultText: 'off',
-    description: "Tell the agent how full its context is: a short note at the end of the request every 5 LLM calls and when usage first passes 50%, 70% and 85% of the window (on or off; see [Compaction](compaction.md#status-notes))",
+    description: "Tell the agent how full its context is: a short note at the end of the request every 5 LLM calls and when usage first passes 50%, 70% and 85% of the window (on or off; see [Compaction](compaction.md))",
     parse: onOff, fallback: () => false,
   }),
   setting({
