@@ -14,7 +14,7 @@ configureLog({ format: process.env.SKEIN_LOG_FORMAT?.trim() === 'json' ? 'json' 
 const config = configOrExit(process.argv.slice(2), process.env);
 configureLog({ format: config.logFormat });
 const server = await startServer(config).catch((err: unknown) => {
-  // A busy port, a bad data folder, a refused setting: one line and the status README lists; a bug keeps its stack.
+  // A busy port, a bad data folder, a refused setting: one line and the status docs/cli.md lists; a bug keeps its stack.
   const failure = startFailure(err, config);
   if (!failure) throw err;
   process.stderr.write(`skein: ${failure.message}\n`);

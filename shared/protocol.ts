@@ -1,6 +1,6 @@
 // The wire protocol between the skein server and its clients (web UI, tests,
 // outside tools). The names are a contract: fields may be added, but existing
-// ones never change meaning. See README "Wire protocol".
+// ones never change meaning. See docs/wire-protocol.md.
 //
 // The source is the zod schemas in ./wire/ (events.ts, frames.ts, rest.ts and
 // the pieces they share); every type here is z.infer of one of them, and the

@@ -1,6 +1,6 @@
 // What the session list and the timeline's row menu ask of the server
 // (rename, archive, restore, fork) and the live list channel, for <skein-app>.
-import type { SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import type { ReasoningEffort, SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import * as api from './api.js';
 import { MODE_INFO } from '../shared/modes.js';
 
@@ -104,4 +104,41 @@ export function fork(host: ListHost, seq: number): Promise<void> {
     await host.refreshSessions();
     await host.open(id);
   });
+}
+
+/** The delete dialog closed: a deleted session leaves the list. */
+export function afterDelete(host: ListHost & { deleting: SessionSnapshot | undefined }, { id, deleted }: { id: string; deleted: boolean }): void {
+  host.deleting = undefined;
+  if (!deleted) return;
+  removeFromList(host, id);
+  void host.refreshSessions();
+}
+
+/** What the rewind dialog did: the files put back, and the fork when one was asked for. */
+export interface Rewound {
+  restored: string[];
+  id?: string;
+}
+
+/** The rewind dialog closed: say what came back; a fork opens. */
+export function afterRewind(host: ListHost & { rewinding: unknown; info: string; changesVersion: number }, done: Rewound | undefined): void {
+  host.rewinding = undefined;
+  if (!done) return;
+  const files = done.restored;
+  host.info = `Rewound ${files.length} file${files.length === 1 ? '' : 's'}${files.length ? `: ${files.join(', ')}` : ''}${done.id ? '; the conversation is forked there' : ''}.`;
+  host.changesVersion++;
+  const forked = done.id;
+  if (forked) void host.refreshSessions().then(() => host.open(forked));
+}
+
+/** The header's model picker (or /model): the session's next request goes to `model`. */
+export async function switchModel(host: ListHost & { snapshot: SessionSnapshot | undefined; requestUpdate(): void }, model: string, effort?: string): Promise<void> {
+  try {
+    await api.switchModel(host.currentId, model, effort);
+    host.notice = '';
+    if (host.snapshot) host.snapshot = { ...host.snapshot, model, ...(effort && { effort: effort as ReasoningEffort }) };
+  } catch (err) {
+    host.notice = `Could not switch to ${model}: ${err instanceof Error ? err.message : String(err)}`;
+    host.requestUpdate();
+  }
 }

@@ -3,11 +3,10 @@
 // live over the socket from the last seq it has. Lays out the session list,
 // the header (state, model, connection), the context bar (gauge, sparkline,
 // "what the model sees" toggle), the timeline and the chat box.
-import { css, html, LitElement, nothing } from 'lit';
-import type { ConnectionStatus } from './connection.js';
+import { html, LitElement, nothing } from 'lit';
 import type { ApprovalDetail } from './skein-approval-card.js';
-import { SessionConnection } from './connection.js';
-import type { McpServerInfo, ProjectFileTrust, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { ConnectionStatus, SessionConnection } from './connection.js';
+import type { McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
@@ -20,7 +19,10 @@ import { TimelineModel } from './timeline-model.js';
 import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
-import { COMMANDS, parseSlash } from './slash-commands.js';
+import { parseSlash } from './slash-commands.js';
+import { currentWorkspace, editAndResend, runCommand, type CommandHost } from './slash-actions.js';
+import { earlierEvents, FIRST_PAGE } from './history-pages.js';
+import { followSession, type FollowHost } from './session-follow.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
 import './skein-trust-prompt.js';
@@ -33,13 +35,9 @@ import './skein-sparkline.js';
 import './skein-timeline.js';
 import './skein-token-gauge.js';
 
-/** Events fetched for the first screen (the tail); earlier pages double from here. */
-const FIRST_PAGE = 400;
-/** The server's largest page. */
-const MAX_PAGE = 5000;
 const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', connecting: 'connecting…', closed: 'offline, retrying…' };
 
-export class SkeinApp extends LitElement {
+export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   static override properties = {
     sessions: { state: true },
     snapshot: { state: true },
@@ -142,7 +140,7 @@ export class SkeinApp extends LitElement {
     await this.open(id);
   }
 
-  private async refreshMcp() {
+  async refreshMcp() {
     this.mcp = await api.listMcpServers();
   }
 
@@ -155,7 +153,7 @@ export class SkeinApp extends LitElement {
   }
 
   /** Refreshes the session list soon (titles and last activity move as the session does). */
-  private refreshSoon() {
+  refreshSoon() {
     if (this.refreshTimer !== undefined) return;
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
@@ -209,29 +207,7 @@ export class SkeinApp extends LitElement {
     for (const e of events) this.model.ingest(e);
     this.version = this.model.version;
     this.markFirstScreen();
-    this.connection = new SessionConnection(id, this.model.lastSeq, {
-      hello: (session) => {
-        this.snapshot = session;
-        this.model.endStream();
-      },
-      event: (event) => {
-        this.model.ingest(event);
-        // The Changes panel follows each tool run.
-        if (event.kind === 'tool_result') this.changesVersion++;
-        if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) this.refreshSoon();
-        if (event.kind === 'mcp' || event.kind === 'tools_changed') void this.refreshMcp();
-        const m = event as { kind: string; to?: unknown };
-        if (m.kind === 'model' && typeof m.to === 'string' && this.snapshot) this.snapshot = { ...this.snapshot, model: m.to };
-        if (event.kind === 'mode' && this.snapshot) this.snapshot = { ...this.snapshot, mode: event.to };
-        this.scheduleFlush();
-      },
-      delta: (frame) => {
-        this.model.delta(frame);
-        this.scheduleFlush();
-      },
-      status: (status) => (this.status = status),
-      error: (message) => (this.notice = message),
-    });
+    this.connection = followSession(this, id, this.model);
   }
 
   /**
@@ -245,18 +221,8 @@ export class SkeinApp extends LitElement {
     if (this.loadingEarlier || !id || model.base === 0) return;
     this.loadingEarlier = true;
     try {
-      // Home: every earlier page, then one rebuild (not one per page).
-      const pages: SkeinEvent[][] = [];
-      let before = model.base + 1;
-      do {
-        const want = all ? before - 1 : Math.max(FIRST_PAGE, model.events.length);
-        const page = await api.getEventsBefore(id, before, Math.min(want, MAX_PAGE));
-        // A page that does not reach further back (a server answering the same page again) would loop for ever on Home.
-        if (this.model !== model || !page.events.length || page.events[0]!.seq >= before) return;
-        pages.unshift(page.events);
-        before = page.events[0]!.seq;
-      } while (all && before > 1);
-      if (!model.prepend(pages.flat())) return;
+      const events = await earlierEvents(id, model, all, (m) => this.model === m);
+      if (!events || !model.prepend(events)) return;
       this.version = model.version;
     } catch (err) {
       this.notice = `Could not load earlier events: ${err instanceof Error ? err.message : String(err)}`;
@@ -266,7 +232,7 @@ export class SkeinApp extends LitElement {
   }
 
   /** Many events can arrive in one frame (a reconnect replay): render once per frame. */
-  private scheduleFlush() {
+  scheduleFlush() {
     if (this.flushFrame) return;
     const flush = () => {
       cancelAnimationFrame(this.flushFrame);
@@ -335,19 +301,8 @@ export class SkeinApp extends LitElement {
             @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
           <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
-        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ id: string; deleted: boolean }>) => {
-          this.deleting = undefined;
-          if (e.detail.deleted) actions.removeFromList(this, e.detail.id);
-          if (e.detail.deleted) void this.refreshSessions();
-        }}></skein-delete-dialog>
-        <skein-rewind-dialog .target=${this.rewinding} @closed=${(e: CustomEvent<{ restored: string[]; id?: string } | undefined>) => {
-          this.rewinding = undefined;
-          const done = e.detail;
-          if (!done) return;
-          this.info = `Rewound ${done.restored.length} file${done.restored.length === 1 ? '' : 's'}${done.restored.length ? `: ${done.restored.join(', ')}` : ''}${done.id ? '; the conversation is forked there' : ''}.`;
-          this.changesVersion++;
-          if (done.id) void this.refreshSessions().then(() => this.open(done.id!));
-        }}></skein-rewind-dialog>
+        <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ id: string; deleted: boolean }>) => actions.afterDelete(this, e.detail)}></skein-delete-dialog>
+        <skein-rewind-dialog .target=${this.rewinding} @closed=${(e: CustomEvent<actions.Rewound | undefined>) => actions.afterRewind(this, e.detail)}></skein-rewind-dialog>
         <main>
           <skein-trust-prompt .files=${this.trust} @trust-decision=${(e: CustomEvent<TrustDetail>) => void trustActions.decideTrust(this, e.detail)}></skein-trust-prompt>
           <div class="context">
@@ -362,7 +317,7 @@ export class SkeinApp extends LitElement {
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
             @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
-            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void this.editAndResend(e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
@@ -403,7 +358,7 @@ export class SkeinApp extends LitElement {
 
   /** The open session's folder and branch, and the Changes toggle. */
   private renderWorkspace() {
-    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
+    const ws = currentWorkspace(this);
     if (!ws) return nothing;
     return html`<span class="workspace" data-testid="workspace" title=${ws.workDir}>Folder <span class="folder">${ws.workDir}</span>${ws.branch
       ? html` · <span class="branch" data-testid="branch">⎇ ${ws.branch}</span>` : nothing}</span>
@@ -414,7 +369,7 @@ export class SkeinApp extends LitElement {
       }} title="Files changed since the session started, with their diff"><span class="long">${this.showChanges ? 'Back to timeline' : 'Changes'}</span><span class="short">${this.showChanges ? 'Timeline' : 'Changes'}</span></button>`;
   }
 
-  private async newSession(options: api.NewSessionOptions = {}) {
+  async newSession(options: api.NewSessionOptions = {}) {
     try {
       const id = await api.createSession(options);
       await this.refreshSessions();
@@ -425,74 +380,25 @@ export class SkeinApp extends LitElement {
     }
   }
 
-  private async switchModel(model: string, effort?: string) {
-    try {
-      await api.switchModel(this.currentId, model, effort);
-      this.notice = '';
-      if (this.snapshot) this.snapshot = { ...this.snapshot, model, ...(effort && { effort: effort as ReasoningEffort }) };
-    } catch (err) {
-      this.notice = `Could not switch to ${model}: ${err instanceof Error ? err.message : String(err)}`;
-      this.requestUpdate();
-    }
+  switchModel(model: string, effort?: string): Promise<void> {
+    return actions.switchModel(this, model, effort);
   }
 
   private send(text: string) {
     this.notice = '';
     this.info = '';
     const slash = parseSlash(text);
-    if (slash && slash.command.name !== '/compact') return void this.runCommand(slash.command.name, slash.arg);
+    if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
   }
 
-  /** Edit and resend: the conversation forked just before the message, the message back in the box to change and send. */
-  private async editAndResend(seq: number, text: string) {
-    // The session's first event: nothing comes before it, so a new session in the same folder.
-    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
-    if (seq <= 1) await this.newSession(ws ? { folder: ws.folder } : {});
-    else await actions.fork(this, seq - 1);
-    await this.updateComplete;
-    this.input?.fill(text);
+  /** The events this page holds (for the slash commands). */
+  held(): TimelineModel {
+    return this.model;
   }
 
-  /** A slash command that acts in the page (`/compact` is the server's). */
-  private async runCommand(name: string, arg: string) {
-    const ws = (this.sessions.find((s) => s.id === this.currentId) ?? this.snapshot)?.workspace;
-    switch (name) {
-      case '/clear':
-        return this.newSession(ws ? { folder: ws.folder } : {});
-      case '/model': {
-        const names = this.models.filter((m) => m.available).map((m) => m.name);
-        if (!arg || !names.includes(arg)) {
-          this.info = `${arg ? `No model ${arg}. ` : ''}/model <name> switches to one of: ${names.join(', ')}`;
-          return;
-        }
-        return this.switchModel(arg);
-      }
-      case '/fork':
-        return actions.fork(this, this.model.lastSeq || (this.snapshot?.lastSeq ?? 0));
-      case '/export': {
-        const link = document.createElement('a');
-        link.href = api.exportUrl(this.currentId, 'md');
-        link.download = `${this.currentId}.md`;
-        link.click();
-        return;
-      }
-      case '/rewind': {
-        // To just before the last message you sent: its files back, and a fork there if you choose.
-        const last = this.model.events.filter((e) => e.kind === 'user').at(-1);
-        if (!last) {
-          this.info = '/rewind: nothing to rewind yet (no message in this session).';
-          return;
-        }
-        this.rewinding = { id: this.currentId, seq: Math.max(1, last.seq - 1) };
-        return;
-      }
-      case '/mode':
-        return actions.setMode(this, arg);
-      case '/help':
-        this.info = COMMANDS.map((c) => `${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`).join('\n');
-        return;
-    }
+  fillInput(text: string) {
+    this.input?.fill(text);
   }
 
   /** For tests: drop the socket as a network failure would. */

@@ -8,23 +8,23 @@
 // bottom: a move up counts when it follows their wheel, touch, keys or pointer,
 // never when it comes from layout (content that shrank, then grew again before
 // the resize observer re-pinned, reads as a move up in the scroll event).
-import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { AgentState } from '../shared/protocol.js';
 import { STATE_WORDS } from './format.js';
-import { messageStyles } from './message-styles.js';
 import { rowIndex, type Row } from './timeline-model.js';
 import { estimateHeight, renderRow } from './timeline-rows.js';
-import { renderRowMenu, rowMenuStyles } from './row-menu.js';
+import { renderRowMenu } from './row-menu.js';
+import { PAD_TOP, timelineStyles } from './timeline-styles.js';
 import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
 import { ReaderIntent } from './reader-intent.js';
+import { rowAt, rowOffsets } from './row-offsets.js';
 
 /** Pixels rendered beyond the viewport, above and below. */
 const OVERSCAN = 900;
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK = 48;
-const PAD_TOP = 12;
 
 export class SkeinTimeline extends LitElement {
   static override properties = {
@@ -84,34 +84,7 @@ export class SkeinTimeline extends LitElement {
     this.unseen = 0;
   }
 
-  static override styles = [
-    messageStyles,
-    rowMenuStyles,
-    css`
-      :host { display: block; position: relative; overflow-y: auto; overflow-anchor: none; outline: none; }
-      :host(:focus-visible) { box-shadow: inset 0 0 0 2px var(--accent); }
-      .inner { max-width: 860px; margin: 0 auto; padding: ${PAD_TOP}px 16px 8px; box-sizing: border-box; }
-      .row { display: flow-root; }
-      .row.flash { animation: flash 1.6s ease-out; border-radius: 10px; }
-      @keyframes flash { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
-      .working { color: var(--muted); font-size: 13px; margin: 6px 0 0; height: 22px; }
-      .working.idle { visibility: hidden; }
-      .working::before { content: ''; display: inline-block; width: 8px; height: 8px; margin-right: 6px; border-radius: 50%;
-        background: var(--warn); animation: pulse 1s infinite alternate; }
-      @keyframes pulse { from { opacity: 0.3; } to { opacity: 1; } }
-      @media (prefers-reduced-motion: reduce) { .working::before, .row.flash { animation: none; } }
-      .notice { font-size: 13px; color: var(--muted); margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--border); }
-      .notice.retry { border-color: var(--warn); }
-      .notice.status { font-size: 12px; margin: 2px 0; opacity: 0.75; border-left-style: dotted; }
-      .empty { color: var(--muted); text-align: center; margin: 18vh auto 0; max-width: 460px; }
-      .empty h2 { color: var(--fg); font-size: 18px; margin: 0 0 6px; }
-      .empty button { font: inherit; font-family: var(--mono); font-size: 13px; margin: 4px; padding: 4px 10px; border-radius: 8px;
-        border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
-      .jump { position: sticky; bottom: 12px; display: block; margin: 0 auto; font: inherit; font-size: 13px; padding: 6px 14px; border-radius: 16px;
-        border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.18); z-index: 2; }
-      .jump:focus-visible, .empty button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-    `,
-  ];
+  static override styles = timelineStyles;
 
   override connectedCallback() {
     super.connectedCallback();
@@ -191,22 +164,12 @@ export class SkeinTimeline extends LitElement {
 
   private ensureOffsets() {
     if (!this.offsetsDirty && this.offsets.length === this.rows.length + 1) return;
-    const offsets = new Float64Array(this.rows.length + 1);
-    for (let i = 0; i < this.rows.length; i++) offsets[i + 1] = offsets[i]! + this.heightOf(this.rows[i]!);
-    this.offsets = offsets;
+    this.offsets = rowOffsets(this.rows, (row) => this.heightOf(row));
     this.offsetsDirty = false;
   }
 
-  /** First index whose row ends below y. */
   private rowAt(y: number): number {
-    let lo = 0;
-    let hi = this.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.offsets[mid + 1]! <= y) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return rowAt(this.offsets, y);
   }
 
   private range(): [number, number] {

@@ -18,7 +18,7 @@ import type { SessionMeta } from '../manage/meta.js';
 import { secretValues, type NamedSecret } from '../tools/env.js';
 import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
-import { spillDirOf } from './tool-runner.js';
+import { spillDirOf } from './session-files.js';
 import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
 
 export type { CompactionRequest } from './pending-compactions.js';

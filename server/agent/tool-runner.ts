@@ -8,17 +8,15 @@ import { inputProblem } from '../tools/input-schema.js';
 import { runTool } from '../tools/registry.js';
 import { SessionTools } from '../tools/session-tools.js';
 import type { ToolContext } from '../tools/tool.js';
-import type { AgentSettings } from './agent.js';
 import type { ApprovalGate } from './approvals.js';
 import type { Session } from './session.js';
+import { spillDirOf } from './session-files.js';
 import { Cancelled } from './turn-end.js';
+import type { ToolRunSettings } from './types.js';
 import { Checkpoints, writesFiles } from '../workspace/checkpoints.js';
 import { log } from '../log.js';
 
-/** Where a session's saved full tool outputs live (read_file may read them). */
-export function spillDirOf(session: Session): string {
-  return path.join(path.dirname(session.log.file), session.id, 'outputs');
-}
+export { spillDirOf } from './session-files.js';
 
 /** The session's checkpoints of its working folder (see workspace/checkpoints.ts). */
 export function checkpointsOf(session: Session, workDir: string): Checkpoints {
@@ -28,7 +26,7 @@ export function checkpointsOf(session: Session, workDir: string): Checkpoints {
 export class ToolRunner {
   constructor(
     private readonly session: Session,
-    private readonly settings: AgentSettings,
+    private readonly settings: ToolRunSettings,
     private readonly provider: () => Provider,
     /** SKEIN_APPROVAL: each call waits here until it may run. */
     readonly approvals: ApprovalGate,

@@ -12,7 +12,7 @@ import { pathsInCommand } from './command-paths.js';
 import { savedMessagePointer } from './large-message.js';
 import { folderOf, renderLedger } from './ledger-render.js';
 import { describeSearchCall } from './tool-descriptions.js';
-import type { SourcedMessage } from './view.js';
+import type { SourcedMessage } from './types.js';
 
 export { pathsInCommand, renderLedger };
 

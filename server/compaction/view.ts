@@ -5,15 +5,9 @@ import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent
 import { savedMessageView } from './large-message.js';
 import { renderLedger } from './ledger.js';
 import { describeSearchCall } from './tool-descriptions.js';
+import type { SourcedMessage } from './types.js';
 
-/** A view message with the seq of the event it came from (a summary: the first seq it covers). */
-export interface SourcedMessage extends ViewMessage {
-  seq: number;
-  /** Set on a summary message: what it says and the seq range it stands for, for the next (incremental) compaction. */
-  summaryOf?: { summary: string; ledger?: Ledger; covers: [number, number] };
-  /** Set on a cleared tool result: the size of the output the placeholder stands for. */
-  clearedChars?: number;
-}
+export type { SourcedMessage } from './types.js';
 
 export const COMPACTED_OPEN = '<compacted-history>';
 export const COMPACTED_CLOSE = '</compacted-history>';

@@ -68,7 +68,7 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     if (format === 'jsonl') {
       // The file byte for byte; from the database, the same format rebuilt from its rows.
       const body = log instanceof EventLog ? fs.readFileSync(log.file) : logLines(log.header, log.all());
-      // attachment() types by the name's extension: the type README promises is set after it.
+      // attachment() types by the name's extension: the type docs/wire-protocol.md promises is set after it.
       res.attachment(`${live.session.id}.jsonl`).type('application/x-ndjson').send(body);
     } else {
       res.attachment(`${live.session.id}.md`).type('text/markdown; charset=utf-8').send(markdownTranscript(log.header, live.session.title(), log.all()));

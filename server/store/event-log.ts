@@ -5,38 +5,14 @@
 // appended in the same tick shares one fdatasync, run off the event loop; the
 // log says when events are durable (onDurable), and the session shows an
 // event to nobody before that.
-import type { ToolSpec } from '../llm/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NewEvent, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import type { SessionLog } from './session-log.js';
 import { LoadedEvents } from './loaded-events.js';
+import { LOG_FORMAT_VERSION, type LoadReport, type LogHeader } from './types.js';
 
-export const LOG_FORMAT_VERSION = 1;
-
-export interface LogHeader {
-  skein: typeof LOG_FORMAT_VERSION;
-  session: string;
-  createdAt: string;
-  model: string;
-  /** Where the session works (its folder, branch and starting commit); absent in logs from before workspaces. */
-  workspace?: Workspace;
-  /** A fork: the session it was copied from and the last event copied. */
-  forkOf?: { session: string; seq: number };
-  /**
-   * The MCP tools the session started with, as every one of its requests
-   * declares them for its whole life (a restart too: the servers may offer
-   * others by then, which reach the model as a note). Absent: no MCP servers.
-   */
-  mcpTools?: ToolSpec[];
-}
-
-export interface LoadReport {
-  /** A torn final line (crash mid-write) that was skipped. */
-  tornTail?: string;
-  /** Lines that could not be parsed, or repeated an earlier seq, and were skipped (1-based). */
-  badLines: number[];
-}
+export { LOG_FORMAT_VERSION, type LoadReport, type LogHeader } from './types.js';
 
 /**
  * `group` (default): one fdatasync for all events appended in a tick, off the

@@ -4,7 +4,7 @@
 // durable in groups (one fdatasync, or one INSERT transaction, per tick) and
 // say so through onDurable; nobody is shown an event before that.
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
-import type { LogHeader } from './event-log.js';
+import type { LogHeader } from './types.js';
 
 export interface SessionLog {
   /** The session's JSONL path: the log itself (JSONL), or where its saved outputs sit beside (PostgreSQL). */

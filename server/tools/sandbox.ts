@@ -12,7 +12,7 @@
 // program assembled in TypeScript and handed to bwrap's --seccomp
 // (sandbox/seccomp.ts), git's metadata split (sandbox/git-metadata.ts) and
 // stand-ins for protected files that do not exist yet (sandbox/placeholders.ts).
-// README "The sandbox's threat model" says what this holds and what it does not.
+// docs/sandbox-and-security.md ("The sandbox's threat model") says what this holds and what it does not.
 //
 // Besides the mounts: the network is gone unless SKEIN_SANDBOX_NETWORK=on; a
 // new PID namespace ends every process the command started when it exits (its

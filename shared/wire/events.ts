@@ -1,7 +1,7 @@
 // Every event of a session's log, as a zod schema: the source of the events'
 // TypeScript types (../protocol.ts), of their validation, and of the OpenAPI
 // document's `SkeinEvent` component. The names are a contract: fields may be
-// added, existing ones never change meaning (README "Wire protocol").
+// added, existing ones never change meaning (docs/wire-protocol.md).
 //
 // To add an event kind: define `export const FooEventSchema = event('foo', { ...fields })`
 // below, and add it to EVENT_SCHEMAS at the end of this file. That is all: the

@@ -92,7 +92,7 @@ describe('skein: flags and commands', () => {
   });
 });
 
-describe('start failures: one line, an exit status README lists', () => {
+describe('start failures: one line, an exit status docs/cli.md lists', () => {
   it('a busy port: npm start (main.ts), skein and skein run exit 9 naming the port', SLOW, async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

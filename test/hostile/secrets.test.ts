@@ -120,7 +120,7 @@ describe('secrets in a session (a server in its own process, JSONL store)', () =
     expectNone({ ...seen, ...onDisk }, secrets);
 
     // 5. What masking cannot do: a secret rebuilt by a transformation (reversed, split in two) is no exact match.
-    // Only the sandbox stops this, by hiding the data folder and the server's /proc from tools (README, Secrets).
+    // Only the sandbox stops this, by hiding the data folder and the server's /proc from tools (docs/sandbox-and-security.md, Secrets).
     const log = onDisk[path.join('sessions', `${id}.jsonl`)]!;
     expect(log).toContain(reversed(token));
     expect(log).toContain(token.slice(0, 8));

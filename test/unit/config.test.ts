@@ -61,11 +61,11 @@ describe('config', () => {
     for (const s of SETTINGS) expect(helpText()).toContain(s.env);
   });
 
-  it('README settings table lists every setting with its default', () => {
-    const readme = fs.readFileSync('README.md', 'utf8');
+  it('the settings page (docs/settings.md) lists every setting with its default', () => {
+    const page = fs.readFileSync('docs/settings.md', 'utf8');
     for (const s of SETTINGS) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${s.env}\``));
-      expect(row, `${s.env} row in README`).toBeDefined();
+      const row = page.split('\n').find((line) => line.startsWith(`| \`${s.env}\``));
+      expect(row, `${s.env} row in docs/settings.md`).toBeDefined();
       expect(row).toContain(s.defaultText);
     }
   });

@@ -38,7 +38,7 @@ function logs(): string {
 }
 
 const SAMPLES: Record<string, string> = {
-  prose: read('README.md').replace(/```[\s\S]*?```/g, '').replace(/\|.*\|/g, '').slice(0, 40_000),
+  prose: ['README.md', 'docs/compaction.md', 'docs/daily-use.md', 'docs/providers.md'].map(read).join('\n').replace(/```[\s\S]*?```/g, '').replace(/\|.*\|/g, '').slice(0, 40_000),
   code: ['server/agent/window.ts', 'server/agent/overflow-recovery.ts', 'server/compaction/estimator.ts', 'webui/src/main.ts'].filter((f) => fs.existsSync(f)).map(read).join('\n'),
   logs: logs(),
   'tool output': toolOutputs(),

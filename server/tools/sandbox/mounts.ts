@@ -138,7 +138,7 @@ export function mountPlan(input: MountInput): MountPlan {
     const p = path.join(workDir, rel);
     const stat = exists(p);
     if (stat?.isSymbolicLink()) {
-      // A mount lands on the link's target: pin that when it is inside the project (the link itself stays replaceable; see README).
+      // A mount lands on the link's target: pin that when it is inside the project (the link itself stays replaceable; see docs/sandbox-and-security.md).
       const target = safeRealpath(p);
       if (target && within(projectRoot, target)) args.push('--ro-bind', target, target);
       continue;

@@ -1,0 +1,32 @@
+// Types the store room shares, below its files so every import points one
+// way: the log header and load report are used by the JSONL log
+// (event-log.ts), by what any log must offer (session-log.ts) and by the
+// PostgreSQL store.
+import type { ToolSpec } from '../llm/types.js';
+import type { Workspace } from '../../shared/protocol.js';
+
+export const LOG_FORMAT_VERSION = 1;
+
+export interface LogHeader {
+  skein: typeof LOG_FORMAT_VERSION;
+  session: string;
+  createdAt: string;
+  model: string;
+  /** Where the session works (its folder, branch and starting commit); absent in logs from before workspaces. */
+  workspace?: Workspace;
+  /** A fork: the session it was copied from and the last event copied. */
+  forkOf?: { session: string; seq: number };
+  /**
+   * The MCP tools the session started with, as every one of its requests
+   * declares them for its whole life (a restart too: the servers may offer
+   * others by then, which reach the model as a note). Absent: no MCP servers.
+   */
+  mcpTools?: ToolSpec[];
+}
+
+export interface LoadReport {
+  /** A torn final line (crash mid-write) that was skipped. */
+  tornTail?: string;
+  /** Lines that could not be parsed, or repeated an earlier seq, and were skipped (1-based). */
+  badLines: number[];
+}
