@@ -37,6 +37,10 @@ export function renderLedger(l: Ledger): string {
       lines.push(`- \`${c.command.replace(/\n/g, ' ⏎ ')}\`${status}${(c.count ?? 1) > 1 ? ` ×${c.count}` : ''}`);
     }
   }
+  if (l.identifiers?.length) {
+    lines.push('### Names seen in the folded history (paths, symbols, error codes; newest first)');
+    lines.push(l.identifiers.join(', '));
+  }
   if (l.plan) {
     // Re-injected after every fold, like Claude Code's todo list: the plan the agent was following.
     lines.push(`### Current plan (update_plan, event ${l.plan.seq}; a later update_plan call replaces it)`);

@@ -11,6 +11,7 @@ import { tokensOf } from '../llm/tokens.js';
 import { pathsInCommand } from './command-paths.js';
 import { savedMessagePointer } from './large-message.js';
 import { folderOf, renderLedger } from './ledger-render.js';
+import { identifiersIn } from './identifiers.js';
 import { describeSearchCall } from './tool-descriptions.js';
 import type { SourcedMessage } from './types.js';
 
@@ -23,6 +24,16 @@ export const DEFAULT_LEDGER_TOKENS = 2000;
 const COMMAND_CHARS = 300;
 /** First pass: each kind gets this share of the budget, newest first; the rest goes by recency alone. */
 const SHARES = { paths: 0.3, errors: 0.15, commands: 0.55 } as const;
+/**
+ * Share of the budget the identifiers of the folded span may take (before the
+ * other kinds share the rest): the names a later step most often needs again
+ * are in the agent's own words and in the outputs it read, not in its commands.
+ */
+export const IDENTIFIER_SHARE = 0.4;
+/** Identifiers per token of the budget, roughly: a name and its comma are about 4 tokens. */
+const CHARS_PER_TOKEN = 3;
+/** Names that are skein's own wording (placeholders, summaries), not the work's. */
+const OWN_WORDS = new Set(['search_history', 'fromSeq', 'toSeq', 'compact_history', 'update_plan']);
 
 const HOW_BY_TOOL: Record<string, string> = { read_file: 'r', write_file: 'w', edit_file: 'e' };
 /** File tools are recorded by their paths; listing them as commands too would say it twice. */
@@ -49,6 +60,8 @@ class Builder {
   readonly commands = new Map<string, CommandEntry>();
   readonly errors = new Map<string, ErrorEntry>();
   readonly omitted: Ledger['omitted'] = { commands: 0, errors: 0, files: 0 };
+  /** Identifiers, each at the latest place it was named (a Map keeps insertion order: re-inserted when named again). */
+  readonly names = new Map<string, number>();
   /** The latest plan and changed instructions seen so far (folded messages come in order). */
   plan: Ledger['plan'];
   instructions: Ledger['instructions'];
@@ -84,8 +97,19 @@ class Builder {
     }
   }
 
+  name(text: string, seq: number): void {
+    // The whole text's names (the budget picks the newest later); 1 MB of them is already far past any budget.
+    for (const id of identifiersIn(text, 1_000_000).ids) {
+      if (OWN_WORDS.has(id)) continue;
+      this.names.delete(id);
+      this.names.set(id, seq);
+    }
+  }
+
   /** An earlier summary's ledger, folded again. */
-  merge(earlier: Ledger): void {
+  merge(earlier: Ledger, seq: number): void {
+    // Its names are older than anything folded after it: oldest first, so newer ones move past them.
+    for (const id of [...(earlier.identifiers ?? [])].reverse()) if (!this.names.has(id)) this.names.set(id, seq);
     this.users.push(...earlier.userMessages);
     if (earlier.paths) for (const p of earlier.paths) this.touch(p.path, p.how, p.seq, p.count);
     else {
@@ -114,6 +138,7 @@ class Builder {
       omitted: { ...this.omitted },
       paths: bySeq([...this.paths.values()]),
       errorLines: bySeq([...this.errors.values()]),
+      identifiers: [...this.names.keys()].reverse(),
       ...(this.plan && { plan: this.plan }),
       ...(this.instructions && { instructions: this.instructions }),
     });
@@ -127,9 +152,11 @@ export function buildLedger(folded: readonly SourcedMessage[], budgetTokens = DE
   for (const m of folded) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
   for (const m of folded) {
     if (m.summaryOf) {
-      if (m.summaryOf.ledger) b.merge(m.summaryOf.ledger);
+      if (m.summaryOf.ledger) b.merge(m.summaryOf.ledger, m.seq);
       continue;
     }
+    // The agent's words and calls, and the outputs it read (a cleared one by the names its placeholder lists).
+    if (m.role === 'assistant' || m.role === 'tool') b.name([m.content, ...(m.toolCalls ?? []).map((c) => JSON.stringify(c.input))].join('\n'), m.seq);
     if (m.content.startsWith(INSTRUCTIONS_NOTE_OPEN)) {
       // Changed project instructions are kept whole (the latest), not as a user message.
       b.instructions = { seq: m.seq, text: m.content };
@@ -234,7 +261,8 @@ export function withinBudget(l: Ledger, budget: number): Ledger {
   const paths = l.paths ?? [];
   const errorLines = l.errorLines ?? [];
   const users = tokensOf(l.userMessages.map((u) => u.text).join('\n')) + 8 * l.userMessages.length;
-  const room = Math.max(budget - users - 60, Math.floor(budget * 0.25));
+  const identifiers = newestNames(l.identifiers ?? [], Math.floor(IDENTIFIER_SHARE * budget));
+  const room = Math.max(budget - users - 60 - identifiers.tokens, Math.floor(budget * 0.25));
   const items: Item[] = [
     ...pathCosts(paths).map((cost, index) => ({ kind: 'paths' as const, seq: paths[index]!.seq, cost: () => cost, floor: cost, index })),
     ...errorLines.map((e, index) => lazy('errors', e.lastSeq, index, e.text.length, () => tokensOf(e.text) + 10)),
@@ -265,6 +293,7 @@ export function withinBudget(l: Ledger, budget: number): Ledger {
   const [keptPaths, keptErrors, keptCommands] = [keep('paths'), keep('errors'), keep('commands')];
   return withFileLists({
     ...l,
+    ...(l.identifiers && { identifiers: identifiers.kept }),
     commands: l.commands.filter((_, i) => keptCommands.has(i)),
     paths: paths.filter((_, i) => keptPaths.has(i)),
     errorLines: errorLines.filter((_, i) => keptErrors.has(i)),
@@ -276,6 +305,19 @@ export function withinBudget(l: Ledger, budget: number): Ledger {
     },
     budgetTokens: budget,
   });
+}
+
+/** The newest identifiers that fit in `tokens` (counted by characters: tokenising hundreds of names one by one is slow). */
+function newestNames(ids: readonly string[], tokens: number): { kept: string[]; tokens: number } {
+  const kept: string[] = [];
+  let chars = 0;
+  for (const id of ids) {
+    if (chars + id.length + 2 > tokens * CHARS_PER_TOKEN) break;
+    chars += id.length + 2;
+    kept.push(id);
+  }
+  // What they really add to the rendered ledger (their heading too): the others' room is what is left.
+  return { kept, tokens: kept.length ? tokensOf(kept.join(', ')) + 20 : 0 };
 }
 
 /** What each path adds to the rendered trie: its name, and its folder's line the first time. */

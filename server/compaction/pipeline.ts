@@ -47,6 +47,8 @@ export interface Draft {
   tokens: number;
   strategies: string[];
   clearedThroughSeq?: number;
+  /** The cleared results' placeholders list the identifiers their outputs held. */
+  clearedIndex?: boolean;
   clearedResults?: number;
   clearedChars?: number;
   fold?: { coversSeq: [number, number]; summary: string; ledger: Ledger; provider?: ProviderCompaction };
@@ -79,6 +81,7 @@ export interface CompactionResult {
   ledger?: Ledger;
   coversSeq?: [number, number];
   clearedThroughSeq?: number;
+  clearedIndex?: boolean;
   tokensBefore: number;
   tokensAfter: number;
   messagesBefore: number;
@@ -118,6 +121,7 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
     ...(draft.fold?.provider && { provider: draft.fold.provider }),
     ...(draft.providerError !== undefined && { providerError: draft.providerError }),
     ...(draft.clearedThroughSeq !== undefined && { clearedThroughSeq: draft.clearedThroughSeq }),
+    ...(draft.clearedThroughSeq !== undefined && draft.clearedIndex && { clearedIndex: true }),
     tokensBefore,
     tokensAfter: draft.tokens,
     messagesBefore: messages.length,

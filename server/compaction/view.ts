@@ -4,6 +4,7 @@
 import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
 import { savedMessageView } from './large-message.js';
 import { renderLedger } from './ledger.js';
+import { identifiersIn } from './identifiers.js';
 import { describeSearchCall } from './tool-descriptions.js';
 import type { SourcedMessage } from './types.js';
 
@@ -46,11 +47,25 @@ export function isSummaryMessage(message: ViewMessage): boolean {
   return message.role === 'user' && message.content.startsWith(COMPACTED_OPEN);
 }
 
-/** What a cleared tool result (event `seq` of the log) says instead of its output. */
-export function clearedPlaceholder(call: { name: string; input: Record<string, unknown> } | undefined, chars: number, seq: number): string {
+/**
+ * Share of a cleared output's characters its placeholder may spend listing the
+ * identifiers the output held (at most INDEX_MAX_CHARS): a later step that
+ * names one of them needs no re-read, and the rest stays a search away.
+ */
+export const INDEX_SHARE = 0.3;
+export const INDEX_MAX_CHARS = 4000;
+
+/**
+ * What a cleared tool result (event `seq` of the log) says instead of its
+ * output; with `output`, also the identifiers it held (skein's own clearing:
+ * the event's `clearedIndex`).
+ */
+export function clearedPlaceholder(call: { name: string; input: Record<string, unknown> } | undefined, chars: number, seq: number, output?: string): string {
   const what = call ? (describeSearchCall(call.name, call.input) ?? `${call.name} ${clip(JSON.stringify(call.input), 200)}`) : 'this tool call';
+  const index = output === undefined ? undefined : identifiersIn(output, Math.min(INDEX_MAX_CHARS, Math.floor(INDEX_SHARE * chars)));
+  const names = index?.ids.length ? ` Names in it: ${index.ids.join(', ')}${index.more ? ` (+${index.more} more)` : ''}.` : '';
   return (
-    `[tool result cleared to save context (event ${seq}): ${what} returned ${thousands(chars)} characters. ` +
+    `[tool result cleared to save context (event ${seq}): ${what} returned ${thousands(chars)} characters.${names} ` +
     `search_history {"fromSeq": ${seq}, "toSeq": ${seq}} shows its start and end; add a "query" to find any line of it.]`
   );
 }
@@ -182,7 +197,7 @@ function lastAssistant(messages: SourcedMessage[]): SourcedMessage | undefined {
 /** Applies one finished compaction to the view built so far (also used to preview a draft). */
 export function applyCompaction(
   messages: SourcedMessage[],
-  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'coversSeq' | 'summary' | 'ledger' | 'provider'>,
+  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'clearedIndex' | 'coversSeq' | 'summary' | 'ledger' | 'provider'>,
   calls: ReadonlyMap<string, { name: string; input: Record<string, unknown> }>,
 ): void {
   /** The first message the compaction changed: every turn after it had another prefix. */
@@ -192,7 +207,7 @@ export function applyCompaction(
       const m = messages[i]!;
       if (m.role !== 'tool' || m.seq > e.clearedThroughSeq || m.clearedChars !== undefined || m.content.length <= CLEARABLE_CHARS) continue;
       const chars = m.content.length;
-      messages[i] = { ...m, content: clearedPlaceholder(calls.get(m.toolCallId ?? ''), chars, m.seq), clearedChars: chars };
+      messages[i] = { ...m, content: clearedPlaceholder(calls.get(m.toolCallId ?? ''), chars, m.seq, e.clearedIndex ? m.content : undefined), clearedChars: chars };
       changed = Math.min(changed, i);
     }
   }

@@ -88,6 +88,8 @@ export const CompactionEventSchema = event(
     strategies: z.array(z.string()).optional(),
     /** Tool results with seq <= this are shown to the model as a short placeholder. */
     clearedThroughSeq: z.number().optional(),
+    /** Those placeholders also list the identifiers (paths, symbols, error codes) each output held. */
+    clearedIndex: z.boolean().optional(),
     /** The deterministic record of the folded span, attached beside the summary. */
     ledger: LedgerSchema.optional(),
     /** compact_history: how many recent groups the agent asked to keep. */

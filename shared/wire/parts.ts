@@ -121,6 +121,11 @@ export const LedgerSchema = z
     paths: z.array(z.object({ path: z.string(), how: z.string(), count: z.number(), seq: z.number() })).optional(),
     /** Each distinct error line with the first and last event it came from and how often it appeared. */
     errorLines: z.array(z.object({ text: z.string(), firstSeq: z.number(), lastSeq: z.number(), count: z.number() })).optional(),
+    /**
+     * Identifiers (paths, symbols, error codes) the folded messages named, newest first, held to a share of the
+     * budget: a later step that names one needs no re-read.
+     */
+    identifiers: z.array(z.string()).optional(),
     /** The token budget the ledger was held to. */
     budgetTokens: z.number().optional(),
     /** The agent's plan as of the fold (its latest update_plan call); `seq` is that tool_call's event. */

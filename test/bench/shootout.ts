@@ -31,7 +31,18 @@ if (WINDOWS.some((w) => !ALL_WINDOWS.includes(w))) throw new Error(`SKEIN_SHOOTO
 /** Every finished run, one JSON line each (what shootout-merge.ts reads). */
 const RUNS_FILE = path.resolve(process.env.SKEIN_SHOOTOUT_RUNS_FILE ?? 'test/bench/results/shootout-runs.jsonl');
 /** Fresh strategy objects per run: runs share the process. */
-const POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
+const ALL_POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
+/** SKEIN_SHOOTOUT_POLICIES (e.g. "skein,Goose"): a part of the policies, by name, for a run that re-measures only what changed (merged with the others' runs by shootout-merge.ts). */
+const POLICIES = policiesOf(process.env.SKEIN_SHOOTOUT_POLICIES);
+
+export function policiesOf(names: string | undefined): PolicyFor[] {
+  if (!names) return ALL_POLICIES;
+  const wanted = names.split(',').map((n) => n.trim().toLowerCase());
+  const known = ALL_POLICIES.map((make) => make(ALL_WINDOWS[0]!).name.replace(/ \(extrapolated\)$/, '').toLowerCase());
+  const unknown = wanted.filter((n) => !known.includes(n));
+  if (unknown.length) throw new Error(`SKEIN_SHOOTOUT_POLICIES: unknown ${unknown.join(', ')}; one or more of ${known.join(', ')}`);
+  return ALL_POLICIES.filter((_, i) => wanted.includes(known[i]!));
+}
 /** Runs in flight at once: a run mostly waits (timers, disk), so a few share one core well. */
 const CONCURRENCY = Number(process.env.SKEIN_BENCH_CONCURRENCY ?? 6);
 const README = path.resolve('test/bench/README.md');

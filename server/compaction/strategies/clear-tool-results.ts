@@ -1,11 +1,12 @@
 // Strategy 1, no LLM: tool results older than the last `keep` tool groups are
-// replaced by a short placeholder naming the tool, its arguments and the size.
+// replaced by a short placeholder naming the tool, its arguments and the size,
+// and (`index`, skein's default) the identifiers the output held.
 import { groupMessages } from '../groups.js';
 import { measure, overTarget, type CompactionStrategy, type Draft } from '../pipeline.js';
 import { firstFoldable } from '../plan.js';
 import { applyCompaction, CLEARABLE_CHARS } from '../view.js';
 
-export function clearToolResults(keep = 3): CompactionStrategy {
+export function clearToolResults(keep = 3, { index = true }: { index?: boolean } = {}): CompactionStrategy {
   /** The seq through which results would be cleared, or undefined when nothing worth clearing. */
   /** Overflow recovery at level 2 clears every old result. */
   function cutoff(draft: Draft, level = 0): number | undefined {
@@ -22,13 +23,15 @@ export function clearToolResults(keep = 3): CompactionStrategy {
       const through = cutoff(draft, ctx.level)!;
       const calls = new Map(draft.messages.flatMap((m) => m.toolCalls ?? []).map((c) => [c.id, c]));
       const messages = [...draft.messages];
-      applyCompaction(messages, { clearedThroughSeq: through }, calls);
+      applyCompaction(messages, { clearedThroughSeq: through, clearedIndex: index }, calls);
       const cleared = messages.filter((m, i) => m.clearedChars !== undefined && draft.messages[i]!.clearedChars === undefined);
       return {
         ...draft,
         messages,
         tokens: measure(messages, ctx),
         clearedThroughSeq: through,
+        // One compaction's placeholders are all of one kind: an earlier indexed clearing stays indexed.
+        clearedIndex: index || draft.clearedIndex === true,
         clearedResults: (draft.clearedResults ?? 0) + cleared.length,
         clearedChars: (draft.clearedChars ?? 0) + cleared.reduce((n, m) => n + m.clearedChars!, 0),
       };

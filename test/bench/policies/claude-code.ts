@@ -44,7 +44,7 @@ export const claudeCode: PolicyFor = (window) => {
     name: window < CLAUDE_CODE_SMALLEST_WINDOW ? 'Claude Code (extrapolated)' : 'Claude Code',
     // Claude Code counts the last usage plus an estimate of what was added since: skein's pre-flight estimate.
     env: ratioEnv(threshold, window, true),
-    strategies: [clearToolResults(MICROCOMPACT_KEEP), whenAtLeast(threshold, fullCompact())],
+    strategies: [clearToolResults(MICROCOMPACT_KEEP, { index: false }), whenAtLeast(threshold, fullCompact())],
     resultCap: false,
     cut: headTailCut(BASH_OUTPUT_CHARS),
     extrapolated: window < CLAUDE_CODE_SMALLEST_WINDOW,
