@@ -158,6 +158,7 @@ export class Sessions implements ClusterHost {
     const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
     // Few sessions have a meta file (renamed or archived): only theirs are looked at.
     const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
+    this.metaIds = db ? undefined : metas;
     const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
@@ -217,11 +218,15 @@ export class Sessions implements ClusterHost {
   }
 
   private readonly emptyGauges = new Map<string, Gauge>();
+  /** The sessions with a meta file (see scanContext); undefined: not known, each is looked at. */
+  private metaIds: Set<string> | undefined;
   private scanContext(id: string): ScanContext {
+    // Only a session with a meta file at start (or renamed since) has one to read: thousands of failed opens cost more than the scan.
+    const hasMeta = this.metaIds?.has(id) ?? true;
     // The mtime before the read: a rename landing in between leaves an entry that is stale, not wrong.
-    const metaMtimeMs = metaMtime(this.dir, id);
+    const metaMtimeMs = hasMeta ? metaMtime(this.dir, id) : undefined;
     return {
-      meta: readMeta(this.dir, id),
+      meta: hasMeta ? readMeta(this.dir, id) : {},
       metaMtimeMs,
       defaultEffort: this.config.reasoningEffort ?? 'default',
       emptyGauge: (model) => {
@@ -412,6 +417,7 @@ export class Sessions implements ClusterHost {
       else delete meta.archived;
     }
     writeMeta(this.dir, id, meta);
+    this.metaIds?.add(id);
     live.session.meta = meta;
     // At once, flushed to disk: the index must not show the old title after a crash (the log did not change).
     this.capture(id, live);
