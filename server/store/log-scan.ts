@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type SessionSnapshot } from '../../shared/protocol.js';
 import { PLAN_TOOL, parsePlan, type Plan } from '../../shared/plan.js';
 import type { LogHeader } from './event-log.js';
-import { USER_TEXT_CAP, type IndexEntry } from './session-index.js';
+import type { IndexEntry } from './session-index.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -20,6 +20,8 @@ export interface ScanContext {
   defaultEffort: ReasoningEffort;
   /** The gauge before any model call (estimated, 0 tokens) for the session's model. */
   emptyGauge: (model: string) => Gauge;
+  /** Each user message read (the search index); a log that must be loaded may have given some before the scan gave up on it. */
+  onUser?: (seq: number, text: string) => void;
 }
 
 /** The fields the scan reads; other kinds are only counted (seq, ts) and never parsed. */
@@ -54,7 +56,7 @@ export async function scanLog(file: string, context: ScanContext): Promise<Index
   const handle = await fs.promises.open(file, 'r');
   try {
     const stat = await handle.stat();
-    const state = new ScanState();
+    const state = new ScanState(context.onUser);
     const buf = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(1, stat.size)));
     let carry = '';
     let header: LogHeader | undefined;
@@ -101,7 +103,7 @@ export function scanSmallLog(file: string, context: ScanContext): IndexEntry | u
     const text = buf.toString('utf8', 0, read);
     const end = text.lastIndexOf('\n');
     if (end < 0) return undefined;
-    const state = new ScanState();
+    const state = new ScanState(context.onUser);
     const header = state.lines(text, end, undefined);
     if (!header || typeof header.skein !== 'number' || typeof header.session !== 'string') return undefined;
     return state.entry(header, stat, context);
@@ -111,6 +113,7 @@ export function scanSmallLog(file: string, context: ScanContext): IndexEntry | u
 }
 
 class ScanState {
+  constructor(readonly onUser: ScanContext['onUser']) {}
   lastSeq = 0;
   lastTs: string | undefined;
   lastState: AgentState | undefined;
@@ -118,8 +121,6 @@ class ScanState {
   effort: ReasoningEffort | undefined;
   gauge: Gauge | undefined;
   firstUser: string | undefined;
-  userText = '';
-  userTextComplete = true;
   /** Queued compactions not started yet, by trigger. */
   queued: string[] = [];
   damaged = false;
@@ -183,13 +184,7 @@ class ScanState {
       case 'user':
         if (typeof e.text !== 'string' || parseCompactCommand(e.text)) return;
         this.firstUser ??= e.text;
-        if (this.userTextComplete) {
-          this.userText += (this.userText ? '\n' : '') + e.text.toLowerCase();
-          if (this.userText.length > USER_TEXT_CAP) {
-            this.userText = this.userText.slice(0, USER_TEXT_CAP);
-            this.userTextComplete = false;
-          }
-        }
+        this.onUser?.(e.seq, e.text);
         return;
       case 'state':
         this.lastState = e.to as AgentState;
@@ -250,7 +245,7 @@ class ScanState {
       ...(header.forkOf && { forkOf: header.forkOf }),
       ...(this.plan && { plan: this.plan }),
     };
-    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
+    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
   }
 }
 
