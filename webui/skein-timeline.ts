@@ -35,10 +35,13 @@ export class SkeinTimeline extends LitElement {
     thinking: { attribute: false },
     model: { attribute: false },
     earlier: { attribute: false },
+    matchSeq: { attribute: false },
     atBottom: { state: true },
     unseen: { state: true },
   };
   declare rows: Row[];
+  /** The row a search found (kept marked until another session or search is opened). */
+  declare matchSeq: number | undefined;
   declare version: number;
   declare state: AgentState;
   declare streaming: string;
@@ -93,6 +96,7 @@ export class SkeinTimeline extends LitElement {
       .inner { max-width: 860px; margin: 0 auto; padding: ${PAD_TOP}px 16px 8px; box-sizing: border-box; }
       .row { display: flow-root; }
       .row.flash { animation: flash 1.6s ease-out; border-radius: 10px; }
+      .row[data-match] { border-radius: 10px; box-shadow: inset 3px 0 0 var(--accent); background: color-mix(in srgb, var(--accent) 8%, transparent); }
       @keyframes flash { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
       .working { color: var(--muted); font-size: 13px; margin: 6px 0 0; height: 22px; }
       .working.idle { visibility: hidden; }
@@ -377,7 +381,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`
