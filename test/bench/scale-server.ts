@@ -20,6 +20,12 @@ export function rssOf(pid: number): number {
   return Number(kb) * 1024;
 }
 
+/** CPU time (user + system) the process has used, in ms: on a loaded machine a fairer figure than wall time. */
+export function cpuMsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 export async function startBenchServer(dataDir: string, workDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
   const main = path.resolve('dist/server/main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
