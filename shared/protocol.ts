@@ -23,6 +23,7 @@ import type {
   ScanProgressSchema,
   SessionManagementSchema,
   SessionSnapshotSchema,
+  ListedSessionSchema,
   TrashedSessionSchema,
   ViewMessageSchema,
 } from './wire/resources.js';
@@ -82,6 +83,7 @@ export type NewEvent = import('./wire/events.js').SkeinEvent extends infer E ? (
 
 export type SessionManagement = z.infer<typeof SessionManagementSchema>;
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
+export type ListedSession = z.infer<typeof ListedSessionSchema>;
 export type ViewMessage = z.infer<typeof ViewMessageSchema>;
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 export type ChangedFile = z.infer<typeof ChangedFileSchema>;

@@ -1,7 +1,7 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { ChangesReport, McpServerInfo, ProjectFileTrust, RewindPreview, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, ListedSession, McpServerInfo, ProjectFileTrust, RewindPreview, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -26,12 +26,12 @@ async function call<T>(route: string, init?: { method?: string; body?: unknown }
   return body as T;
 }
 
-export async function listSessions(filter: { archived?: boolean; query?: string } = {}): Promise<SessionSnapshot[]> {
+export async function listSessions(filter: { archived?: boolean; query?: string } = {}): Promise<ListedSession[]> {
   const params = new URLSearchParams();
   if (filter.archived) params.set('archived', '1');
   if (filter.query?.trim()) params.set('q', filter.query.trim());
   const qs = params.toString();
-  return (await call<{ sessions: SessionSnapshot[] }>(`/api/sessions${qs ? `?${qs}` : ''}`)).sessions;
+  return (await call<{ sessions: ListedSession[] }>(`/api/sessions${qs ? `?${qs}` : ''}`)).sessions;
 }
 
 export interface NewSessionOptions {

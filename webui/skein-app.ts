@@ -6,7 +6,7 @@
 import { html, LitElement, nothing } from 'lit';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import type { ConnectionStatus, SessionConnection } from './connection.js';
-import type { McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { ListedSession, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
@@ -40,6 +40,7 @@ const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', conne
 export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   static override properties = {
     sessions: { state: true },
+    matchSeq: { state: true },
     snapshot: { state: true },
     status: { state: true },
     notice: { state: true },
@@ -73,7 +74,9 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   /** The list's search text and archived toggle (applied by the server). */
   filter: { query?: string; archived?: boolean } = {};
   private listConnection: ListConnection | undefined;
-  declare sessions: SessionSnapshot[];
+  declare sessions: ListedSession[];
+  /** The message a search result pointed at in the open session (marked in the timeline). */
+  declare matchSeq: number | undefined;
   declare snapshot: SessionSnapshot | undefined;
   declare status: ConnectionStatus;
   declare notice: string;
@@ -131,13 +134,15 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
 
   private async boot() {
     const deepLink = /^\/s\/([\w-]+)$/.exec(location.pathname)?.[1];
+    // /s/<id>?at=<seq>: a search result opened in its own tab.
+    const at = Number(new URLSearchParams(location.search).get('at'));
     await this.refreshSessions();
     let id = deepLink ?? this.sessions[0]?.id;
     if (!id) {
       id = await api.createSession();
       await this.refreshSessions();
     }
-    await this.open(id);
+    await this.open(id, deepLink && Number.isSafeInteger(at) && at > 0 ? at : undefined);
   }
 
   async refreshMcp() {
@@ -177,7 +182,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     if (id) void actions.undoDelete(this, id);
   }
 
-  async open(id: string) {
+  /** `at`: a message a search found; its row is shown and marked once the session is open. */
+  async open(id: string, at?: number) {
     this.connection?.close();
     this.connection = undefined;
     this.currentId = id;
@@ -188,7 +194,9 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     this.drawer = false;
     this.version++;
     this.timeline?.reset();
-    if (location.pathname !== `/s/${id}`) history.pushState(null, '', `/s/${id}`);
+    this.matchSeq = at;
+    const url = `/s/${id}${at ? `?at=${at}` : ''}`;
+    if (location.pathname + location.search !== url) history.pushState(null, '', url);
     let page: { events: SkeinEvent[]; more: boolean };
     try {
       // Tail first: the first screen needs only the last page; scrolling up fetches the rest.
@@ -208,6 +216,19 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     this.version = this.model.version;
     this.markFirstScreen();
     this.connection = followSession(this, id, this.model);
+    if (at !== undefined) await this.showMatch(id, at);
+  }
+
+  /** Fetches earlier pages until the message `seq` is loaded, then brings its row into view, marked. */
+  private async showMatch(id: string, seq: number) {
+    for (let base = this.model.base; this.currentId === id && this.model.base >= seq && this.model.base > 0; base = this.model.base) {
+      // The timeline may be fetching a page already (the reader scrolled up): this one waits for it.
+      for (let i = 0; this.loadingEarlier && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+      await this.loadEarlier(false);
+      if (this.model.base === base) break; // no progress (an error, told in the notice)
+    }
+    if (this.currentId !== id) return;
+    await this.showSeq(seq);
   }
 
   /**
@@ -297,7 +318,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
             @delete-session=${(e: CustomEvent<{ id: string }>) => (this.deleting = this.sessions.find((s) => s.id === e.detail.id))}
             @show-trash=${() => void actions.showTrash(this)}
             @restore-session=${(e: CustomEvent<{ id: string }>) => void actions.restore(this, e.detail.id)}
-            @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)}
+            @open-session=${(e: CustomEvent<{ id: string; seq?: number }>) => void this.open(e.detail.id, e.detail.seq)}
             @new-session=${(e: CustomEvent<api.NewSessionOptions>) => void this.newSession(e.detail)}></skein-session-list>
           <skein-mcp-servers .servers=${this.mcp}></skein-mcp-servers>
         </nav>
@@ -318,7 +339,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
             @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
             @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
-            .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0}
+            .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0} .matchSeq=${this.matchSeq}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}

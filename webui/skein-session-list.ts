@@ -4,7 +4,7 @@
 // box (titles and user messages, on the server), a toggle for archived
 // sessions, the trash, and a menu per session: rename, archive, export, delete.
 import { css, html, LitElement, nothing } from 'lit';
-import type { SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import type { ListedSession, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import { exportUrl } from './api.js';
 import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
 
@@ -20,7 +20,7 @@ export class SkeinSessionList extends LitElement {
     folder: { state: true },
     worktree: { state: true },
   };
-  declare sessions: SessionSnapshot[];
+  declare sessions: ListedSession[];
   declare current: string;
   declare trash: TrashedSession[];
   declare roots: string[];
@@ -115,10 +115,10 @@ export class SkeinSessionList extends LitElement {
       </ul>`;
   }
 
-  private renderRow(s: SessionSnapshot) {
+  private renderRow(s: ListedSession) {
     const branch = s.workspace?.branch;
     return html`<li data-id=${s.id}>
-      <a href="/s/${s.id}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id)}>
+      <a href="/s/${s.id}${s.match?.seq ? `?at=${s.match.seq}` : ''}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id, s.match?.seq)}>
         <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
         <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}</span>
         <span class="meta usage" data-testid="list-usage" title="Tokens of every request so far, and what they cost">${formatTokens(s.gauge.totalTokens ?? 0)} tokens · ${formatCost(s.gauge.totalCostUsd)}</span>
@@ -204,10 +204,11 @@ export class SkeinSessionList extends LitElement {
     this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
   }
 
-  private open(e: MouseEvent, id: string) {
+  /** `seq`: the message a search found, shown once the session is open. */
+  private open(e: MouseEvent, id: string, seq?: number) {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // let the browser open a tab
     e.preventDefault();
-    this.fire('open-session', { id });
+    this.fire('open-session', { id, ...(seq !== undefined && { seq }) });
   }
 }
 customElements.define('skein-session-list', SkeinSessionList);

@@ -35,10 +35,13 @@ export class SkeinTimeline extends LitElement {
     thinking: { attribute: false },
     model: { attribute: false },
     earlier: { attribute: false },
+    matchSeq: { attribute: false },
     atBottom: { state: true },
     unseen: { state: true },
   };
   declare rows: Row[];
+  /** The row a search found (kept marked until another session or search is opened). */
+  declare matchSeq: number | undefined;
   declare version: number;
   declare state: AgentState;
   declare streaming: string;
@@ -340,7 +343,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`

@@ -16,6 +16,7 @@ export const timelineStyles = [
     .inner { max-width: 860px; margin: 0 auto; padding: ${PAD_TOP}px 16px 8px; box-sizing: border-box; }
     .row { display: flow-root; }
     .row.flash { animation: flash 1.6s ease-out; border-radius: 10px; }
+    .row[data-match] { border-radius: 10px; box-shadow: inset 3px 0 0 var(--accent); background: color-mix(in srgb, var(--accent) 8%, transparent); }
     @keyframes flash { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
     .working { color: var(--muted); font-size: 13px; margin: 6px 0 0; height: 22px; }
     .working.idle { visibility: hidden; }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FORKED_HERE, type Gauge, type ScanProgress, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
+import { FORKED_HERE, type Gauge, type ListedSession, type ScanProgress, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { CompactionStrategy } from '../compaction/pipeline.js';
 import type { Provider } from '../llm/types.js';
@@ -13,7 +13,8 @@ import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from
 import { warmTokenizer } from '../llm/tokens.js';
 import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
-import { SessionIndex, logFileMentions, userTextOf } from '../store/session-index.js';
+import { SessionIndex } from '../store/session-index.js';
+import { SessionSearch, type TailToRead } from './session-search.js';
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { logLines } from '../store/jsonl-export.js';
@@ -89,6 +90,8 @@ export class Sessions implements ClusterHost {
   private readonly lastMcp = new Map<string, { state: string; retryInMs?: number }>();
   /** What the list needs of every session, loaded or not. */
   readonly index: SessionIndex;
+  /** What users typed, for ?q= (no log is read for a query). */
+  readonly search: SessionSearch;
   /** When each loaded session was last used (get, post, its agent). */
   private readonly lastUsed = new Map<string, number>();
   private readonly idleUnloadMs: number;
@@ -116,6 +119,7 @@ export class Sessions implements ClusterHost {
     this.models = modelServices(config);
     this.trash = new Trash(config.dataDir, this.dir);
     this.index = new SessionIndex(this.dir);
+    this.search = new SessionSearch(this.dir);
     this.idleUnloadMs = config.sessionIdleUnloadMs ?? DEFAULT_IDLE_UNLOAD_MS;
     options.mcp?.onStateChange((change) => this.reportMcp(change));
   }
@@ -153,11 +157,14 @@ export class Sessions implements ClusterHost {
     const warnings: string[] = this.trash.purge();
     const saved = this.index.readSaved({ repair: true });
     this.index.clear();
+    this.search.load();
+    const tails: TailToRead[] = [];
     const db = this.options.database;
     const files = db ? [] : fs.readdirSync(this.dir);
     const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
     // Few sessions have a meta file (renamed or archived): only theirs are looked at.
     const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
+    this.metaIds = db ? undefined : metas;
     const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
@@ -172,6 +179,7 @@ export class Sessions implements ClusterHost {
       if (stat && SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
         this.index.set(id, entry, false);
         if (entry.needsStart) this.load(id, warnings);
+        else if (this.search.behind(id, stat.size)) tails.push({ id, file: path.join(this.dir, name), size: stat.size, lastSeq: entry.snapshot.lastSeq });
         continue;
       }
       if (!db) {
@@ -182,7 +190,11 @@ export class Sessions implements ClusterHost {
       if (live && this.idle(live)) this.unload(id);
     }
     this.scan = new LogScan(stale, this.scanHost());
-    this.scanned = this.scan.run().then(() => this.saveIndex());
+    // Then the search index reads what logs gained past its marks (a crash before it was written).
+    this.scanned = this.scan
+      .run()
+      .then(() => this.search.readTails(tails, (id) => this.index.has(id)))
+      .then(() => this.saveIndex());
     void this.saveIndex();
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.max(50, Math.min(this.idleUnloadMs / 2, 30_000)));
     this.sweepTimer.unref();
@@ -202,6 +214,7 @@ export class Sessions implements ClusterHost {
       known: (id) => this.index.has(id) || this.live.has(id),
       indexed: (id, entry) => {
         this.index.set(id, entry);
+        this.search.marked(id, entry.snapshot.lastSeq, entry.size);
         this.indexChanged();
       },
       load: (id) => {
@@ -217,13 +230,18 @@ export class Sessions implements ClusterHost {
   }
 
   private readonly emptyGauges = new Map<string, Gauge>();
+  /** The sessions with a meta file (see scanContext); undefined: not known, each is looked at. */
+  private metaIds: Set<string> | undefined;
   private scanContext(id: string): ScanContext {
+    // Only a session with a meta file at start (or renamed since) has one to read: thousands of failed opens cost more than the scan.
+    const hasMeta = this.metaIds?.has(id) ?? true;
     // The mtime before the read: a rename landing in between leaves an entry that is stale, not wrong.
-    const metaMtimeMs = metaMtime(this.dir, id);
+    const metaMtimeMs = hasMeta ? metaMtime(this.dir, id) : undefined;
     return {
-      meta: readMeta(this.dir, id),
+      meta: hasMeta ? readMeta(this.dir, id) : {},
       metaMtimeMs,
       defaultEffort: this.config.reasoningEffort ?? 'default',
+      onUser: (seq, text) => this.search.added(id, seq, text),
       emptyGauge: (model) => {
         let gauge = this.emptyGauges.get(model);
         if (!gauge) {
@@ -352,6 +370,7 @@ export class Sessions implements ClusterHost {
       live.session.log.close();
     }
     this.index.delete(id);
+    this.search.removed(id);
     this.lastUsed.delete(id);
     this.dirty.delete(id);
     this.indexDirty.delete(id);
@@ -369,32 +388,26 @@ export class Sessions implements ClusterHost {
 
   /**
    * Most recent activity first; archived sessions only when asked. From the
-   * index: no log is read, except to search a session whose user text is
-   * longer than the index keeps (USER_TEXT_CAP).
+   * index: no log is read. With a query, the sessions whose title contains it
+   * or whose messages hold its words (the search index), each saying where.
    */
-  list(filter: ListFilter = {}): SessionSnapshot[] {
+  list(filter: ListFilter = {}): ListedSession[] {
     const query = filter.query?.trim().toLowerCase();
-    const rows: SessionSnapshot[] = [];
+    const hits = query ? this.search.search(query) : undefined;
+    const rows: ListedSession[] = [];
     for (const id of this.index.ids()) {
-      const live = this.live.get(id);
       const entry = this.index.get(id)!;
+      const seq = hits?.get(id);
+      if (query && seq === undefined && !entry.snapshot.title.toLowerCase().includes(query)) continue;
+      const live = this.live.get(id);
       // A session that never switched follows this server's SKEIN_APPROVAL, whatever it was when the entry was taken.
-      const snapshot = live ? live.session.snapshot() : { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
+      const snapshot: ListedSession = live ? live.session.snapshot() : { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
       if (!filter.archived && snapshot.archived) continue;
-      if (query && !this.mentions(id, snapshot.title, query)) continue;
+      if (query) snapshot.match = seq === undefined ? {} : { seq };
       rows.push(snapshot);
     }
     // ISO times compare as strings (localeCompare costs ten times more at thousands of rows).
     return rows.sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0));
-  }
-
-  private mentions(id: string, title: string, query: string): boolean {
-    if (title.toLowerCase().includes(query)) return true;
-    const live = this.live.get(id);
-    if (live) return live.session.log.all().some((e) => e.kind === 'user' && e.text.toLowerCase().includes(query));
-    const entry = this.index.get(id)!;
-    if (entry.userText.includes(query)) return true;
-    return !entry.userTextComplete && logFileMentions(path.join(this.dir, `${id}.jsonl`), query);
   }
 
   /** Renames (an empty title goes back to the first user message) and archives or unarchives. */
@@ -412,6 +425,7 @@ export class Sessions implements ClusterHost {
       else delete meta.archived;
     }
     writeMeta(this.dir, id, meta);
+    this.metaIds?.add(id);
     live.session.meta = meta;
     // At once, flushed to disk: the index must not show the old title after a crash (the log did not change).
     this.capture(id, live);
@@ -450,6 +464,7 @@ export class Sessions implements ClusterHost {
     if (this.options.database) await this.options.database.remove(id);
     await this.options.cluster?.forget(id);
     this.index.delete(id);
+    this.search.removed(id);
     this.lastUsed.delete(id);
     this.indexDirty.delete(id);
     void this.saveIndex();
@@ -568,6 +583,7 @@ export class Sessions implements ClusterHost {
     await this.scanned;
     for (const id of this.live.keys()) this.indexDirty.add(id);
     await this.saveIndex();
+    await this.search.close();
     this.live.clear();
     this.lastUsed.clear();
   }
@@ -579,6 +595,7 @@ export class Sessions implements ClusterHost {
     const live = liveSession(this.config, this.options, this.models, this.dir, log, choice);
     this.live.set(id, live);
     this.lastUsed.set(id, Date.now());
+    this.search.follow(id, live.session);
     this.capture(id, live);
     log.onDurable(() => this.changed(id));
     return live;
@@ -622,7 +639,6 @@ export class Sessions implements ClusterHost {
     } catch {
       return;
     }
-    const all = session.log.all();
     const chosen = session.log.last('mode');
     const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, id);
     this.index.set(id, {
@@ -632,9 +648,10 @@ export class Sessions implements ClusterHost {
       mtimeMs: stat.mtimeMs,
       ...(metaMtimeMs !== undefined && { metaMtimeMs }),
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
-      ...userTextOf(all),
       ...(chosen && { chosenMode: chosen.to }),
     });
+    // A loaded session is followed (see SessionSearch.follow): the index has all of it.
+    this.search.marked(id, session.log.lastSeq, stat.size);
   }
 
   /**

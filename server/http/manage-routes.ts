@@ -67,9 +67,16 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     const { log } = live.session;
     if (format === 'jsonl') {
       // The file byte for byte; from the database, the same format rebuilt from its rows.
-      const body = log instanceof EventLog ? fs.readFileSync(log.file) : logLines(log.header, log.all());
       // attachment() types by the name's extension: the type docs/wire-protocol.md promises is set after it.
-      res.attachment(`${live.session.id}.jsonl`).type('application/x-ndjson').send(body);
+      res.attachment(`${live.session.id}.jsonl`).type('application/x-ndjson');
+      if (!(log instanceof EventLog)) return void res.send(logLines(log.header, log.all()));
+      // Streamed (a 150 MB log is never whole in memory, nor read while the event loop waits), up to its size now: appends after are not half in it.
+      const { size } = fs.statSync(log.file);
+      res.setHeader('content-length', size);
+      if (size === 0) return void res.end();
+      const stream = fs.createReadStream(log.file, { start: 0, end: size - 1 });
+      stream.on('error', (err) => res.destroy(err));
+      stream.pipe(res);
     } else {
       res.attachment(`${live.session.id}.md`).type('text/markdown; charset=utf-8').send(markdownTranscript(log.header, live.session.title(), log.all()));
     }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type SessionSnapshot } from '../../shared/protocol.js';
 import { PLAN_TOOL, parsePlan, type Plan } from '../../shared/plan.js';
 import type { LogHeader } from './event-log.js';
-import { USER_TEXT_CAP, type IndexEntry } from './session-index.js';
+import type { IndexEntry } from './session-index.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -20,6 +20,8 @@ export interface ScanContext {
   defaultEffort: ReasoningEffort;
   /** The gauge before any model call (estimated, 0 tokens) for the session's model. */
   emptyGauge: (model: string) => Gauge;
+  /** Each user message read (the search index); a log that must be loaded may have given some before the scan gave up on it. */
+  onUser?: (seq: number, text: string) => void;
 }
 
 /** The fields the scan reads; other kinds are only counted (seq, ts) and never parsed. */
@@ -39,8 +41,11 @@ interface ScannedEvent {
   isError?: boolean;
 }
 
-const PARSED = new Set(['user', 'state', 'model', 'usage', 'compaction', 'tool_call', 'tool_result', 'mode']);
-const HEAD = /^\{"seq":(\d{1,15}),"ts":"([^"]*)","kind":"([a-z_]+)"/;
+const PARSED = new Set(['user', 'model', 'compaction', 'tool_call', 'tool_result']);
+/** Kinds of which only the last one matters: its line is kept and parsed once, at the end (most of a log's lines are state changes). */
+const LAST_ONLY = new Set(['state', 'usage', 'mode']);
+/** Matched in place at each line's start (sticky): no string is made for a line that is not parsed. */
+const HEAD = /\{"seq":(\d{1,15}),"ts":"([^"\n]*)","kind":"([a-z_]+)"/y;
 
 /**
  * The entry of the log at `file`, or `undefined` when the session must be
@@ -51,7 +56,7 @@ export async function scanLog(file: string, context: ScanContext): Promise<Index
   const handle = await fs.promises.open(file, 'r');
   try {
     const stat = await handle.stat();
-    const state = new ScanState();
+    const state = new ScanState(context.onUser);
     const buf = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(1, stat.size)));
     let carry = '';
     let header: LogHeader | undefined;
@@ -63,19 +68,11 @@ export async function scanLog(file: string, context: ScanContext): Promise<Index
       const end = buf.lastIndexOf(10, bytesRead - 1);
       const text = carry + (end >= 0 ? buf.toString('utf8', 0, end + 1) : buf.toString('utf8', 0, bytesRead));
       carry = end >= 0 ? buf.toString('utf8', end + 1, bytesRead) : '';
-      const lines = text.split('\n');
-      if (end >= 0) lines.pop();
-      else {
+      if (end < 0) {
         carry = text;
         continue;
       }
-      for (const line of lines) {
-        if (!header) {
-          header = JSON.parse(line) as LogHeader;
-          continue;
-        }
-        state.add(line);
-      }
+      header = state.lines(text, text.length - 1, header);
     }
     // A torn last line (a crash mid-write) is not an event.
     if (!header || typeof header.skein !== 'number' || typeof header.session !== 'string') return undefined;
@@ -88,12 +85,15 @@ export async function scanLog(file: string, context: ScanContext): Promise<Index
 /** Logs up to this size are read in one synchronous read (a fraction of a millisecond; the caller yields between them). */
 export const SMALL_LOG_BYTES = 256 * 1024;
 
+const smallBuffer = Buffer.allocUnsafe(SMALL_LOG_BYTES);
+
 /** scanLog for a small log: one read, no round trip through the thread pool per chunk (thousands of them at a first start). */
 export function scanSmallLog(file: string, context: ScanContext): IndexEntry | undefined {
   const fd = fs.openSync(file, 'r');
   try {
     const stat = fs.fstatSync(fd);
-    const buf = Buffer.alloc(stat.size);
+    // One buffer for every small log (thousands at a first start): no allocation per file.
+    const buf = stat.size <= smallBuffer.length ? smallBuffer : Buffer.allocUnsafe(stat.size);
     let read = 0;
     while (read < stat.size) {
       const n = fs.readSync(fd, buf, read, stat.size - read, read);
@@ -103,12 +103,8 @@ export function scanSmallLog(file: string, context: ScanContext): IndexEntry | u
     const text = buf.toString('utf8', 0, read);
     const end = text.lastIndexOf('\n');
     if (end < 0) return undefined;
-    const state = new ScanState();
-    let header: LogHeader | undefined;
-    for (const line of text.slice(0, end).split('\n')) {
-      if (!header) header = JSON.parse(line) as LogHeader;
-      else state.add(line);
-    }
+    const state = new ScanState(context.onUser);
+    const header = state.lines(text, end, undefined);
     if (!header || typeof header.skein !== 'number' || typeof header.session !== 'string') return undefined;
     return state.entry(header, stat, context);
   } finally {
@@ -117,6 +113,7 @@ export function scanSmallLog(file: string, context: ScanContext): IndexEntry | u
 }
 
 class ScanState {
+  constructor(readonly onUser: ScanContext['onUser']) {}
   lastSeq = 0;
   lastTs: string | undefined;
   lastState: AgentState | undefined;
@@ -124,8 +121,6 @@ class ScanState {
   effort: ReasoningEffort | undefined;
   gauge: Gauge | undefined;
   firstUser: string | undefined;
-  userText = '';
-  userTextComplete = true;
   /** Queued compactions not started yet, by trigger. */
   queued: string[] = [];
   damaged = false;
@@ -134,18 +129,50 @@ class ScanState {
   /** The user's last switch of the approval mode (a session that never switched follows SKEIN_APPROVAL). */
   chosenMode: ApprovalMode | undefined;
 
-  add(line: string): void {
-    const head = HEAD.exec(line);
-    if (!head) {
-      if (line) this.damaged = true;
+  /** The last line of each LAST_ONLY kind. */
+  private readonly lastLines = new Map<string, string>();
+
+  /** The lines of text[0, end) (end: the index of the last newline); the first line of the log is its header. Returns the header. */
+  lines(text: string, end: number, header: LogHeader | undefined): LogHeader | undefined {
+    for (let start = 0; start < end; ) {
+      let stop = text.indexOf('\n', start);
+      if (stop < 0 || stop > end) stop = end;
+      if (!header) header = JSON.parse(text.slice(start, stop)) as LogHeader;
+      else this.add(text, start, stop);
+      start = stop + 1;
+    }
+    return header;
+  }
+
+  /** The line text[start, stop). */
+  private add(text: string, start: number, stop: number): void {
+    if (start === stop) return;
+    HEAD.lastIndex = start;
+    const head = HEAD.exec(text);
+    if (!head || HEAD.lastIndex > stop) {
+      this.damaged = true;
       return;
     }
     const seq = Number(head[1]);
     if (seq <= this.lastSeq) return;
     this.lastSeq = seq;
+    // Only the last one is kept, copied at the end: a match is a slice that would keep the whole log's text alive.
     this.lastTs = head[2]!;
     const kind = head[3]!;
+    // A line cut short (a crash, a damaged disk) ends without its closing brace: such a log is loaded, which reports it.
+    if (text.charCodeAt(stop - 1) !== 125) {
+      this.damaged = true;
+      return;
+    }
+    if (LAST_ONLY.has(kind)) {
+      this.lastLines.set(kind, text.slice(start, stop));
+      return;
+    }
     if (!PARSED.has(kind)) return;
+    this.apply(kind, text.slice(start, stop));
+  }
+
+  private apply(kind: string, line: string): void {
     let e: ScannedEvent;
     try {
       e = JSON.parse(line) as ScannedEvent;
@@ -157,13 +184,7 @@ class ScanState {
       case 'user':
         if (typeof e.text !== 'string' || parseCompactCommand(e.text)) return;
         this.firstUser ??= e.text;
-        if (this.userTextComplete) {
-          this.userText += (this.userText ? '\n' : '') + e.text.toLowerCase();
-          if (this.userText.length > USER_TEXT_CAP) {
-            this.userText = this.userText.slice(0, USER_TEXT_CAP);
-            this.userTextComplete = false;
-          }
-        }
+        this.onUser?.(e.seq, e.text);
         return;
       case 'state':
         this.lastState = e.to as AgentState;
@@ -200,6 +221,8 @@ class ScanState {
   }
 
   entry(header: LogHeader, stat: fs.Stats, context: ScanContext): IndexEntry | undefined {
+    for (const [kind, line] of this.lastLines) this.apply(kind, line);
+    this.lastLines.clear();
     const state = this.lastState ?? 'WaitingForUserInput';
     // A damaged line becomes an error event only a real load places: such a log is loaded, as is one that must run.
     if (state !== 'WaitingForUserInput' || this.queued.length || this.damaged) return undefined;
@@ -215,13 +238,18 @@ class ScanState {
       lastSeq: this.lastSeq,
       title,
       createdAt: header.createdAt,
-      lastActivity: this.lastTs ?? header.createdAt,
+      lastActivity: this.lastTs === undefined ? header.createdAt : detached(this.lastTs),
       ...(context.meta.title && { customTitle: context.meta.title }),
       ...(context.meta.archived && { archived: true }),
       ...(header.workspace && { workspace: header.workspace }),
       ...(header.forkOf && { forkOf: header.forkOf }),
       ...(this.plan && { plan: this.plan }),
     };
-    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
+    return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
   }
+}
+
+/** A copy of `text` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive: here, a whole log). */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }

@@ -15,12 +15,11 @@
 // lines after it, or at worst entries that are stale and rebuilt from logs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCompactCommand, type ApprovalMode, type SessionSnapshot, type SkeinEvent } from '../../shared/protocol.js';
+import type { ApprovalMode, SessionSnapshot } from '../../shared/protocol.js';
 import { readJournal } from './index-journal.js';
 
-export const INDEX_VERSION = 2;
-/** Lower-cased user text kept per session for search; a session with more is searched in its log. */
-export const USER_TEXT_CAP = 8 * 1024;
+/** 3: typed text left the entries for the search index (search-index.ts). */
+export const INDEX_VERSION = 3;
 /** The journal is compacted once it is larger than this and than the snapshot. */
 const COMPACT_MIN_BYTES = 1024 * 1024;
 /** Entries serialised per chunk of a snapshot write (one chunk per turn of the event loop). */
@@ -35,10 +34,6 @@ export interface IndexEntry {
   metaMtimeMs?: number;
   /** Its log ended mid-turn or with queued compactions: loaded at start to close or run them. */
   needsStart: boolean;
-  /** The user messages, lower-cased, joined by newlines, at most USER_TEXT_CAP characters. */
-  userText: string;
-  /** False when userText was cut: search then reads the log. */
-  userTextComplete: boolean;
   /** The mode the user last switched the session to (absent: it follows SKEIN_APPROVAL, which may differ at the next start). */
   chosenMode?: ApprovalMode;
 }
@@ -223,37 +218,6 @@ export class SessionIndex {
   }
 }
 
-/** The lower-cased user text of a session's events, and whether it fit under the cap. */
-export function userTextOf(events: readonly SkeinEvent[]): { userText: string; userTextComplete: boolean } {
-  let text = '';
-  for (const e of events) {
-    if (e.kind !== 'user' || parseCompactCommand(e.text)) continue;
-    text += (text ? '\n' : '') + e.text.toLowerCase();
-    if (text.length > USER_TEXT_CAP) return { userText: text.slice(0, USER_TEXT_CAP), userTextComplete: false };
-  }
-  return { userText: text, userTextComplete: true };
-}
-
-/** Whether a user message in the log file contains `query` (lower-case): the search of a session whose text was cut. */
-export function logFileMentions(file: string, query: string): boolean {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return false;
-  }
-  for (const line of text.split('\n')) {
-    if (!line.includes('"kind":"user"')) continue;
-    try {
-      const e = JSON.parse(line) as { kind?: string; text?: unknown };
-      if (e.kind === 'user' && typeof e.text === 'string' && e.text.toLowerCase().includes(query)) return true;
-    } catch {
-      // A damaged line: not a match.
-    }
-  }
-  return false;
-}
-
 function fileSize(file: string): number {
   try {
     return fs.statSync(file).size;
@@ -266,7 +230,7 @@ function isEntry(value: unknown): value is IndexEntry {
   const e = value as IndexEntry;
   return (
     typeof e === 'object' && e !== null && typeof e.size === 'number' && typeof e.mtimeMs === 'number' &&
-    typeof e.needsStart === 'boolean' && typeof e.userText === 'string' && typeof e.snapshot === 'object' &&
+    typeof e.needsStart === 'boolean' && typeof e.snapshot === 'object' &&
     e.snapshot !== null && typeof e.snapshot.id === 'string' && typeof e.snapshot.lastActivity === 'string'
   );
 }

@@ -65,7 +65,7 @@ export const TrustBodySchema = z
 const flag = z.enum(['1', 'true', '0', 'false']).optional();
 
 export const ListQuerySchema = z.object({
-  /** Sessions whose title or a user message contains this text (case-insensitive). */
+  /** Sessions whose title contains this text, or whose user messages hold every word of it (a word typed may be the start of one; case-insensitive). */
   q: z.string().optional(),
   /** `1`: archived sessions too. */
   archived: flag,

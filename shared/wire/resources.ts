@@ -39,6 +39,19 @@ export const SessionSnapshotSchema = SessionManagementSchema.extend({
   readOnly: z.string().optional(),
 }).meta({ id: 'SessionSnapshot', description: 'A session as GET /api/sessions/:id, the hello frame and the session list show it.' });
 
+/** A row of GET /api/sessions?q=: where the words were found. */
+export const SearchMatchSchema = z
+  .object({
+    /** The seq of a user message that holds the words (absent: only the title matched). */
+    seq: z.number().int().optional(),
+  })
+  .meta({ id: 'SearchMatch', description: 'Where a search found its words in the session.' });
+
+export const ListedSessionSchema = SessionSnapshotSchema.extend({
+  /** With ?q= only. */
+  match: SearchMatchSchema.optional(),
+}).meta({ id: 'ListedSession', description: 'A row of GET /api/sessions: the snapshot, and with ?q= where the words were found.' });
+
 /** One message of the model view (GET /api/sessions/:id/view). */
 export const ViewMessageSchema = z
   .object({

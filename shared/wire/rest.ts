@@ -34,6 +34,7 @@ import {
   RewindPreviewSchema,
   ScanProgressSchema,
   SessionSnapshotSchema,
+  ListedSessionSchema,
   TrashedSessionSchema,
   ViewMessageSchema,
 } from './resources.js';
@@ -82,7 +83,7 @@ export const ROUTES = {
     tag: 'sessions',
     summary: 'The sessions, newest first.',
     query: ListQuerySchema,
-    responses: { 200: json(z.object({ sessions: z.array(SessionSnapshotSchema), scanning: ScanProgressSchema.optional() }), 'The sessions (while a first start scans logs: how far it got).') },
+    responses: { 200: json(z.object({ sessions: z.array(ListedSessionSchema), scanning: ScanProgressSchema.optional() }), 'The sessions (while a first start scans logs: how far it got); with ?q=, where each matched.') },
   },
   'POST /api/sessions': {
     tag: 'sessions',

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/server.js';
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
-import { getJson, loopDelay, rssOf, startBenchServer, timeToFullList, type BenchServer } from './scale-server.js';
+import { cpuMsOf, getJson, loopDelay, rssOf, startBenchServer, timeToFullList, type BenchServer } from './scale-server.js';
 
 const BENCH = 'scale-sessions';
 const MANY = 5_000;
@@ -34,6 +34,8 @@ const removeIndex = (dataDir: string) => {
 
 interface StartRun {
   fullListMs: number;
+  /** CPU the server used up to the full list. */
+  cpuMs: number;
   rssBytes: number;
 }
 
@@ -41,9 +43,10 @@ async function startRun(dataDir: string, workDir: string, count: number): Promis
   const server = await startBenchServer(dataDir, workDir);
   try {
     const fullListMs = await timeToFullList(server, count);
+    const cpuMs = cpuMsOf(server.child.pid!);
     // The index write that follows a scan is done within about a second; RSS after it settles.
     await sleep(2000);
-    return { fullListMs, rssBytes: rssOf(server.child.pid!) };
+    return { fullListMs, cpuMs, rssBytes: rssOf(server.child.pid!) };
   } finally {
     await server.stop();
   }
@@ -59,6 +62,7 @@ async function starts(rows: BenchRow[], many: string, empty: string, workDir: st
   }
   const t = (k: keyof typeof runs) => median(runs[k].map((r) => r.fullListMs));
   const m = (k: keyof typeof runs) => median(runs[k].map((r) => r.rssBytes));
+  const c = (k: keyof typeof runs) => median(runs[k].map((r) => r.cpuMs));
   for (const k of ['first', 'second'] as const) {
     const dt = t(k) - t('empty');
     const dm = m(k) - m('empty');
@@ -66,7 +70,7 @@ async function starts(rows: BenchRow[], many: string, empty: string, workDir: st
     rows.push({
       bench: BENCH,
       measure: `${k} start over ${MANY.toLocaleString('en-US')} sessions of ${EVENTS} events${k === 'first' ? ' (no index: every log scanned)' : ' (index)'}: time to a full list, RSS, vs an empty folder (median of ${RUNS})`,
-      value: `${fmt(t(k), 0)} ms vs ${fmt(t('empty'), 0)} ms (+${fmt(dt / 1000, 2)} s); ${fmt(mb(m(k)), 0)} MB vs ${fmt(mb(m('empty')), 0)} MB (+${fmt(mb(dm), 1)} MB)`,
+      value: `${fmt(t(k), 0)} ms vs ${fmt(t('empty'), 0)} ms (+${fmt(dt / 1000, 2)} s; server CPU ${fmt(c(k), 0)} ms vs ${fmt(c('empty'), 0)} ms, +${fmt((c(k) - c('empty')) / 1000, 2)} s); ${fmt(mb(m(k)), 0)} MB vs ${fmt(mb(m('empty')), 0)} MB (+${fmt(mb(dm), 1)} MB)`,
       goal: `< +${goalS} s and < +${goalMb} MB`,
       met: dt < goalS * 1000 && dm < goalMb * 1024 * 1024,
     });
