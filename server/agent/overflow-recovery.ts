@@ -144,7 +144,8 @@ export class OverflowRecovery {
     // A guessed overflow names nothing: the known window stands in for the one it would have named.
     const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
     const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
-    if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
+    // (A cut prompt's count says nothing, unless it reached num_ctx: then the request was at least that, a floor to learn from.)
+    if (counted !== undefined && counted > 0 && sent.raw !== undefined && (!err.truncated || refused.prompt !== undefined)) this.host.calibrate?.(sent.raw, counted);
     // A guess names nothing to size the retry by: it goes compacted, and asking for the answer's floor only.
     if (err instanceof GuessedOverflowError) {
       window.capOutput(outputFloor(window.contextWindow));

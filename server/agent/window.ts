@@ -241,7 +241,10 @@ export class SessionWindow {
     // What it kept is a lower bound of its window; the number its model-info endpoint gave (num_ctx) is better evidence.
     // (The request passed that context: the window in use, when it is that context, stays.)
     const window = this.providerSaid !== undefined && this.providerSaid <= this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.proven);
-    throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window }, true);
+    // A count that reached num_ctx is a floor of the server's count of the whole request: the estimate may learn from it.
+    const numCtx = this.cutsAt;
+    const floor = numCtx !== undefined && reported >= numCtx ? { prompt: reported } : {};
+    throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window, ...floor }, true);
   }
 
   /** Why the answered request must have been cut, or undefined when nothing says so. */
