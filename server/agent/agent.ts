@@ -11,6 +11,7 @@ import { TOOLS } from '../tools/registry.js';
 import type { SandboxSettings } from '../tools/sandbox.js';
 import { SessionTools } from '../tools/session-tools.js';
 import { RequestShape } from './request-shape.js';
+import { headOf } from './request-head.js';
 import type { ToolSecrets } from '../tools/tool.js';
 import { ApprovalGate, ApprovalSuspended, unansweredCalls } from './approvals.js';
 import { CompactionRunner, type CompactionSettings } from './compaction-runner.js';
@@ -382,10 +383,10 @@ export class Agent implements AgentHandle {
       // Refused as too long and compacted: the retry goes out at once with the smaller view.
       overflowRetried = answered === undefined;
       if (!answered) continue;
-      const { request, response } = answered;
+      const { request, response, trusted } = answered;
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
-      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq);
+      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       this.recordResponse(response);
       if (response.toolCalls.length) {
@@ -410,7 +411,7 @@ export class Agent implements AgentHandle {
    * prompt) teaches the window and is retried with a smaller output budget,
    * or compacted (undefined: send again from the safe point).
    */
-  private async requestAnswer(signal: AbortSignal): Promise<{ request: LlmRequest; response: LlmResponse } | undefined> {
+  private async requestAnswer(signal: AbortSignal): Promise<{ request: LlmRequest; response: LlmResponse; trusted: boolean } | undefined> {
     for (;;) {
       const reshaped = this.shape.change(this.settings.contextWindow, this.session.log);
       if (reshaped) {
@@ -429,10 +430,12 @@ export class Agent implements AgentHandle {
         this.recovery.check(estimate, request.maxOutputTokens);
         const response = await this.callModel(request, signal);
         if (wroteNothingForLength(response)) throw emptyLengthOverflow(response);
-        this.window.checkReported({ raw, lineage: this.compaction.runs + this.reshapes, lowerRatio: estimator.lowerRatio }, response.usage);
+        const head = headOf(request);
+        this.window.checkReported({ raw, lineage: this.compaction.runs + this.reshapes, lowerRatio: estimator.lowerRatio, ...(head && { head }) }, response.usage);
         this.recovery.answered();
         this.window.answered();
-        return { request, response };
+        // A request that may have passed the context of a server known to cut: kept (nothing proves the cut), not learned from.
+        return { request, response, trusted: !this.window.mayHaveCut(Math.ceil(estimator.upperRatio * raw)) };
       } catch (err) {
         if (signal.aborted) throw err;
         const overflow = err instanceof ContextOverflowError ? err : this.recovery.unrecognised(err, sent);

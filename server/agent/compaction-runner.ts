@@ -74,8 +74,8 @@ export class CompactionRunner {
   }
 
   /** Called with every model response the agent kept (one from a prompt seen cut is never kept). */
-  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number): void {
-    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq);
+  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
+    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq, trusted);
     this.callsSinceCompaction++;
     this.compactedForRequest = false;
   }

@@ -126,16 +126,14 @@ export class OverflowRecovery {
     if (err instanceof WouldOverflowError) {
       if (spent) {
         // skein's own check could not be satisfied in MAX_ATTEMPTS rounds: the request goes out, the server decides.
-        this.sendAsIs = true;
-        return 'compacted';
+        return this.sendAnyway(undefined);
       }
       // skein's own check: when compacting cannot help, the server has the last word (the known window may be too low).
       try {
         return await this.compactHarder(err, prompt);
       } catch (giveUp) {
         if (!(giveUp instanceof ContextOverflowError)) throw giveUp;
-        this.sendAsIs = true;
-        return 'compacted';
+        return this.sendAnyway(giveUp);
       }
     }
     if (spent) throw this.keepsRefusing(prompt, `skein tried ${MAX_ATTEMPTS} times to make this request fit`);
@@ -146,7 +144,8 @@ export class OverflowRecovery {
     // A guessed overflow names nothing: the known window stands in for the one it would have named.
     const named = refused.window ?? (err instanceof GuessedOverflowError ? window.contextWindow : undefined);
     const counted = refused.prompt ?? (named !== undefined ? named - (refused.maxTokens ?? sent.maxTokens) + 1 : undefined);
-    if (counted !== undefined && counted > 0 && sent.raw !== undefined && !err.truncated) this.host.calibrate?.(sent.raw, counted);
+    // (A cut prompt's count says nothing, unless it reached num_ctx: then the request was at least that, a floor to learn from.)
+    if (counted !== undefined && counted > 0 && sent.raw !== undefined && (!err.truncated || refused.prompt !== undefined)) this.host.calibrate?.(sent.raw, counted);
     // A guess names nothing to size the retry by: it goes compacted, and asking for the answer's floor only.
     if (err instanceof GuessedOverflowError) {
       window.capOutput(outputFloor(window.contextWindow));
@@ -169,6 +168,24 @@ export class OverflowRecovery {
     // for strictly less output: bounded by MAX_REFUSALS).
     if (refused.window === undefined && learned && !err.truncated && !window.tooLong(prompt) && window.outputBudget(prompt) < sent.maxTokens) return 'output';
     return this.compactHarder(err, prompt, refused.window === undefined ? sent.maxTokens : undefined);
+  }
+
+  /**
+   * The request goes out although it leaves the answer less than its floor:
+   * a server that refuses decides (the known window may be too low). Not to a
+   * server known to cut at a context (num_ctx) the request passes: it would
+   * drop the start of the conversation, the first message with it, and answer
+   * from the rest; the user is told instead (`giveUp`, or why it cannot fit).
+   */
+  private sendAnyway(giveUp: ContextOverflowError | undefined): 'compacted' {
+    const { window } = this.host;
+    const numCtx = window.cutsAt;
+    const next = this.host.estimate();
+    if (numCtx !== undefined && next > numCtx) {
+      throw giveUp ?? this.cannotFit(`compacting as hard as skein can still leaves about ${fmt(next)} tokens, more than the ${fmt(numCtx)} the server reads before it cuts the start of the conversation`);
+    }
+    this.sendAsIs = true;
+    return 'compacted';
   }
 
   /** Compacts, harder at each refusal, until the request is strictly smaller than every refused one and fits the known window. */

@@ -54,6 +54,8 @@ export const PLATEAU_SHARE = 0.25;
 export const MIN_PLATEAU_CONTEXT = 512;
 /** Answered requests kept for the plateau check. */
 const HISTORY = 16;
+/** Heads (system prompt, tools, first message) whose count is kept: a few reshapes of the system prompt. */
+const HEADS = 8;
 /** Assumed window after a refusal that names no number, when nothing was answered yet: the refused request (input + output budget) minus 10%. */
 export const UNNAMED_SHRINK = 0.9;
 
@@ -81,6 +83,12 @@ export interface SentEstimate {
   lineage: number;
   /** The smallest ratio (server / ours) seen lately: how few tokens the server can count for what we count. */
   lowerRatio: number;
+  /**
+   * The request's head (system prompt, tools, first message) as a key, and
+   * whether the request was that head alone: what the server counted for it
+   * is a floor of every later request that carries it.
+   */
+  head?: { key: string; only: boolean };
 }
 
 export interface WindowHost {
@@ -106,6 +114,8 @@ export class SessionWindow {
   private history: { raw: number; reported: number; lineage: number }[] = [];
   /** The largest prompt the server read in full: the window is at least this, whatever a refusal implies. */
   private proven = 0;
+  /** What the server counted for a request that was a head alone, by the head's key (see SentEstimate.head). */
+  private heads = new Map<string, number>();
   /** The window the provider's model-info endpoint named (even when SKEIN_CONTEXT_WINDOW won). */
   private providerSaid: number | undefined;
   /** Set by an output-budget refusal: the next request asks for at most this much output. */
@@ -138,6 +148,7 @@ export class SessionWindow {
     this.truncates = false;
     this.history = [];
     this.proven = 0;
+    this.heads.clear();
     this.providerSaid = undefined;
     this.outputCap = undefined;
     this.thinking = undefined;
@@ -219,12 +230,21 @@ export class SessionWindow {
     if (!cut) {
       this.history = [...earlier, { raw: sent.raw, reported, lineage: sent.lineage }].slice(-HISTORY);
       this.proven = Math.max(this.proven, reported);
+      if (sent.head?.only && reported > 0) {
+        this.heads.delete(sent.head.key);
+        this.heads.set(sent.head.key, reported);
+        if (this.heads.size > HEADS) this.heads.delete(this.heads.keys().next().value as string);
+      }
       return;
     }
     this.history = [];
     // What it kept is a lower bound of its window; the number its model-info endpoint gave (num_ctx) is better evidence.
-    const window = this.providerSaid !== undefined && this.providerSaid < this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.proven);
-    throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window }, true);
+    // (The request passed that context: the window in use, when it is that context, stays.)
+    const window = this.providerSaid !== undefined && this.providerSaid <= this.limits.contextWindow ? this.providerSaid : Math.max(reported, this.proven);
+    // A count that reached num_ctx is a floor of the server's count of the whole request: the estimate may learn from it.
+    const numCtx = this.cutsAt;
+    const floor = numCtx !== undefined && reported >= numCtx ? { prompt: reported } : {};
+    throw new ContextOverflowError(`the server was cutting the start of the conversation: ${cut}`, { window, ...floor }, true);
   }
 
   /** Why the answered request must have been cut, or undefined when nothing says so. */
@@ -234,8 +254,19 @@ export class SessionWindow {
     const refusesInstead = table.provider === 'anthropic' || table.provider === 'gemini' || table.thinking?.mode === 'responses';
     if (refusesInstead && !this.truncates) return undefined;
     const tokens = (n: number) => Math.round(n).toLocaleString('en-US');
-    const numCtx = this.truncates ? this.providerSaid : undefined;
+    const numCtx = this.cutsAt;
     if (numCtx !== undefined && reported >= numCtx) return `it read ${tokens(reported)} prompt tokens, all of its ${tokens(numCtx)}-token context (num_ctx)`;
+    // Whatever its tokenizer, a server counts a request at least as high as a part of it: the same system prompt,
+    // tools and first message, sent alone, were counted higher. (A server that reports no usage reports 0: not evidence.)
+    const headCount = sent.head && !sent.head.only ? this.heads.get(sent.head.key) : undefined;
+    if (headCount !== undefined && reported > 0 && reported < headCount) {
+      return `it counted ${tokens(reported)} prompt tokens for a request whose start alone (system prompt, tools and first message) it had counted at ${tokens(headCount)}`;
+    }
+    // A server known to cut at a known context: the request, counted as low as its tokenizer was ever seen to count, could not fit.
+    const leastWhole = sent.lowerRatio * sent.raw;
+    if (numCtx !== undefined && leastWhole > numCtx && reported < leastWhole) {
+      return `at least about ${tokens(leastWhole)} prompt tokens were sent to its ${tokens(numCtx)}-token context, and it read ${tokens(reported)}`;
+    }
     for (const before of earlier) {
       const grown = sent.raw - before.raw;
       if (grown < PLATEAU_MIN_GROWTH) continue;
@@ -251,6 +282,21 @@ export class SessionWindow {
     return undefined;
   }
 
+  /** The context (num_ctx) of a server known to cut a prompt that does not fit it, when it said it. */
+  get cutsAt(): number | undefined {
+    return this.truncates ? this.providerSaid : undefined;
+  }
+
+  /**
+   * A request of about `estimate` tokens (at the largest ratio seen) may have
+   * been cut by a server known to cut: what it reports for it says nothing
+   * sure about its tokenizer, so the estimate does not learn from it.
+   */
+  mayHaveCut(estimate: number): boolean {
+    const numCtx = this.cutsAt;
+    return numCtx !== undefined && estimate > numCtx;
+  }
+
   /** The largest prompt the server read in full (its own count): its window is at least this. */
   get provenPrompt(): number {
     return this.proven;
@@ -260,8 +306,11 @@ export class SessionWindow {
   learn(window: number, err: ContextOverflowError): boolean {
     // Never below what a request the server answered in full already proved.
     const learned = Math.max(Math.floor(window), this.proven);
-    if (learned >= this.limits.contextWindow) return false;
     const model = this.host.provider().model;
+    if (learned >= this.limits.contextWindow) {
+      if (err.truncated) this.cutWithin(model, err);
+      return false;
+    }
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const tokens = learned.toLocaleString('en-US');
     const message = err.truncated
@@ -270,6 +319,20 @@ export class SessionWindow {
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
     this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
     return true;
+  }
+
+  /**
+   * A cut seen while the window in use is already the server's context: the
+   * window stays, and the timeline still says what happened (the answer to the
+   * cut prompt was dropped), in a limits event like any cut.
+   */
+  private cutWithin(model: string, err: ContextOverflowError): void {
+    const tokens = this.limits.contextWindow.toLocaleString('en-US');
+    const message =
+      `The server silently cut the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}): a request passed its ${tokens}-token context. ` +
+      `skein dropped the answer to the cut prompt and compacts to fit ${tokens} tokens; for Ollama set SKEIN_LOCAL_CONTEXT or raise \`num_ctx\` for more room.`;
+    const reported = this.providerSaid !== undefined ? { reported: { contextWindow: this.providerSaid } } : {};
+    this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...reported, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
   }
 
   /** An output-budget refusal (the prompt fits, the answer's room did not): the next request asks for at most `cap`. */

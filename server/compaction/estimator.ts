@@ -37,8 +37,16 @@ export class ContextEstimator {
   /** At least one real number has calibrated the tokenizer. */
   calibrated = false;
 
-  /** Called with each response: what gpt-tokenizer estimated for the request and what the provider reported. */
-  observe(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number): void {
+  /**
+   * Called with each response: what gpt-tokenizer estimated for the request and what the provider reported.
+   * `trusted` false: the server may have cut the request (a server known to cut, a request that may pass its
+   * context): its count is not the request's, so neither the ratios nor the next estimate's base learn from it.
+   */
+  observe(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
+    if (!trusted) {
+      this.invalidate();
+      return;
+    }
     if (estimatedRequest > 0 && contextTokens > 0) {
       const ratio = contextTokens / estimatedRequest;
       this.calibration = this.calibrated ? 0.7 * this.calibration + 0.3 * ratio : ratio;

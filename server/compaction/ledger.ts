@@ -216,7 +216,9 @@ export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? D
   for (let i = l.userMessages.length - 1; i >= 0; i--) {
     const u = l.userMessages[i]!;
     const entry = used + cost(u) <= userBudget ? u : pointerTo(u);
-    if (entry !== u && used + cost(entry) > userBudget) {
+    // A pointer carried from an earlier lean ledger is held to the bound too: else every fold adds
+    // its own and the ledger outgrows the small window it serves.
+    if (used + cost(entry) > userBudget) {
       counted = i + 1;
       break;
     }

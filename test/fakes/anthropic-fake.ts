@@ -54,9 +54,13 @@ export interface AnthropicFake {
 
 type Wire = { type: string; [k: string]: any };
 
-/** `ownTokenizer`: count with Claude's tokenizer (tokenizers.ts: character classes, 1.2x-1.5x skein's estimate by kind of text), not o200k. */
-export async function startAnthropicFake(options: { window?: number; key?: string; modelInfo?: AnthropicFake['modelInfo']; checkMaxTokens?: boolean; ownTokenizer?: boolean } = {}): Promise<AnthropicFake> {
-  const tokenizer = options.ownTokenizer ? TOKENIZERS.claude : undefined;
+/**
+ * Counts with Claude's own tokenizer (tokenizers.ts: character classes, 1.2x-1.5x skein's estimate by kind of
+ * text), as the real API does. `o200k`: with skein's estimator's encoding instead, for a test that states why it
+ * needs exact agreement.
+ */
+export async function startAnthropicFake(options: { window?: number; key?: string; modelInfo?: AnthropicFake['modelInfo']; checkMaxTokens?: boolean; o200k?: boolean } = {}): Promise<AnthropicFake> {
+  const tokenizer = options.o200k ? undefined : TOKENIZERS.claude;
   // Output counted the same way as the prompt.
   const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
   const brain = new Brain();

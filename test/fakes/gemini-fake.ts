@@ -50,9 +50,13 @@ export interface GeminiFake {
 const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 const SKIP = 'skip_thought_signature_validator';
 
-/** `ownTokenizer`: count with Gemini's tokenizer (tokenizers.ts: character classes, 0.75x-1.2x skein's estimate by kind of text), not o200k. */
-export async function startGeminiFake(options: { window?: number; key?: string; modelInfo?: GeminiFake['modelInfo']; ownTokenizer?: boolean } = {}): Promise<GeminiFake> {
-  const tokenizer = options.ownTokenizer ? TOKENIZERS.gemini : undefined;
+/**
+ * Counts with Gemini's own tokenizer (tokenizers.ts: character classes, 0.75x-1.2x skein's estimate by kind of
+ * text), as the real API does. `o200k`: with skein's estimator's encoding instead, for a test that states why it
+ * needs exact agreement.
+ */
+export async function startGeminiFake(options: { window?: number; key?: string; modelInfo?: GeminiFake['modelInfo']; o200k?: boolean } = {}): Promise<GeminiFake> {
+  const tokenizer = options.o200k ? undefined : TOKENIZERS.gemini;
   // Output counted the same way as the prompt.
   const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
   const brain = new Brain();

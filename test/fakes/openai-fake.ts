@@ -14,7 +14,7 @@ import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
 import { EMPTY_LENGTH_ANSWER, FLAVOUR_TOKENIZER } from './dialects.js';
-import { countWith } from './tokenizers.js';
+import { countWith, TOKENIZERS } from './tokenizers.js';
 import { serveOllamaNative, type OllamaNativeState } from './ollama-native-fake.js';
 import { checkOpenAIRequest } from './rules/openai.js';
 import { checkOpenAITools } from './rules/tools.js';
@@ -52,7 +52,12 @@ export interface OpenAIFake {
   close(): Promise<void>;
 }
 
-export async function startOpenAIFake(options: { window?: number; key?: string | null; models?: string[]; server?: WindowSettings } = {}): Promise<OpenAIFake> {
+/**
+ * Counts with its own tokenizer: a server family's (`server`), else a fake of OpenAI's (tokenizers.ts), never
+ * skein's estimator's encoding unless `o200k` (or `server.o200k`) is set by a test that states why it needs
+ * exact agreement.
+ */
+export async function startOpenAIFake(options: { window?: number; key?: string | null; models?: string[]; server?: WindowSettings; o200k?: boolean } = {}): Promise<OpenAIFake> {
   const brain = new Brain();
   const cache = new PromptCache('automatic');
   let n = 0;
@@ -110,7 +115,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
 
     const maxOut = body.max_completion_tokens ?? body.max_tokens ?? 0;
     // A server family counts with its model's own tokenizer (tokenizers.ts), not skein's.
-    const tokenizer = fake.server && !fake.server.o200k ? FLAVOUR_TOKENIZER[fake.server.flavour] : undefined;
+    const tokenizer = options.o200k || fake.server?.o200k ? undefined : fake.server ? FLAVOUR_TOKENIZER[fake.server.flavour] : TOKENIZERS.openai;
     const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t, false, tokenizer));
     const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m, false, tokenizer))].reduce((n, b) => n + b.tokens, 3);
     if (fake.server?.flavour === 'ollama') {

@@ -24,6 +24,7 @@ import { Brain, FailurePlan, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ReturnedAnswers } from './round-trip.js';
+import { countWith, TOKENIZERS } from './tokenizers.js';
 import { refusals } from './rules/rejection.js';
 
 export interface ResponsesUsageWire {
@@ -50,7 +51,10 @@ export interface ResponsesFake {
 
 type Item = { type?: string; [k: string]: any };
 
-export async function startResponsesFake(options: { window?: number } = {}): Promise<ResponsesFake> {
+/** Counts with a fake of OpenAI's own tokenizer (tokenizers.ts), not skein's estimator's encoding unless `o200k` (a test that states why it needs exact agreement). */
+export async function startResponsesFake(options: { window?: number; o200k?: boolean } = {}): Promise<ResponsesFake> {
+  const tokenizer = options.o200k ? undefined : TOKENIZERS.openai;
+  const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
   const brain = new Brain();
   const cache = new PromptCache('automatic');
   const secret = randomBytes(16);
@@ -109,7 +113,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
       const id = `cmp_fake_${k}`;
       const users = input.filter((i) => i.role === 'user').map((i) => ({ type: 'message', role: 'user', content: typeof i.content === 'string' ? [{ type: 'input_text', text: i.content }] : i.content }));
       const output = [...users, { id, type: 'compaction', encrypted_content: seal(body.model, id) }];
-      const split = cache.split([block(body.instructions ?? ''), ...input.map((m) => block(m.type === 'reasoning' ? { summary: m.summary } : m))], 3);
+      const split = cache.split([block(body.instructions ?? '', false, tokenizer), ...input.map((m) => block(m.type === 'reasoning' ? { summary: m.summary } : m, false, tokenizer))], 3);
       const usage: ResponsesUsageWire = { input_tokens: split.total, input_tokens_details: { cached_tokens: split.read }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: split.total + 40 };
       fake.compactions++;
       fake.reported.push({ usage, summary: true, streamed: false });
@@ -117,7 +121,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
     }
     // A reasoning item counts as its summary (the encrypted blob and item ids are not billed as text).
     const billed = (m: Item) => (m.type === 'reasoning' ? { type: 'reasoning', summary: m.summary } : m.type === 'compaction' ? { type: 'compaction', size: 40 } : m);
-    const split = cache.split([block(body.instructions ?? ''), ...(body.tools ?? []).map((t: unknown) => block(t)), ...input.map((m) => block(billed(m)))], 3);
+    const split = cache.split([block(body.instructions ?? '', false, tokenizer), ...(body.tools ?? []).map((t: unknown) => block(t, false, tokenizer)), ...input.map((m) => block(billed(m), false, tokenizer))], 3);
     const maxOut = body.max_output_tokens ?? 0;
     const tooLong = () => error(res, 400, 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'context_length_exceeded', 'input');
     if (split.total + maxOut > fake.window) return tooLong();
@@ -128,7 +132,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
     const k = ++n;
     const rs = `rs_fake_${k}`;
     const summary = `Considering the request step by step (answer ${k}).`;
-    const reasoningTokens = tokens(summary) * 3;
+    const reasoningTokens = own(summary) * 3;
     const reasoning: Item = { id: rs, type: 'reasoning', summary: [{ type: 'summary_text', text: summary }], ...((body.include ?? []).includes('reasoning.encrypted_content') && { encrypted_content: seal(body.model, rs) }) };
     const output: Item[] = [reasoning];
     if (answer.text) output.push({ id: `msg_fake_${k}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [] }] });
@@ -138,7 +142,7 @@ export async function startResponsesFake(options: { window?: number } = {}): Pro
       output.push(call);
     });
     returned.remember(output);
-    const visible = tokens(answer.text) + answer.calls.reduce((t, c) => t + tokens(JSON.stringify(c.input)), 0) + 1;
+    const visible = own(answer.text) + answer.calls.reduce((t, c) => t + own(JSON.stringify(c.input)), 0) + 1;
     const usage: ResponsesUsageWire = {
       input_tokens: split.total,
       input_tokens_details: { cached_tokens: split.read },

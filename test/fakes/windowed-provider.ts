@@ -76,6 +76,7 @@ export class WindowedProvider implements Provider, RecordedTools, ScriptedUser {
       }
       // Ollama never refuses for the output budget: it generates until num_ctx is full. The inner model must not refuse it either.
       const prompt = count(kept);
+      if (process.env.SKEIN_BENCH_DEBUG) console.log('SRV', JSON.stringify({ full: count(request.messages), prompt, kept: kept.length, of: request.messages.length, droppedFirstUser, maxTokens: request.maxOutputTokens }));
       const answer = await this.inner.complete({ ...request, messages: kept, maxOutputTokens: Math.min(request.maxOutputTokens, Math.max(1, this.inner.limits.contextWindow - prompt)) }, signal, stream);
       return this.reported(answer, prompt);
     }

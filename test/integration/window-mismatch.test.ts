@@ -32,7 +32,7 @@ interface Family {
 const anthropic = (checkMaxTokens: boolean, name: string): Family => ({
   name,
   async start() {
-    const f = await startAnthropicFake({ window: REAL, checkMaxTokens, ownTokenizer: true });
+    const f = await startAnthropicFake({ window: REAL, checkMaxTokens });
     closers.push(f.close);
     return { fake: f, refused: () => f.refused, env: { SKEIN_MODEL: 'claude-sonnet-4-5', ANTHROPIC_API_KEY: f.key, ANTHROPIC_BASE_URL: f.url } };
   },
@@ -56,7 +56,7 @@ const FAMILIES: Family[] = [
   {
     name: 'Gemini',
     async start() {
-      const f = await startGeminiFake({ window: REAL, ownTokenizer: true });
+      const f = await startGeminiFake({ window: REAL });
       closers.push(f.close);
       return { fake: f, refused: () => f.refused, env: { SKEIN_MODEL: 'gemini-2.5-flash', GEMINI_API_KEY: f.key, GEMINI_BASE_URL: f.url } };
     },

@@ -56,6 +56,20 @@ describe('provider_compact', () => {
     expect(view.slice(1).every((m) => !m.compacted)).toBe(true);
   });
 
+  it('keeps at least the newest group, even when no recent group fits the target: a view of only the provider block would go out as an assistant prefill', async () => {
+    const log = session();
+    const c = compactor('ok');
+    // A target so small that no recent group fits beside the fixed part.
+    const result = await runPipeline(defaultStrategies(3, { provider: true }), deriveView(log.events), context({ targetTokens: 10, compactor: c }));
+    expect(result.strategies[0]).toBe('provider_compact');
+    log.add({ kind: 'compaction', phase: 'finished', trigger: 'threshold', ...result });
+    const view = deriveView(log.events);
+    expect(view[0]!.compacted).toEqual(compaction);
+    // The newest group is still in the view, after the block (the next user message follows it).
+    expect(view.length).toBeGreaterThan(1);
+    expect(view.at(-1)!.content).toBe('finished step 9');
+  });
+
   it('is skipped for a provider without a compaction API, and off by default', async () => {
     const view = deriveView(session().events);
     const without = await runPipeline(defaultStrategies(3, { provider: true }), view, context({ targetTokens: 700 }));

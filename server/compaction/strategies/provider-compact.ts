@@ -43,9 +43,11 @@ export function providerCompact(): CompactionStrategy {
 export function providerSpan(draft: Draft, ctx: CompactionContext): FoldSpan | undefined {
   const free = Math.max(0, ctx.targetTokens - measure([], ctx));
   const maxGroups = ctx.preserveRecentGroups ?? (ctx.force ? 2 : Infinity);
-  const keep = recentGroupsWithin(draft.messages, 0, free * KEEP_SHARE, maxGroups);
+  // At least the newest group stays: the provider's output goes back as an assistant message, and a request
+  // that ended with it would be a prefill (refused by the newest models), with the user's last words folded away.
+  const keep = Math.max(1, recentGroupsWithin(draft.messages, 0, free * KEEP_SHARE, maxGroups));
   const end = foldEnd(draft.messages, 0, keep);
-  if (end <= 0) return undefined;
+  if (end <= 0 || end >= draft.messages.length) return undefined;
   // Only the provider's own earlier summary: nothing new to fold.
   if (end === 1 && draft.messages[0]!.summaryOf) return undefined;
   return { from: 0, end, folded: draft.messages.slice(0, end), summaryBudget: free - tokensOfMessages(draft.messages.slice(end)) };
