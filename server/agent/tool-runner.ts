@@ -20,6 +20,11 @@ export function spillDirOf(session: Session): string {
   return path.join(path.dirname(session.log.file), session.id, 'outputs');
 }
 
+/** Where the images of the session's messages are kept (see images/image-files.ts). */
+export function imagesDirOf(session: Session): string {
+  return path.join(path.dirname(session.log.file), session.id, 'images');
+}
+
 /** The session's checkpoints of its working folder (see workspace/checkpoints.ts). */
 export function checkpointsOf(session: Session, workDir: string): Checkpoints {
   return new Checkpoints(path.join(path.dirname(session.log.file), session.id), workDir, session.id);

@@ -28,6 +28,7 @@ import {
   type ToolCall,
 } from './types.js';
 import { fromAnthropic } from './usage.js';
+import { messageImages, userText } from './message-images.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const CACHE = { type: 'ephemeral' } as const;
@@ -216,7 +217,13 @@ export function toMessages(view: ViewMessage[], thinking?: ThinkingContext): Mes
       if (fits) out.push({ role: 'system', content: [{ type: 'text', text }] });
       else push('user', [{ type: 'text', text: `<system-update>\n${text}\n</system-update>` }]);
     } else if (m.role === 'user') {
-      push('user', [{ type: 'text', text: m.content.trim() ? m.content : '(empty message)' }]);
+      // Images first, then the words about them (Anthropic's advice for image prompts).
+      const { images, missing } = messageImages(m);
+      const text = userText(m, missing, images.length > 0);
+      push('user', [
+        ...images.map((image): ContentBlockParam => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } })),
+        ...(text ? [{ type: 'text' as const, text }] : []),
+      ]);
     } else if (m.role === 'assistant') {
       const own = thinking && ownReasoning(m, 'anthropic', thinking.base.model);
       if (own && thinking) {

@@ -13,6 +13,7 @@
 import { parseRefusal } from './limits/refusal.js';
 import { retryableStatus } from './errors/common.js';
 import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type StreamHandlers, type ToolCall } from './types.js';
+import { messageImages, userText } from './message-images.js';
 
 export interface OllamaEndpoint {
   /** The server's root (OPENAI_BASE_URL without its /v1). */
@@ -31,6 +32,8 @@ interface OllamaMessage {
   tool_calls?: { id?: string; function: { name: string; arguments: Record<string, unknown> } }[];
   tool_name?: string;
   tool_call_id?: string;
+  /** base64 images of a user message (no data: prefix). */
+  images?: string[];
 }
 
 /** One object of the answer (streamed or whole). */
@@ -48,7 +51,11 @@ export function ollamaChatBody(endpoint: Pick<OllamaEndpoint, 'model' | 'numCtx'
   const names = new Map<string, string>();
   const messages: OllamaMessage[] = [{ role: 'system', content: request.system }];
   for (const m of request.messages) {
-    if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
+    if (m.role === 'user' && m.images?.length) {
+      // Ollama's own shape: the message's images as a list of base64 strings beside its text.
+      const { images, missing } = messageImages(m);
+      messages.push({ role: 'user', content: userText(m, missing, images.length > 0), ...(images.length && { images: images.map((image) => image.data) }) });
+    } else if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
     else if (m.role === 'tool') {
       const name = names.get(m.toolCallId ?? '');
       messages.push({ role: 'tool', content: m.content, ...(name && { tool_name: name }), ...(m.toolCallId && { tool_call_id: m.toolCallId }) });
