@@ -14,6 +14,7 @@ import { parseRefusal } from './limits/refusal.js';
 import { retryableStatus } from './errors/common.js';
 import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type StreamHandlers, type ToolCall } from './types.js';
 import { messageImages, userText } from './message-images.js';
+import { imagesRefused } from './errors/common.js';
 
 export interface OllamaEndpoint {
   /** The server's root (OPENAI_BASE_URL without its /v1). */
@@ -83,6 +84,8 @@ const TOO_LONG = /context length|context size|exceeds the available context|too 
 
 function failure(status: number | undefined, text: string): Error {
   if ((status === undefined || status === 400 || status === 413) && TOO_LONG.test(text)) return new ContextOverflowError(text, parseRefusal(text));
+  const noImages = imagesRefused(text, status);
+  if (noImages) return noImages;
   // A line in a stream has no status: a runner that crashed or ran out of memory is worth another try.
   return new ProviderError(`Ollama: ${text}`, status, status === undefined ? true : retryableStatus(status));
 }
