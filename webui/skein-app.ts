@@ -7,7 +7,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import type { ConnectionStatus } from './connection.js';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import { SessionConnection } from './connection.js';
-import type { McpServerInfo, ProjectFileTrust, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { ImageInput, McpServerInfo, ProjectFileTrust, ReasoningEffort, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
@@ -376,7 +376,7 @@ export class SkeinApp extends LitElement {
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input .gauge=${gauge} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
-              @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
+              @send=${(e: CustomEvent<{ text: string; images?: ImageInput[] }>) => this.send(e.detail.text, e.detail.images)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
         </main>
@@ -436,12 +436,12 @@ export class SkeinApp extends LitElement {
     }
   }
 
-  private send(text: string) {
+  private send(text: string, images?: ImageInput[]) {
     this.notice = '';
     this.info = '';
-    const slash = parseSlash(text);
+    const slash = images?.length ? undefined : parseSlash(text);
     if (slash && slash.command.name !== '/compact') return void this.runCommand(slash.command.name, slash.arg);
-    if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+    if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
   }
 
   /** Edit and resend: the conversation forked just before the message, the message back in the box to change and send. */
