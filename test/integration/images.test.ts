@@ -12,6 +12,7 @@ import { MAX_IMAGE_BYTES } from '../../shared/protocol.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
+import { startResponsesFake } from '../fakes/openai-responses-fake.js';
 import { startSession } from '../fakes/scenario.js';
 import { authHeaders } from '../helpers/auth.js';
 import { gif, png } from '../helpers/images.js';
@@ -109,7 +110,7 @@ describe('images in user messages', () => {
     expect(view.body.tokens).toBeLessThan(input(f.reported.length - 1) * 2);
   });
 
-  it('go to OpenAI as image_url data URLs, to Gemini as inlineData', async () => {
+  it('go to OpenAI as image_url data URLs, to Gemini as inlineData, to the Responses API as input_image', async () => {
     const o: OpenAIFake = await startOpenAIFake();
     fakes.push(o);
     const run = await startSession({ SKEIN_MODEL: 'gpt-4.1', OPENAI_API_KEY: o.key!, OPENAI_BASE_URL: o.url }, servers);
@@ -128,6 +129,16 @@ describe('images in user messages', () => {
     const parts = g.requests.at(-1).contents.at(-1).parts;
     expect(parts[0]).toEqual({ inlineData: { mimeType: 'image/png', data: b64(picture) } });
     expect(g.violations).toEqual([]);
+
+    // The Responses API (a reasoning model): an input_image with a data URL.
+    const r = await startResponsesFake();
+    fakes.push(r);
+    const resp = await startSession({ SKEIN_MODEL: 'gpt-5.6-terra', OPENAI_API_KEY: r.key, OPENAI_BASE_URL: r.url }, servers);
+    resp.client.send({ type: 'user_message', text: 'echo: seen?', images: [{ mediaType: 'image/png', data: b64(picture) }] });
+    await resp.client.untilIdle(++resp.turns, 20_000);
+    const item = r.requests.at(-1).input.find((i: { role?: string }) => i.role === 'user');
+    expect(item.content).toEqual([{ type: 'input_text', text: 'echo: seen?' }, { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${b64(picture)}` }]);
+    expect(r.refusals).toEqual([]);
   });
 
   it('a model that reads no images: one clear error, no retries, the message and its image kept', async () => {
