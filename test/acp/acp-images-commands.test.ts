@@ -67,6 +67,7 @@ describe('skein acp: images and slash commands', () => {
     const exported = updatesOf(run, id, 'agent_message_chunk').map((u) => (u as { content: { type: string; resource?: { mimeType: string; text: string } } }).content).find((c) => c.type === 'resource');
     expect(exported!.resource!.mimeType).toBe('text/markdown');
     expect(exported!.resource!.text).toContain('echo: what is it?');
+    expect(exported!.resource!.text).toMatch(/\*\[PNG image, 16x12, \d+ bytes: \w+\.png\]\*/);
 
     // /fork and /clear: new sessions, their ids said (and in _meta), each loadable.
     const newIds = () => updatesOf(run, id, 'agent_message_chunk').map((u) => (u as { _meta?: { skein?: { sessionId?: string } } })._meta?.skein?.sessionId).filter((s): s is string => Boolean(s));
