@@ -10,7 +10,7 @@
 // values from ./wire/constants.ts.
 import type { z } from 'zod';
 import type { EventOf } from './wire/events.js';
-import type { ApprovalPreviewSchema, ApprovalRuleSchema, GaugeSchema, LedgerSchema, ProviderCompactionSchema, ReasoningSchema, SavedMessageSchema, ThinkingCapabilitiesSchema, UsageSchema, WorkspaceSchema } from './wire/parts.js';
+import type { ApprovalPreviewSchema, ApprovalRuleSchema, GaugeSchema, ImageInputSchema, ImageRefSchema, LedgerSchema, ProviderCompactionSchema, ReasoningSchema, SavedMessageSchema, ThinkingCapabilitiesSchema, UsageSchema, WorkspaceSchema } from './wire/parts.js';
 import type {
   ChangedFileSchema,
   ChangesReportSchema,
@@ -50,6 +50,8 @@ export type Gauge = z.infer<typeof GaugeSchema>;
 export type Reasoning = z.infer<typeof ReasoningSchema>;
 export type ProviderCompaction = z.infer<typeof ProviderCompactionSchema>;
 export type SavedMessage = z.infer<typeof SavedMessageSchema>;
+export type ImageInput = z.infer<typeof ImageInputSchema>;
+export type ImageRef = z.infer<typeof ImageRefSchema>;
 export type Ledger = z.infer<typeof LedgerSchema>;
 export type ThinkingCapabilities = z.infer<typeof ThinkingCapabilitiesSchema>;
 export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;

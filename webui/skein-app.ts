@@ -6,7 +6,7 @@
 import { html, LitElement, nothing } from 'lit';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import type { ConnectionStatus, SessionConnection } from './connection.js';
-import type { ListedSession, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { ImageInput, ListedSession, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
@@ -352,7 +352,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input .gauge=${gauge} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
-              @send=${(e: CustomEvent<{ text: string }>) => this.send(e.detail.text)}
+              @send=${(e: CustomEvent<{ text: string; images?: ImageInput[] }>) => this.send(e.detail.text, e.detail.images)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
         </main>
@@ -405,12 +405,12 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     return actions.switchModel(this, model, effort);
   }
 
-  private send(text: string) {
+  private send(text: string, images?: ImageInput[]) {
     this.notice = '';
     this.info = '';
-    const slash = parseSlash(text);
+    const slash = images?.length ? undefined : parseSlash(text);
     if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
-    if (!this.connection?.send({ type: 'user_message', text })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+    if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
   }
 
   /** The events this page holds (for the slash commands). */

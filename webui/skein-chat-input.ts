@@ -6,6 +6,8 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge } from '../shared/protocol.js';
 import { draftSize } from './draft-size.js';
+import { readImage, type DraftImage } from './draft-images.js';
+import { MAX_FRAME_BYTES, MAX_IMAGES_PER_MESSAGE } from '../shared/wire/constants.js';
 import { COMMANDS, parseSlash } from './slash-commands.js';
 import './skein-mode-picker.js';
 
@@ -18,6 +20,8 @@ export class SkeinChatInput extends LitElement {
     gauge: { attribute: false },
     mode: { attribute: false },
     value: { state: true },
+    images: { state: true },
+    imageError: { state: true },
   };
   declare busy: boolean;
   /** A tool call waits for approval: a message now denies it. */
@@ -28,6 +32,10 @@ export class SkeinChatInput extends LitElement {
   /** The session's approval mode, switchable here (empty: not known yet). */
   declare mode: string;
   declare value: string;
+  /** Images pasted or dropped in, sent with the message. */
+  declare images: DraftImage[];
+  /** Why the last image pasted or dropped was not taken. */
+  declare imageError: string;
   private history: string[] = [];
   private historyIndex = -1;
   private draft = '';
@@ -39,6 +47,8 @@ export class SkeinChatInput extends LitElement {
     this.disabledReason = '';
     this.mode = '';
     this.value = '';
+    this.images = [];
+    this.imageError = '';
   }
 
   static override styles = css`
@@ -68,6 +78,11 @@ export class SkeinChatInput extends LitElement {
     .commands code { font-family: var(--mono); font-weight: 600; }
     .commands .args { color: var(--muted); font-family: var(--mono); }
     .commands .help { display: block; color: var(--muted); font-size: 12px; }
+    .images { display: flex; flex-wrap: wrap; gap: 8px; margin: 0 0 6px; padding: 0; list-style: none; }
+    .images li { position: relative; }
+    .images img { display: block; height: 64px; max-width: 120px; object-fit: cover; border-radius: 8px; border: 1px solid var(--border); }
+    .images button { position: absolute; top: -6px; right: -6px; padding: 0 6px; line-height: 18px; font-size: 13px; border-radius: 10px; background: var(--panel); }
+    form.dropping textarea { outline: 2px dashed var(--accent); }
   `;
 
   /** Puts text in the box (an example from the empty timeline) and focuses it. */
@@ -97,11 +112,13 @@ export class SkeinChatInput extends LitElement {
     const disabled = this.disabledReason !== '';
     const matches = this.suggestions;
     const command = parseSlash(this.value)?.command;
-    const size = this.value ? draftSize(this.value, this.gauge) : undefined;
+    const size = this.value || this.images.length ? this.sizeWithImages() : undefined;
     const hint = disabled
       ? html`${this.disabledReason}`
       : size?.refused
         ? html`<span class="refused" role="alert">${size.refused}</span>`
+      : this.imageError
+        ? html`<span class="refused" role="alert">${this.imageError}</span>`
       : size?.warning
         ? html`${size.warning}`
       : command
@@ -118,11 +135,17 @@ export class SkeinChatInput extends LitElement {
               <code>${c.label}</code> <span class="args">${c.args}</span><span class="help">${c.help} · <kbd>Tab</kbd> to complete</span></li>`)}
           </ul>`
         : nothing}
-      <form @submit=${this.onSubmit}>
+      ${this.images.length
+        ? html`<ul class="images" aria-label="Images to send">
+            ${this.images.map((image, i) => html`<li><img src="data:${image.mediaType};base64,${image.data}" alt=${`Image ${i + 1}: ${image.name}`} data-testid="draft-image" />
+              <button type="button" aria-label=${`Remove image ${i + 1}`} title="Remove" @click=${() => this.removeImage(i)}>×</button></li>`)}
+          </ul>`
+        : nothing}
+      <form @submit=${this.onSubmit} @dragover=${this.onDragOver} @dragleave=${() => this.renderRoot.querySelector('form')?.classList.remove('dropping')} @drop=${this.onDrop}>
         <textarea aria-label="Message" placeholder=${disabled ? (this.disabledReason.startsWith('Offline') ? 'Reconnecting…' : 'Not available here (see below)') : 'Message the agent, or / for commands'} rows="1"
-          .value=${this.value} ?disabled=${disabled} aria-describedby="hint" @input=${this.onInput} @keydown=${this.onKeyDown}></textarea>
+          .value=${this.value} ?disabled=${disabled} aria-describedby="hint" @input=${this.onInput} @keydown=${this.onKeyDown} @paste=${this.onPaste}></textarea>
         ${this.busy ? html`<button class="cancel" type="button" @click=${this.onCancel} ?disabled=${disabled}>Cancel</button>` : nothing}
-        <button class="send" type="submit" ?disabled=${disabled || !this.value.trim() || !!size?.refused}>Send</button>
+        <button class="send" type="submit" ?disabled=${disabled || (!this.value.trim() && !this.images.length) || !!size?.refused}>Send</button>
       </form>
       <div class="size">
         <skein-mode-picker .mode=${this.mode}></skein-mode-picker>
@@ -180,12 +203,66 @@ export class SkeinChatInput extends LitElement {
 
   private submit() {
     const text = this.value;
-    if (!text.trim() || this.disabledReason || draftSize(text, this.gauge).refused) return;
-    this.dispatchEvent(new CustomEvent('send', { detail: { text }, bubbles: true, composed: true }));
+    const images = this.images;
+    if ((!text.trim() && !images.length) || this.disabledReason || this.sizeWithImages().refused) return;
+    this.dispatchEvent(new CustomEvent('send', { detail: { text, ...(images.length && { images: images.map(({ mediaType, data }) => ({ mediaType, data })) }) }, bubbles: true, composed: true }));
+    this.images = [];
+    this.imageError = '';
     if (this.history.at(-1) !== text) this.history.push(text);
     this.historyIndex = -1;
     this.draft = '';
     this.value = '';
+  }
+
+  /** The draft's size with its images: one frame carries them all. */
+  private sizeWithImages() {
+    const size = draftSize(this.value, this.gauge);
+    if (!this.images.length || size.refused) return size;
+    const bytes = new TextEncoder().encode(JSON.stringify({ type: 'user_message', text: this.value })).length + this.images.reduce((n, i) => n + i.data.length + 40, 0);
+    if (bytes <= MAX_FRAME_BYTES) return size;
+    return { ...size, refused: `Too large to send: with its images this message is ${(bytes / 1024 / 1024).toFixed(2)} MB; one message may be at most ${(MAX_FRAME_BYTES / 1024 / 1024).toFixed(0)} MB. Remove an image; nothing was sent.` };
+  }
+
+  private onPaste(e: ClipboardEvent) {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (!files.length) return;
+    e.preventDefault();
+    void this.addImages(files);
+  }
+
+  private onDragOver(e: DragEvent) {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    this.renderRoot.querySelector('form')?.classList.add('dropping');
+  }
+
+  private onDrop(e: DragEvent) {
+    this.renderRoot.querySelector('form')?.classList.remove('dropping');
+    const files = [...(e.dataTransfer?.files ?? [])];
+    if (!files.length) return;
+    e.preventDefault();
+    void this.addImages(files);
+  }
+
+  /** Adds the images among `files`; the first that cannot go is said, the others still come. */
+  async addImages(files: File[]) {
+    this.imageError = '';
+    for (const file of files) {
+      if (this.images.length >= MAX_IMAGES_PER_MESSAGE) {
+        this.imageError = `A message may carry at most ${MAX_IMAGES_PER_MESSAGE} images.`;
+        break;
+      }
+      const read = await readImage(file);
+      if (typeof read === 'string') this.imageError ||= read;
+      else this.images = [...this.images, read];
+    }
+    this.focus();
+  }
+
+  private removeImage(index: number) {
+    this.images = this.images.filter((_, i) => i !== index);
+    this.imageError = '';
+    this.focus();
   }
 
   private onCancel() {

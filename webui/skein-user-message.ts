@@ -21,6 +21,8 @@ export class SkeinUserMessage extends LitElement {
         margin-left: auto; width: fit-content; max-width: min(85%, 640px); }
       .row { display: flex; flex-direction: column; align-items: flex-end; }
       .command { font-family: var(--mono); font-size: 13px; }
+      .images { display: flex; flex-wrap: wrap; gap: 6px; justify-content: flex-end; margin-top: 4px; }
+      .images img { display: block; max-height: 180px; max-width: min(85%, 320px); border-radius: 10px; border: 1px solid var(--border); }
       :host([folded]) .body { background: transparent; border: 1px dashed var(--folded-bar); padding-left: 12px; }
     `,
   ];
@@ -29,8 +31,20 @@ export class SkeinUserMessage extends LitElement {
     const command = parseCompactCommand(this.event.text) !== null;
     return html`<div class="row">
       <div class="who">You${command ? ' · command' : ''}${this.folded ? html`<span class="folded-tag">folded, not seen by the model</span>` : ''}</div>
-      <div class="body ${command ? 'command' : ''}">${this.event.text}</div>
+      ${this.event.text ? html`<div class="body ${command ? 'command' : ''}">${this.event.text}</div>` : ''}
+      ${this.event.images?.length
+        ? html`<div class="images">${this.event.images.map((image, i) => html`<a href=${imageUrl(image.file)} target="_blank" rel="noopener"><img src=${imageUrl(image.file)} alt=${`Image ${i + 1}: ${image.mediaType.slice(6).toUpperCase()}, ${image.width}x${image.height}`} data-testid="message-image" loading="lazy" /></a>`)}</div>`
+        : ''}
     </div>`;
   }
 }
 customElements.define('skein-user-message', SkeinUserMessage);
+
+/**
+ * GET /api/sessions/:id/images/:name (the page's cookie carries the access).
+ * An image's file is `<sessions>/<id>/images/<name>`: the session that owns it is in its path (a fork's are its own copies).
+ */
+function imageUrl(file: string): string {
+  const parts = file.split(/[\\/]/);
+  return `/api/sessions/${encodeURIComponent(parts.at(-3)!)}/images/${encodeURIComponent(parts.at(-1)!)}`;
+}

@@ -9,9 +9,10 @@ import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
 import { CliError } from '../cli/exit-codes.js';
 import { log } from '../log.js';
-import { helpText, isModeId, MODES, parseSlash } from './commands.js';
+import { parseSlash } from './commands.js';
 import { mcpConfigOf } from './mcp-servers.js';
-import { promptText } from './prompt-text.js';
+import { promptContent } from './prompt-content.js';
+import { runSlash } from './slash.js';
 import { AcpSession } from './session.js';
 
 const VERSION = '0.1.0';
@@ -54,8 +55,8 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
         agentInfo: { name: 'skein', title: 'skein', version: VERSION },
         agentCapabilities: {
           loadSession: true,
-          // skein's models read text: no image or audio; an attached file (embedded context) is quoted in the message.
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          // Images go to the model with the message (each provider's own shape); no audio; an attached file (embedded context) is quoted in the message.
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
         },
         authMethods: [],
@@ -79,33 +80,15 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     })
     .onRequest('session/prompt', async ({ params }) => {
       const target = session(params.sessionId);
-      const text = promptText(params.prompt);
-      if (!text) throw RequestError.invalidParams(undefined, 'the prompt is empty');
-      const slash = parseSlash(text);
-      if (slash?.name === 'help') {
-        await target.say(helpText());
-        return { stopReason: 'end_turn' };
-      }
-      if (slash?.name === 'mode') {
-        if (!isModeId(slash.arg)) {
-          await target.say(`/mode takes one of ${MODES.map((m) => m.id).join(', ')}`);
-          return { stopReason: 'end_turn' };
-        }
-        await target.setMode(slash.arg).catch(rethrow);
-        await target.say(`Approval mode: ${MODES.find((m) => m.id === slash.arg)!.name}.`);
-        return { stopReason: 'end_turn' };
-      }
-      if (slash?.name === 'model') {
-        if (!slash.arg) {
-          await target.say('/model takes a model name, e.g. /model claude-sonnet-4-5');
-          return { stopReason: 'end_turn' };
-        }
-        await api.request('POST', `/api/sessions/${encodeURIComponent(target.id)}/model`, { model: slash.arg }).catch(rethrow);
-        await target.say(`The session switches to ${slash.arg} at the next safe point.`);
+      const { text, images } = promptContent(params.prompt);
+      if (!text && !images.length) throw RequestError.invalidParams(undefined, 'the prompt is empty');
+      const slash = images.length ? undefined : parseSlash(text);
+      if (slash && slash.name !== 'compact') {
+        await runSlash(slash, target, api, connection.model).catch(rethrow);
         return { stopReason: 'end_turn' };
       }
       // A plain message, or /compact [focus], which the server reads from the message itself.
-      const stopReason = await target.prompt(text);
+      const stopReason = await target.prompt(text, images);
       return { stopReason, ...(target.gauge && { _meta: { skein: { gauge: target.gauge } } }) };
     })
     .onNotification('session/cancel', async ({ params }) => {

@@ -1,12 +1,11 @@
 // The slash commands and the approval modes an editor offers for a skein
 // session, from the lists every client shares (shared/slash-commands.ts,
-// shared/modes.ts). Only the commands that make sense without skein's web
-// page are offered: /compact (the server reads it from the message itself),
-// /mode, /model and /help; /clear, /fork, /rewind and /export act in the page.
+// shared/modes.ts): the same eight commands as the web composer. What each
+// does over ACP is in slash.ts.
 import type { AvailableCommand, SessionMode } from '@agentclientprotocol/sdk';
 import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
 import type { ApprovalMode } from '../../shared/protocol.js';
-import { SLASH_COMMANDS, type SlashCommand } from '../../shared/slash-commands.js';
+import { SLASH_COMMANDS } from '../../shared/slash-commands.js';
 
 export type ModeId = ApprovalMode;
 
@@ -14,35 +13,46 @@ export const MODES: readonly SessionMode[] = MODE_INFO.map(({ id, name, descript
 
 export const isModeId = isApprovalMode;
 
-const OFFERED = ['/compact', '/mode', '/model', '/help'] as const;
-type Offered = (typeof OFFERED)[number];
+export type SlashName = 'compact' | 'clear' | 'model' | 'mode' | 'fork' | 'rewind' | 'export' | 'help';
 
-const HINTS: Record<Offered, string | undefined> = {
-  '/compact': 'what the summary should keep (optional)',
-  '/mode': MODE_INFO.map((m) => m.id).join(' | '),
-  '/model': 'a model name, e.g. claude-sonnet-4-5',
-  '/help': undefined,
+/** The hint of each command's argument, as an editor shows it in the prompt box. */
+const HINTS: Record<SlashName, string | undefined> = {
+  compact: 'what the summary should keep (optional)',
+  clear: undefined,
+  mode: MODE_INFO.map((m) => m.id).join(' | '),
+  model: 'a model name, e.g. claude-sonnet-4-5',
+  fork: undefined,
+  rewind: 'an event number from the list /rewind shows (add "fork" to fork there too)',
+  export: undefined,
+  help: undefined,
 };
-
-const COMMANDS: readonly SlashCommand[] = SLASH_COMMANDS.filter((c) => (OFFERED as readonly string[]).includes(c.name));
 
 /** ACP's list: names without the slash, the hint of the argument as its input. */
 export function availableCommands(): AvailableCommand[] {
-  return COMMANDS.map((c) => {
-    const hint = HINTS[c.name as Offered];
-    return { name: c.name.slice(1), description: c.help, ...(hint && { input: { hint } }) };
+  return SLASH_COMMANDS.map((c) => {
+    const hint = HINTS[c.name.slice(1) as SlashName];
+    return { name: c.name.slice(1), description: acpHelp(c.name, c.help), ...(hint && { input: { hint } }) };
   });
 }
 
-export type Slash = { name: 'compact' | 'mode' | 'model' | 'help'; arg: string };
+/** Where the web UI's words describe what the page does, ACP's say what the editor gets. */
+function acpHelp(name: string, help: string): string {
+  if (name === '/export') return 'this session as Markdown, sent back as a resource';
+  if (name === '/rewind') return 'list the points to rewind to; /rewind N puts the files back as they were at event N (shows the diff)';
+  if (name === '/clear') return 'start a new session in the same folder and say its id (load it with session/load)';
+  if (name === '/fork') return 'copy this session up to now into a new one and say its id';
+  return help;
+}
+
+export type Slash = { name: SlashName; arg: string };
 
 /** The command a prompt invokes, or undefined for a plain message (`/usr/bin is broken` is one). */
 export function parseSlash(text: string): Slash | undefined {
   const m = /^(\/[a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!m || !COMMANDS.some((c) => c.name === m[1])) return undefined;
-  return { name: m[1]!.slice(1) as Slash['name'], arg: (m[2] ?? '').trim() };
+  if (!m || !SLASH_COMMANDS.some((c) => c.name === m[1])) return undefined;
+  return { name: m[1]!.slice(1) as SlashName, arg: (m[2] ?? '').trim() };
 }
 
 export function helpText(): string {
-  return ['skein commands:', ...COMMANDS.map((c) => `- ${c.name}${c.args ? ` ${c.args}` : ''}: ${c.help}`)].join('\n');
+  return ['skein commands:', ...SLASH_COMMANDS.map((c) => `- ${c.name}${c.args ? ` ${c.args}` : ''}: ${acpHelp(c.name, c.help)}`)].join('\n');
 }

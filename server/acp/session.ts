@@ -2,10 +2,11 @@
 // `session/update`s (in order), a prompt's turn and how it ended, the tool
 // calls that wait for approval asked through `session/request_permission`,
 // and the session's approval mode.
-import { RequestError, type AgentContext, type PermissionOption, type RequestPermissionRequest, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
-import type { ApprovalDecision, ApprovalRequestEvent, Gauge, SkeinEvent } from '../../shared/protocol.js';
+import { RequestError, type AgentContext, type ContentBlock, type PermissionOption, type RequestPermissionRequest, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
+import type { ApprovalDecision, ApprovalRequestEvent, Gauge, ImageInput, SkeinEvent } from '../../shared/protocol.js';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
+import { CliError, EXIT } from '../cli/exit-codes.js';
 import { log } from '../log.js';
 import { availableCommands, isModeId, MODES, type ModeId } from './commands.js';
 import { openStream, type SessionStream } from './session-stream.js';
@@ -116,18 +117,20 @@ export class AcpSession {
   }
 
   /** Sends the prompt and resolves with how its turn ended. */
-  async prompt(text: string): Promise<StopReason> {
+  async prompt(text: string, images: readonly ImageInput[] = []): Promise<StopReason> {
     if (this.lost) throw RequestError.internalError(undefined, `${this.lost}: load the session again (session/load)`);
     if (this.turn) throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session: wait for it or cancel it');
     this.cancelWanted = false;
     const ending = new Promise<TurnEnding>((done) => (this.turn = { watch: new TurnWatch(text, this.state !== IDLE), done }));
     this.translator?.expectPrompt(text);
     try {
-      await this.options.api.send(this.id, text);
+      await this.options.api.send(this.id, text, images);
       // Cancelled before the server had the prompt: the cancel then found nothing to stop.
       if (this.cancelWanted) await this.options.api.cancel(this.id);
     } catch (err) {
       this.turn = undefined;
+      // The server refused the message itself (an image it cannot read, too large): the editor's request was bad.
+      if (err instanceof CliError && err.code === EXIT.usage) throw RequestError.invalidParams(undefined, err.message);
       throw RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
     }
     const end = await ending;
@@ -136,8 +139,14 @@ export class AcpSession {
   }
 
   /** A message the editor shows as the agent's (answers of the slash commands handled here). */
-  async say(text: string): Promise<void> {
-    this.send([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }]);
+  async say(text: string, skein?: Record<string, unknown>): Promise<void> {
+    this.send([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text }, ...(skein && { _meta: { skein } }) }]);
+    await this.queue;
+  }
+
+  /** One content block (a resource, an image) as the agent's message. */
+  async send1(content: ContentBlock): Promise<void> {
+    this.send([{ sessionUpdate: 'agent_message_chunk', content }]);
     await this.queue;
   }
 

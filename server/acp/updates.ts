@@ -5,10 +5,11 @@
 // client that said it shows them, else a line of agent text; the event rides
 // in `_meta` either way). The same translation replays the history for
 // session/load, so a loaded session reads as it ran.
-import type { SessionUpdate, PlanEntry } from '@agentclientprotocol/sdk';
-import type { CompactionEvent, DeltaFrame, Gauge, SkeinEvent } from '../../shared/protocol.js';
+import type { ContentBlock, SessionUpdate, PlanEntry } from '@agentclientprotocol/sdk';
+import type { CompactionEvent, DeltaFrame, Gauge, ImageRef, SkeinEvent } from '../../shared/protocol.js';
 import { parsePlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
 import { diffContent, outputContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
+import { imageBase64, imageLabel } from '../images/image-files.js';
 
 export interface TranslateOptions {
   /** The session's folder: ACP wants absolute paths. */
@@ -64,7 +65,8 @@ export class UpdateTranslator {
     switch (event.kind) {
       case 'user':
         // Live, the editor already shows what it sent; a message typed elsewhere (the web UI) is shown too.
-        return history || !this.ownPrompt(event.text) ? [this.chunk('user_message_chunk', event.text)] : [];
+        if (!history && this.ownPrompt(event.text)) return [];
+        return [...(event.text ? [this.chunk('user_message_chunk', event.text)] : []), ...(event.images ?? []).map((image) => userImage(image))];
       case 'agent':
         return this.agent(event.text, event.reasoning?.text);
       case 'tool_call':
@@ -214,4 +216,15 @@ export function compactionLine(event: CompactionEvent): string {
     default:
       return '';
   }
+}
+
+/**
+ * An image of a user message replayed: its bytes when this process can read
+ * the session's file (the embedded server, or one on this machine), else a
+ * line that says what it was (a server elsewhere; `_meta.skein.image` has its reference).
+ */
+function userImage(image: ImageRef): SessionUpdate {
+  const data = imageBase64(image);
+  const content: ContentBlock = data ? { type: 'image', mimeType: image.mediaType, data } : { type: 'text', text: `[${imageLabel(image)}]` };
+  return { sessionUpdate: 'user_message_chunk', content, _meta: { skein: { image } } };
 }

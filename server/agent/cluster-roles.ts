@@ -243,7 +243,7 @@ export class ClusterRoles {
   private apply(live: LiveSession, row: InboxRow): boolean {
     const command = row.command;
     try {
-      if (command.type === 'user_message') void live.session.userMessage(command.text, row.id);
+      if (command.type === 'user_message') void live.session.userMessage(command.text, command.images, row.id);
       else if (command.type === 'cancel') void live.session.cancel();
       else if (command.type === 'compact') void live.session.requestCompaction({ trigger: 'manual', ...(command.instructions && { instructions: command.instructions }) });
       else live.agent.approvals.decide(command.callId, command.decision, command.reason);

@@ -6,3 +6,8 @@ import path from 'node:path';
 export function spillDirOf(session: { readonly id: string; readonly log: { readonly file: string } }): string {
   return path.join(path.dirname(session.log.file), session.id, 'outputs');
 }
+
+/** Where the images of the session's messages are kept (see images/image-files.ts). */
+export function imagesDirOf(session: { readonly id: string; readonly log: { readonly file: string } }): string {
+  return path.join(path.dirname(session.log.file), session.id, 'images');
+}

@@ -9,7 +9,7 @@ import type {
   SessionSnapshot,
   SkeinEvent,
 } from '../../shared/protocol.js';
-import { parseCompactCommand, type ReasoningEffort } from '../../shared/protocol.js';
+import { parseCompactCommand, type ImageInput, type ReasoningEffort } from '../../shared/protocol.js';
 import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
 import { saveIfLarge } from '../compaction/large-message.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
@@ -18,7 +18,8 @@ import type { SessionMeta } from '../manage/meta.js';
 import { secretValues, type NamedSecret } from '../tools/env.js';
 import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
-import { spillDirOf } from './session-files.js';
+import { imagesDirOf, spillDirOf } from './session-files.js';
+import { checkImages, saveImages } from '../images/image-files.js';
 import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
 
 export type { CompactionRequest } from './pending-compactions.js';
@@ -239,13 +240,16 @@ export class Session {
   }
 
   /** A user message; `/compact [focus]` asks for a compaction instead. Another instance's session: forwarded there. */
-  userMessage(text: string, inbox?: number): void | Promise<void> {
-    const forwarded = this.forward({ type: 'user_message', text });
+  userMessage(text: string, images?: readonly ImageInput[], inbox?: number): void | Promise<void> {
+    // Bytes that are not an image are refused here, before anything is forwarded or logged (throws ImageError).
+    if (images?.length) checkImages(images);
+    const forwarded = this.forward({ type: 'user_message', text, ...(images?.length && { images: [...images] }) });
     if (forwarded) return forwarded;
-    const command = parseCompactCommand(text);
+    const command = images?.length ? undefined : parseCompactCommand(text);
     const window = this.agent?.gauge().contextWindow;
     const saved = command || !window ? undefined : saveIfLarge(text, window, spillDirOf(this));
-    this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }), ...(saved && { saved }) });
+    const refs = images?.length ? saveImages(images, imagesDirOf(this)) : undefined;
+    this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }), ...(saved && { saved }), ...(refs && { images: refs }) });
     if (command) this.requestCompaction({ trigger: 'manual', ...command });
     else this.agent?.wake();
   }

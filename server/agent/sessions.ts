@@ -23,6 +23,7 @@ import type { ScanContext } from '../store/log-scan.js';
 import { LogScan, type ScanHost } from './log-scan-runner.js';
 import { estimatedGauge } from './gauge.js';
 import { copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
+import { copyImages } from '../images/image-files.js';
 import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
 import type { McpHub } from '../mcp/hub.js';
@@ -502,7 +503,12 @@ export class Sessions implements ClusterHost {
     const header = source.session.log.header;
     const newIdValue = newId();
     // A message saved as a file is copied with the fork, and the copy's events point to the copy's file.
-    const events = forkedEvents(source.session.log, seq).map((e) => (e.kind === 'user' && e.saved ? { ...e, saved: copySavedMessage(e.saved, path.join(this.dir, newIdValue, 'outputs')) } : e));
+    const events = forkedEvents(source.session.log, seq).map((e) => {
+      if (e.kind !== 'user') return e;
+      const saved = e.saved && copySavedMessage(e.saved, path.join(this.dir, newIdValue, 'outputs'));
+      const images = e.images && copyImages(e.images, path.join(this.dir, newIdValue, 'images'));
+      return { ...e, ...(saved && { saved }), ...(images && { images }) };
+    });
     const original = header.workspace;
     const workspace = original?.worktree
       ? await createWorkspace(this.roots(), this.config.dataDir, newIdValue, { folder: original.folder, worktree: true, ...(original.branch && { startPoint: original.branch }) })

@@ -16,7 +16,8 @@ import type { ToolRunSettings } from './types.js';
 import { Checkpoints, writesFiles } from '../workspace/checkpoints.js';
 import { log } from '../log.js';
 
-export { spillDirOf } from './session-files.js';
+export { imagesDirOf, spillDirOf } from './session-files.js';
+
 
 /** The session's checkpoints of its working folder (see workspace/checkpoints.ts). */
 export function checkpointsOf(session: Session, workDir: string): Checkpoints {

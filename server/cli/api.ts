@@ -55,8 +55,21 @@ export class Api {
     return this.request<{ events: SkeinEvent[] }>('GET', `/api/sessions/${encodeURIComponent(id)}/events?since=${since}`).then((r) => r.events);
   }
 
-  send(id: string, text: string): Promise<unknown> {
-    return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text });
+  send(id: string, text: string, images?: readonly { mediaType: string; data: string }[]): Promise<unknown> {
+    return this.request('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text, ...(images?.length && { images }) });
+  }
+
+  /** A GET whose answer is text, not JSON (the Markdown export). */
+  async text(route: string): Promise<string> {
+    let res: Response;
+    try {
+      res = await fetch(this.connection.url + route, { headers: this.headers() });
+    } catch (err) {
+      throw new CliError(EXIT.server, `cannot reach ${this.connection.url}: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    if (!res.ok) throw new CliError(res.status === 400 ? EXIT.usage : EXIT.server, `GET ${route}: ${res.status} ${text.slice(0, 200)}`);
+    return text;
   }
 
   decide(id: string, callId: string, decision: ApprovalDecision): Promise<unknown> {

@@ -2,6 +2,7 @@
 // is clipped here: the summary needs what happened, not every byte.
 import { STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN } from '../../shared/protocol.js';
 import type { SourcedMessage } from './view.js';
+import { imageLabel } from '../images/image-files.js';
 
 const TOOL_OUTPUT_CHARS = 2000;
 
@@ -14,7 +15,8 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
     } else if (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN)) {
       continue; // skein's own notes are not part of the story (a folded tools note is sent again after the fold)
     } else if (m.role === 'user') {
-      parts.push(`[user] ${m.content}`);
+      // The summariser reads text: an image is named by what it is (its pixels stay in the log).
+      parts.push(`[user] ${m.content}${(m.images ?? []).map((image) => `\n[image: ${imageLabel(image)}]`).join('')}`);
     } else if (m.role === 'system') {
       parts.push(`[instruction update] ${m.content}`);
     } else if (m.role === 'assistant') {

@@ -1,8 +1,9 @@
 // The model view: the conversation the model sees, derived from the event log.
 // Each finished compaction clears old tool results and/or replaces the span of
 // messages it covers by its summary; nothing in the log itself ever changes.
-import { parseCompactCommand, type CompactionEvent, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
+import { parseCompactCommand, type CompactionEvent, type ImageRef, type Ledger, type SkeinEvent, type ViewMessage } from '../../shared/protocol.js';
 import { savedMessageView } from './large-message.js';
+import { imageLabel } from '../images/image-files.js';
 import { renderLedger } from './ledger.js';
 import { identifiersIn } from './identifiers.js';
 import { describeSearchCall } from './tool-descriptions.js';
@@ -117,7 +118,7 @@ export class IncrementalView {
     switch (e.kind) {
       case 'user': {
         if (parseCompactCommand(e.text)) break;
-        const message: SourcedMessage = { role: 'user', content: e.saved ? savedMessageView(e.text, e.saved, e.seq) : e.text, seq: e.seq };
+        const message: SourcedMessage = { role: 'user', content: e.saved ? savedMessageView(e.text, e.saved, e.seq) : e.text, seq: e.seq, ...(e.images?.length && { images: e.images }) };
         if (open.size || this.hold !== 'none') this.deferred.push(message);
         else out.push(message);
         break;
@@ -210,6 +211,14 @@ export function applyCompaction(
       messages[i] = { ...m, content: clearedPlaceholder(calls.get(m.toolCallId ?? ''), chars, m.seq, e.clearedIndex ? m.content : undefined), clearedChars: chars };
       changed = Math.min(changed, i);
     }
+    // Old images go the way of old tool outputs: a line that says what each was (the log and its file keep it).
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      if (m.role !== 'user' || !m.images?.length || m.seq > e.clearedThroughSeq) continue;
+      const { images, ...rest } = m;
+      messages[i] = { ...rest, content: `${m.content}${m.content ? '\n' : ''}${clearedImagesNote(images, m.seq)}` };
+      changed = Math.min(changed, i);
+    }
   }
   if (e.coversSeq && e.summary) {
     const [first, last] = e.coversSeq;
@@ -245,6 +254,11 @@ function dropStaleThinking(messages: SourcedMessage[], changed: number): void {
 /** Strips provenance for the wire / provider. */
 export function plain(messages: readonly SourcedMessage[]): ViewMessage[] {
   return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, ...m }) => m);
+}
+
+/** What cleared images (of user event `seq`) say instead of their pixels. */
+export function clearedImagesNote(images: readonly ImageRef[], seq: number): string {
+  return images.map((image) => `[image cleared to save context (event ${seq}): ${imageLabel(image)}; the session's log keeps it]`).join('\n');
 }
 
 function clip(text: string, max: number): string {

@@ -22,9 +22,11 @@ import { mountManageRoutes } from './manage-routes.js';
 import { addTrustRoutes } from './trust-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
 import { mountRewindRoutes } from './rewind-routes.js';
+import { mountImageRoute } from './image-route.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
 import { log } from '../log.js';
+import { ImageError } from '../images/image-files.js';
 
 export interface AppOptions {
   sessions: Sessions;
@@ -115,6 +117,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
 
   mountManageRoutes(app, sessions);
   mountRewindRoutes(app, sessions);
+  mountImageRoute(app, sessions);
 
   app.get('/api/models', async (_req, res) => {
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });
@@ -170,9 +173,14 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     if (!live) return notFound(res);
     const body = valid(ROUTES['POST /api/sessions/:id/messages'].body, req.body ?? {}, res);
     if (!body) return;
-    const { text } = body;
+    const { text, images } = body;
     // Another instance's session: acknowledged once it is in the owner's inbox.
-    await live.session.userMessage(text);
+    try {
+      await live.session.userMessage(text, images);
+    } catch (err) {
+      if (err instanceof ImageError) return void res.status(400).json({ error: err.message });
+      throw err;
+    }
     // Acknowledged once the message is durable (group commit).
     await live.session.durable();
     res.status(202).json({ accepted: true });

@@ -16,6 +16,7 @@ import type { Access } from './access.js';
 import { parseRequestUrl } from './access.js';
 import { serveSessionList } from './list-channel.js';
 import { log } from '../log.js';
+import { ImageError } from '../images/image-files.js';
 
 export interface HubOptions {
   /** A ping goes to every client this often; one that has not answered the previous ping is dropped. */
@@ -105,7 +106,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         const frame = parsed.value;
         try {
           let pending: void | Promise<void>;
-          if (frame.type === 'user_message') pending = live.session.userMessage(frame.text);
+          if (frame.type === 'user_message') pending = live.session.userMessage(frame.text, frame.images);
           else if (frame.type === 'compact') pending = live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
           else if (frame.type === 'approval') {
             pending = live.session.forward({ type: 'approval', callId: frame.callId, decision: frame.decision, ...(frame.reason && { reason: frame.reason }) });
@@ -114,7 +115,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
           // Forwarded to the instance that runs the session: a refusal (read-only, database down) is said here.
           pending?.catch((err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
         } catch (err) {
-          if (err instanceof NoPendingApprovalError) return send({ type: 'error', message: err.message });
+          if (err instanceof NoPendingApprovalError || err instanceof ImageError) return send({ type: 'error', message: err.message });
           // The session could not take it (its log refused the write): say so, keep the socket.
           send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
           if (!(err instanceof LogWriteError)) log.error('frame failed', { session: live.session.id, error: err });

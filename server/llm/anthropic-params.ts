@@ -8,6 +8,7 @@ import { assistantBlocks, prefixOf, type PrefixBase } from './anthropic-thinking
 import { modelInfo, type ThinkingCaps } from './models.js';
 import { anthropicThinking, ownReasoning } from './reasoning.js';
 import type { LlmRequest } from './types.js';
+import { messageImages, userText } from './message-images.js';
 
 const CACHE = { type: 'ephemeral' } as const;
 
@@ -101,7 +102,13 @@ export function toMessages(view: ViewMessage[], thinking?: ThinkingContext): Mes
       if (fits) out.push({ role: 'system', content: [{ type: 'text', text }] });
       else push('user', [{ type: 'text', text: `<system-update>\n${text}\n</system-update>` }]);
     } else if (m.role === 'user') {
-      push('user', [{ type: 'text', text: m.content.trim() ? m.content : '(empty message)' }]);
+      // Images first, then the words about them (Anthropic's advice for image prompts).
+      const { images, missing } = messageImages(m);
+      const text = userText(m, missing, images.length > 0);
+      push('user', [
+        ...images.map((image): ContentBlockParam => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } })),
+        ...(text ? [{ type: 'text' as const, text }] : []),
+      ]);
     } else if (m.role === 'assistant') {
       const own = thinking && ownReasoning(m, 'anthropic', thinking.base.model);
       if (own && thinking) {

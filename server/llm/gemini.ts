@@ -16,6 +16,7 @@ import { fromGeminiError } from './errors/gemini.js';
 import { geminiThinking, ownReasoning } from './reasoning.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromGemini, type GeminiUsage } from './usage.js';
+import { messageImages, userText } from './message-images.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com/';
 const SKIP_SIGNATURE_CHECK = 'skip_thought_signature_validator';
@@ -89,7 +90,11 @@ export function toContents(view: ViewMessage[], signatureOf: (id: string) => str
     else out.push({ role, parts });
   };
   for (const m of view) {
-    if (m.role === 'user' || m.role === 'system') push('user', [{ text: m.content || '(empty message)' }]);
+    if (m.role === 'user' && m.images?.length) {
+      const { images, missing } = messageImages(m);
+      const text = userText(m, missing, images.length > 0);
+      push('user', [...images.map((image): Part => ({ inlineData: { mimeType: image.mediaType, data: image.data } })), ...(text ? [{ text }] : [])]);
+    } else if (m.role === 'user' || m.role === 'system') push('user', [{ text: m.content || '(empty message)' }]);
     else if (m.role === 'assistant') {
       // This model's own answer goes back as returned: its parts carry their thought signatures (after a restart too).
       const own = ownReasoning(m, 'gemini', model);

@@ -13,6 +13,8 @@
 import { parseRefusal } from './limits/refusal.js';
 import { retryableStatus } from './errors/common.js';
 import { ContextOverflowError, isAbortError, ProviderError, type LlmRequest, type LlmResponse, type StreamHandlers, type ToolCall } from './types.js';
+import { messageImages, userText } from './message-images.js';
+import { imagesRefused } from './errors/common.js';
 
 export interface OllamaEndpoint {
   /** The server's root (OPENAI_BASE_URL without its /v1). */
@@ -31,6 +33,8 @@ interface OllamaMessage {
   tool_calls?: { id?: string; function: { name: string; arguments: Record<string, unknown> } }[];
   tool_name?: string;
   tool_call_id?: string;
+  /** base64 images of a user message (no data: prefix). */
+  images?: string[];
 }
 
 /** One object of the answer (streamed or whole). */
@@ -48,7 +52,11 @@ export function ollamaChatBody(endpoint: Pick<OllamaEndpoint, 'model' | 'numCtx'
   const names = new Map<string, string>();
   const messages: OllamaMessage[] = [{ role: 'system', content: request.system }];
   for (const m of request.messages) {
-    if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
+    if (m.role === 'user' && m.images?.length) {
+      // Ollama's own shape: the message's images as a list of base64 strings beside its text.
+      const { images, missing } = messageImages(m);
+      messages.push({ role: 'user', content: userText(m, missing, images.length > 0), ...(images.length && { images: images.map((image) => image.data) }) });
+    } else if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
     else if (m.role === 'tool') {
       const name = names.get(m.toolCallId ?? '');
       messages.push({ role: 'tool', content: m.content, ...(name && { tool_name: name }), ...(m.toolCallId && { tool_call_id: m.toolCallId }) });
@@ -76,6 +84,8 @@ const TOO_LONG = /context length|context size|exceeds the available context|too 
 
 function failure(status: number | undefined, text: string): Error {
   if ((status === undefined || status === 400 || status === 413) && TOO_LONG.test(text)) return new ContextOverflowError(text, parseRefusal(text));
+  const noImages = imagesRefused(text, status);
+  if (noImages) return noImages;
   // A line in a stream has no status: a runner that crashed or ran out of memory is worth another try.
   return new ProviderError(`Ollama: ${text}`, status, status === undefined ? true : retryableStatus(status));
 }

@@ -15,6 +15,7 @@ import { openaiClient } from './openai.js';
 import { fromOpenAIError } from './errors/openai.js';
 import { openaiEffort, ownReasoning } from './reasoning.js';
 import { ProviderError, type LlmRequest, type LlmResponse, type ModelLimits, type Provider, type ProviderCompactionResult, type ProviderCompactor, type StreamHandlers, type ToolCall } from './types.js';
+import { messageImages, userText } from './message-images.js';
 
 type Item = Record<string, unknown>;
 
@@ -107,7 +108,14 @@ function toInput(request: Pick<LlmRequest, 'messages'>, model: string): Response
   for (const m of request.messages) {
     if (m.compacted?.provider === 'openai' && m.compacted.model === model) input.push(...m.compacted.output.map((item) => ({ ...item })));
     else if (m.role === 'system') input.push({ role: 'developer', content: m.content || '(empty message)' });
-    else if (m.role === 'user') input.push({ role: 'user', content: m.content || '(empty message)' });
+    else if (m.role === 'user' && m.images?.length) {
+      const { images, missing } = messageImages(m);
+      const text = userText(m, missing, images.length > 0);
+      input.push({
+        role: 'user',
+        content: [...(text ? [{ type: 'input_text' as const, text }] : []), ...images.map((image) => ({ type: 'input_image' as const, detail: 'auto' as const, image_url: `data:${image.mediaType};base64,${image.data}` }))],
+      });
+    } else if (m.role === 'user') input.push({ role: 'user', content: m.content || '(empty message)' });
     else if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.toolCallId ?? 'missing', output: m.content || '(no output)' });
     else {
       const own = ownReasoning(m, 'openai', model);

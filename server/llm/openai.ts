@@ -20,6 +20,7 @@ import { fromOpenAIError } from './errors/openai.js';
 import { keepingErrorBodies } from './errors/raw-body.js';
 import type { LlmRequest, LlmResponse, ModelLimits, Provider, StreamHandlers, ToolCall } from './types.js';
 import { fromOpenAI, type OpenAIUsage } from './usage.js';
+import { messageImages, userText } from './message-images.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -83,7 +84,14 @@ export function openaiParams(model: string, request: LlmRequest, official: boole
   }));
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: request.system }];
   for (const m of request.messages) {
-    if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
+    if (m.role === 'user' && m.images?.length) {
+      const { images, missing } = messageImages(m);
+      const text = userText(m, missing, images.length > 0);
+      messages.push({
+        role: 'user',
+        content: [...(text ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mediaType};base64,${image.data}` } }))],
+      });
+    } else if (m.role === 'user' || m.role === 'system') messages.push({ role: 'user', content: m.content });
     else if (m.role === 'tool') messages.push({ role: 'tool', tool_call_id: m.toolCallId ?? 'missing', content: m.content });
     else if (m.toolCalls?.length) {
       messages.push({

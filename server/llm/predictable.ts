@@ -6,6 +6,8 @@ import { isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
 import { deterministicSummary } from './deterministic-summary.js';
 import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
 import { tokensOf } from './tokens.js';
+import { createHash } from 'node:crypto';
+import { imageBase64, imageLabel } from '../images/image-files.js';
 import {
   ContextOverflowError,
   ProviderError,
@@ -61,7 +63,7 @@ export class PredictableProvider implements Provider {
       const delay = /focus on: delay: (\d+)/.exec(request.messages.at(-1)?.content ?? '')?.[1];
       if (delay) await sleep(Math.min(600_000, Number(delay)), signal);
     }
-    const answer = request.purpose === 'summary' ? { text: deterministicSummary(request), toolCalls: [] } : await this.answer(request.messages, signal);
+    const answer = request.purpose === 'summary' ? { text: deterministicSummary(request), toolCalls: [] } : withImagesSeen(await this.answer(request.messages, signal), request.messages);
     const usage = this.cache.usage(request);
     const output = tokensOf(answer.text) + answer.toolCalls.reduce((n, c) => n + tokensOf(JSON.stringify(c.input)), 0);
     return {
@@ -149,6 +151,24 @@ export class PredictableProvider implements Provider {
 /** Notes from skein (status, changed instructions) are not the user speaking. */
 function isStatusNote(m: ViewMessage): boolean {
   return (m.role === 'user' || m.role === 'system') && isSkeinNote(m.content);
+}
+
+/**
+ * The images of the user message just answered, acknowledged first: type,
+ * size in pixels and bytes, and the start of the SHA-256 of the bytes the
+ * request carried (proof they arrived whole). An image-only message gets just that.
+ */
+function withImagesSeen(answer: { text: string; toolCalls: ToolCall[] }, messages: ViewMessage[]): { text: string; toolCalls: ToolCall[] } {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !last.images?.length) return answer;
+  const seen = last.images.map((ref) => {
+    const data = imageBase64(ref);
+    if (!data) return `${imageLabel(ref)}, its file gone`;
+    return `${imageLabel(ref)}, sha256 ${createHash('sha256').update(Buffer.from(data, 'base64')).digest('hex').slice(0, 12)}`;
+  });
+  const ack = `I see ${seen.length === 1 ? 'an image' : `${seen.length} images`}: ${seen.join('; ')}.`;
+  const help = answer.text === PREDICTABLE_HELP && !last.content.trim();
+  return { ...answer, text: help ? ack : answer.text ? `${ack}\n\n${answer.text}` : ack };
 }
 
 function lastUserText(messages: ViewMessage[]): string {

@@ -43,8 +43,24 @@ export function tokensOf(text: string): number {
 
 export function messageTokens(message: ViewMessage): number {
   let n = PER_MESSAGE_OVERHEAD + tokensOf(message.content);
+  for (const image of message.images ?? []) n += imageTokens(image.width, image.height);
   for (const call of message.toolCalls ?? []) n += tokensOf(call.name) + tokensOf(JSON.stringify(call.input)) + 3;
   return n + reasoningTokens(message.reasoning);
+}
+
+/** The long edge and the pixels past which Anthropic scales an image down before reading it. */
+const IMAGE_LONG_EDGE = 1568;
+const IMAGE_PIXELS = 1_150_000;
+
+/**
+ * An image costs what its pixels say, not its base64's length: Anthropic's
+ * rule (width x height / 750, after scaling to at most 1568 px and 1.15
+ * megapixels: about 1,600 tokens at most). OpenAI's tiles and Gemini's 258 a
+ * tile come out lower for the same picture, so this errs on the side of room.
+ */
+export function imageTokens(width: number, height: number): number {
+  const scale = Math.min(1, IMAGE_LONG_EDGE / Math.max(width, height), Math.sqrt(IMAGE_PIXELS / (width * height)));
+  return Math.max(1, Math.ceil((Math.round(width * scale) * Math.round(height * scale)) / 750));
 }
 
 /** Reasoning sent back costs context: its readable text, and opaque data (redacted or encrypted) at about 4 characters a token. */

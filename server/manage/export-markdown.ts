@@ -2,8 +2,10 @@
 // calls with their output trimmed, compactions with their summaries, errors.
 // State, usage and other bookkeeping events are left out (the JSONL export
 // has everything).
+import path from 'node:path';
 import { FORKED_HERE, type SkeinEvent, type ToolResultEvent } from '../../shared/protocol.js';
 import type { LogHeader } from '../store/event-log.js';
+import { imageLabel } from '../images/image-files.js';
 
 /** Lines of a tool's output kept in the transcript (head), and characters at most. */
 export const TOOL_OUTPUT_LINES = 20;
@@ -25,6 +27,8 @@ export function markdownTranscript(header: LogHeader, title: string, events: rea
     switch (e.kind) {
       case 'user':
         out.push(`## User`, '', e.text.trim(), '');
+        // Images are named (type, size, file): the transcript stays text.
+        for (const image of e.images ?? []) out.push(`*[${imageLabel(image)}: ${path.basename(image.file)}]*`, '');
         break;
       case 'agent':
         if (e.text.trim()) out.push(`## Agent (${e.model})`, '', e.text.trim(), '');

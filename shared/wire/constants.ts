@@ -72,6 +72,16 @@ export const CLOSE_SESSION_DELETED = 4004;
 
 /** Largest accepted WebSocket frame / HTTP body, in bytes. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
+/** The image types a user message may carry (every provider skein speaks takes these four). */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+/**
+ * Largest image, decoded: its base64 must fit one frame (MAX_FRAME_BYTES) beside the text.
+ * The web composer scales a larger picture down (Anthropic resizes anything over 1568 px anyway).
+ */
+export const MAX_IMAGE_BYTES = 720 * 1024;
+/** Most images one message may carry (and all of them together within one frame). */
+export const MAX_IMAGES_PER_MESSAGE = 8;
 /** Longest accepted user message, in characters. */
 export const MAX_MESSAGE_CHARS = 200_000;
 /** Longest title a rename may give (PATCH /api/sessions/:id). */

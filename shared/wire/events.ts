@@ -12,6 +12,7 @@ import {
   ApprovalPreviewSchema,
   ApprovalRuleSchema,
   GaugeSchema,
+  ImageRefSchema,
   JsonObject,
   LedgerSchema,
   ProviderCompactionSchema,
@@ -39,6 +40,8 @@ export const UserEventSchema = event(
     inbox: z.number().optional(),
     /** Too large for the window: kept whole in this file of the session's, the model sees its head and where it is. */
     saved: SavedMessageSchema.optional(),
+    /** Images sent with it, each kept as a file of the session's (the log holds no image bytes). */
+    images: z.array(ImageRefSchema).optional(),
   },
   'A message from the user.',
 );

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { APPROVAL_DECISIONS } from './constants.js';
 import { SkeinEventSchema } from './events.js';
 import { ScanProgressSchema, SessionSnapshotSchema } from './resources.js';
-import { parseWith, text, type Parsed } from './validate.js';
+import { messageFields, parseWith, saysSomething, text, type Parsed } from './validate.js';
 
 export const ApprovalDecisionSchema = z.enum(APPROVAL_DECISIONS, { error: `"decision" must be one of ${APPROVAL_DECISIONS.join(', ')}` });
 
@@ -35,7 +35,8 @@ export const ApprovalBodySchema = withReasonRule(z.object(approvalFields)).meta(
 
 // ---- Client frames (/ws?session=ID) ----
 
-export const UserMessageFrameSchema = z.object({ type: z.literal('user_message'), text: text('text') });
+/** A message; `images` (optional) come with it. The text may be empty when images come. */
+export const UserMessageFrameSchema = z.object({ type: z.literal('user_message'), ...messageFields() }).refine(...saysSomething);
 export const CompactFrameSchema = z.object({ type: z.literal('compact'), instructions: text('instructions', true).optional() });
 export const CancelFrameSchema = z.object({ type: z.literal('cancel') });
 /** The decision on a pending tool call (as POST /api/sessions/:id/approvals/:callId). */

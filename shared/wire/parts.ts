@@ -5,7 +5,7 @@
 // component of the OpenAPI document.
 import { z } from 'zod';
 import { PLAN_STATUSES, type Plan } from '../plan.js';
-import { REASONING_EFFORTS, WINDOW_SOURCES } from './constants.js';
+import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, REASONING_EFFORTS, WINDOW_SOURCES } from './constants.js';
 
 /** Free-form JSON object (tool inputs, a provider's own blocks). */
 export const JsonObject = z.record(z.string(), z.unknown());
@@ -100,6 +100,42 @@ export const SavedMessageSchema = z.object({
   /** Characters of its start the model sees. */
   headChars: z.number(),
 });
+
+const IMAGE_TYPES = `"mediaType" must be one of ${IMAGE_MEDIA_TYPES.join(', ')}`;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Bytes a base64 text decodes to. */
+export function base64Bytes(data: string): number {
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+}
+
+/** An image as a client sends it with a message: its type and its bytes in base64 (no `data:` prefix). */
+export const ImageInputSchema = z
+  .object({
+    mediaType: z.enum(IMAGE_MEDIA_TYPES, { error: IMAGE_TYPES }),
+    data: z
+      .string({ error: '"data" must be the image\'s bytes in base64' })
+      .min(1, { error: '"data" must be the image\'s bytes in base64' })
+      .refine((d) => d.length % 4 === 0 && BASE64.test(d), { error: '"data" must be the image\'s bytes in base64 (no "data:" prefix)' })
+      .refine((d) => base64Bytes(d) <= MAX_IMAGE_BYTES, { error: (issue) => `the image is ${base64Bytes(issue.input as string)} bytes; an image may be at most ${MAX_IMAGE_BYTES} bytes` }),
+  })
+  .meta({ id: 'ImageInput', description: 'An image sent with a user message (PNG, JPEG, GIF or WebP), base64.' });
+
+/**
+ * An image of a user message as the log keeps it: the bytes are a file the session owns
+ * (`file`, read with GET /api/sessions/:id/images/:name), not inline, so the log stays small.
+ */
+export const ImageRefSchema = z
+  .object({
+    /** The file holding the image's bytes; its base name is the `:name` of GET /api/sessions/:id/images/:name. */
+    file: z.string(),
+    /** As the bytes say (a wrong type given by the client is corrected). */
+    mediaType: z.enum(IMAGE_MEDIA_TYPES),
+    bytes: z.number().int(),
+    width: z.number().int(),
+    height: z.number().int(),
+  })
+  .meta({ id: 'ImageRef', description: "An image of a user message, kept as a file of the session's." });
 
 /** Built without an LLM from the folded span; carried forward across compactions. */
 export const LedgerSchema = z

@@ -4,7 +4,7 @@
 // part of the contract clients and tests rely on.
 import { z } from 'zod';
 import { MAX_TITLE_CHARS, REASONING_EFFORTS } from './constants.js';
-import { text } from './validate.js';
+import { messageFields, saysSomething, text } from './validate.js';
 
 const OBJECT = { error: 'the request body must be a JSON object' };
 
@@ -33,7 +33,7 @@ export const ModelBodySchema = z.object(
   OBJECT,
 );
 
-export const MessageBodySchema = z.object({ text: text('text') }, OBJECT);
+export const MessageBodySchema = z.object(messageFields(), OBJECT).refine(...saysSomething);
 export const CompactBodySchema = z.object({ instructions: text('instructions', true).optional() }, OBJECT);
 export const ForkBodySchema = z.object({ seq: z.number({ error: '"seq" must be the number of an event of the session' }) }, OBJECT);
 export const RewindBodySchema = z.object(

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { APPROVAL_MODES } from './constants.js';
 import { AgentStateSchema, McpServerStateSchema } from './events.js';
-import { GaugeSchema, JsonObject, PlanSchema, ProviderCompactionSchema, ReasoningEffortSchema, ReasoningSchema, WorkspaceSchema } from './parts.js';
+import { GaugeSchema, ImageRefSchema, JsonObject, PlanSchema, ProviderCompactionSchema, ReasoningEffortSchema, ReasoningSchema, WorkspaceSchema } from './parts.js';
 
 /** Fields a session snapshot gains from session management (all optional: older clients ignore them). */
 export const SessionManagementSchema = z.object({
@@ -59,6 +59,8 @@ export const ViewMessageSchema = z
     content: z.string(),
     toolCalls: z.array(z.object({ id: z.string(), name: z.string(), input: JsonObject })).optional(),
     toolCallId: z.string().optional(),
+    /** On a user message: its images (each provider sends their bytes its own way). */
+    images: z.array(ImageRefSchema).optional(),
     /** On an assistant message: the provider's own answer, to send back as returned. */
     reasoning: ReasoningSchema.optional(),
     /** On a summary message: the provider's own compaction, sent instead of the text to the model that wrote it. */

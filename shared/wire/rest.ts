@@ -179,6 +179,14 @@ export const ROUTES = {
       404: UNKNOWN_SESSION,
     },
   },
+  'GET /api/sessions/:id/images/:name': {
+    tag: 'sessions',
+    summary: "An image of one of the session's messages (`:name` is the base name of its ImageRef's `file`).",
+    responses: {
+      200: { description: "The image's bytes.", content: { 'image/png': z.string(), 'image/jpeg': z.string(), 'image/gif': z.string(), 'image/webp': z.string() } },
+      404: refused('Unknown session, or no such image in it.'),
+    },
+  },
   'POST /api/sessions/:id/fork': {
     tag: 'sessions',
     summary: 'A new session with the events up to `seq` (and its own worktree when the session has one).',

@@ -2,7 +2,8 @@
 // first problem found, in the order of the schema's fields), as clients and
 // tests have always been told, e.g. `"text" must not be empty`.
 import { z } from 'zod';
-import { MAX_MESSAGE_CHARS } from './constants.js';
+import { MAX_IMAGES_PER_MESSAGE, MAX_MESSAGE_CHARS } from './constants.js';
+import { ImageInputSchema } from './parts.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -32,3 +33,14 @@ export function checkText(value: unknown, field: string, allowEmpty = false): st
   const parsed = parseWith(text(field, allowEmpty), value);
   return parsed.ok ? parsed.value : parsed;
 }
+
+/** A message's text and its optional images: the text may be empty when images come with it. */
+export function messageFields() {
+  return {
+    text: text('text', true),
+    images: z.array(ImageInputSchema, { error: '"images" must be a list of {mediaType, data}' }).max(MAX_IMAGES_PER_MESSAGE, { error: `a message may carry at most ${MAX_IMAGES_PER_MESSAGE} images` }).optional(),
+  };
+}
+
+/** The rule of messageFields: a message says something, in words or in pictures. */
+export const saysSomething = [(m: { text: string; images?: unknown[] | undefined }) => /\S/.test(m.text) || Boolean(m.images?.length), { error: '"text" must not be empty' }] as const;

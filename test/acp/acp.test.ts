@@ -216,8 +216,9 @@ describe('skein acp --server URL', () => {
     const result = updatesOf(run, id, 'tool_call_update').find((u) => (u as { toolCallId: string; status?: string }).toolCallId === call.toolCallId && (u as { status?: string }).status === 'completed');
     expect(JSON.stringify(result)).toContain('from the editor');
 
-    // An image is refused with a reason (skein's models read text); an unknown session is not found.
-    await expect(run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toThrow(/text/);
+    // Audio is refused with a reason; bytes that are no image too; an unknown session is not found.
+    await expect(run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] })).rejects.toThrow(/audio/);
+    await expect(run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toThrow(/not a PNG, JPEG, GIF or WebP/);
     await expect(run.connection.agent.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'echo: x' }] })).rejects.toMatchObject({ code: -32002 });
     await expect(run.connection.agent.request('session/load', { sessionId: 'nope', cwd: server.workDir, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
     // A folder outside the server's SKEIN_WORKDIR: the server's reason.

@@ -17,6 +17,7 @@ import { modelInfo } from '../../server/llm/models.js';
 import { anthropicRejection, checkAnthropicRequest } from './rules/anthropic.js';
 import { checkAnthropicTools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
+import { anthropicImageTokens, checkAnthropicImages, sniff } from './rules/images.js';
 
 export interface AnthropicUsageWire {
   input_tokens: number;
@@ -114,7 +115,7 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
       ? { ...anthropicRejection(compacting.message), body: { type: 'error', error: { type: 'invalid_request_error', message: compacting.message, ...(compacting.code && { details: { error_code: compacting.code } }) } } }
       : systemAt >= 0 && !updatable
         ? anthropicRejection(`messages.${systemAt}.role: role 'system' is not supported on this model`)
-        : (checkAnthropicTools(body.tools) ?? checkAnthropicRequest(body));
+        : (checkAnthropicTools(body.tools) ?? checkAnthropicRequest(body) ?? checkAnthropicImages(body.messages ?? []));
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Anthropic fake: ${refused.message}`);
@@ -230,7 +231,12 @@ function requestBlocks(body: any, tokenizer?: FakeTokenizer): Block[] {
     const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     // A thinking block's signature is not billed as input: only its thinking counts (a compaction block's: its summary).
     const billed = (b: Wire) => (b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking } : b.type === 'compaction' ? { type: 'compaction', content: b.content } : strip(b));
-    for (const b of content) out.push(block({ role: m.role, ...billed(b) }, Boolean(b.cache_control), tokenizer));
+    for (const b of content) {
+      const seen = b.type === 'image' && b.source?.type === 'base64' ? sniff(String(b.source.data)) : undefined;
+      // An image is billed by its pixels (width x height / 750), not by its base64.
+      if (seen) out.push({ key: JSON.stringify(strip(b)), tokens: anthropicImageTokens(seen), breakpoint: Boolean(b.cache_control) });
+      else out.push(block({ role: m.role, ...billed(b) }, Boolean(b.cache_control), tokenizer));
+    }
   }
   return out;
 }

@@ -18,6 +18,7 @@ import { block, PromptCache, tokens } from './prompt-cache.js';
 import { checkGeminiRequest } from './rules/gemini.js';
 import { checkGeminiTools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
+import { checkGeminiImages, geminiImageTokens, splitImages } from './rules/images.js';
 
 export interface GeminiUsageWire {
   promptTokenCount: number;
@@ -90,7 +91,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkGeminiTools(body.tools) ?? checkGeminiRequest(body);
+    const refused = checkGeminiTools(body.tools) ?? checkGeminiRequest(body) ?? checkGeminiImages(body.contents ?? []);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`Gemini fake: ${refused.message}`);
@@ -119,7 +120,7 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     if (thinkingRefused) return error(res, 400, thinkingRefused);
     const system = body.systemInstruction ?? body.generationConfig?.systemInstruction;
     const tools = body.tools ?? [];
-    const split = cache.split([block(system ?? '', false, tokenizer), ...tools.map((t: unknown) => block(t, false, tokenizer)), ...body.contents.flatMap((c: any) => c.parts.map(({ thoughtSignature: _s, ...p }: any) => block({ role: c.role, ...p }, false, tokenizer)))], 2);
+    const split = cache.split([block(system ?? '', false, tokenizer), ...tools.map((t: unknown) => block(t, false, tokenizer)), ...body.contents.flatMap((c: any) => c.parts.map(({ thoughtSignature: _s, ...p }: any) => partBlock({ role: c.role, ...p }, tokenizer)))], 2);
     const tooLong = () => (fake.refused++, error(res, 400, `The input token count (${split.total}) exceeds the maximum number of tokens allowed (${fake.window}).`));
     if (split.total > fake.window) return tooLong();
     const answer = await brain.answer(conversation(body, system));
@@ -200,4 +201,11 @@ function conversation(body: any, system: any): { system: string; messages: ViewM
     }
   });
   return { system: systemText, messages, hasTools: (body.tools ?? []).length > 0 };
+}
+
+/** A part's tokens: an inlineData image by Gemini's rule (258 a tile), anything else by the tokenizer. */
+function partBlock(part: unknown, tokenizer: Parameters<typeof block>[2]) {
+  const { rest, images } = splitImages(part);
+  if (!images.length) return block(part, false, tokenizer);
+  return { key: JSON.stringify(part), tokens: block(rest, false, tokenizer).tokens + images.reduce((n, i) => n + geminiImageTokens(i.image), 0), breakpoint: false };
 }

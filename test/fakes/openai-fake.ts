@@ -17,6 +17,7 @@ import { EMPTY_LENGTH_ANSWER, FLAVOUR_TOKENIZER } from './dialects.js';
 import { countWith, TOKENIZERS } from './tokenizers.js';
 import { serveOllamaNative, type OllamaNativeState } from './ollama-native-fake.js';
 import { checkOpenAIRequest } from './rules/openai.js';
+import { checkOpenAIImages, openaiImageTokens, splitImages } from './rules/images.js';
 import { checkOpenAITools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
 
@@ -49,6 +50,8 @@ export interface OpenAIFake {
   cut: { droppedFirstUser: boolean; kept: number; sent: number }[];
   /** Ollama flavour: its native API (/api/chat with options.num_ctx), test/fakes/ollama-native-fake.ts. */
   ollama: OllamaNativeState;
+  /** A model that reads no images: a request with one is refused as llama.cpp does without its projector. */
+  textOnly: boolean;
   close(): Promise<void>;
 }
 
@@ -74,6 +77,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     refused: 0,
     cut: [],
     ollama: { requests: [], cut: [], reported: [] },
+    textOnly: false,
   };
   const error = (res: http.ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null) =>
     json(res, status, { error: { message, type, param, code } });
@@ -91,11 +95,15 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const body = req.body;
     fake.requests.push(body);
     // Checked on every request, as the API does, before anything else.
-    const refused = checkOpenAITools(body.tools) ?? checkOpenAIRequest(body);
+    const refused = checkOpenAITools(body.tools) ?? checkOpenAIRequest(body) ?? checkOpenAIImages(body.messages ?? []);
     if (refused) {
       fake.violations.push(refused.message);
       refusals.push(`OpenAI fake: ${refused.message}`);
       return json(res, refused.status, refused.body);
+    }
+    // A local server whose model has no vision projector (llama.cpp's answer, a 500).
+    if (fake.textOnly && JSON.stringify(body.messages).includes('"image_url"')) {
+      return json(res, 500, { error: { code: 500, message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj', type: 'server_error' } });
     }
     const failure = fake.failures.take();
     if (failure === 'reset') return void res.socket?.destroy();
@@ -117,7 +125,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     // A server family counts with its model's own tokenizer (tokenizers.ts), not skein's.
     const tokenizer = options.o200k || fake.server?.o200k ? undefined : fake.server ? FLAVOUR_TOKENIZER[fake.server.flavour] : TOKENIZERS.openai;
     const toolBlocks = (body.tools ?? []).map((t: unknown) => block(t, false, tokenizer));
-    const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => block(m, false, tokenizer))].reduce((n, b) => n + b.tokens, 3);
+    const count = (messages: unknown[]) => [...toolBlocks, ...messages.map((m) => messageBlock(m, tokenizer))].reduce((n, b) => n + b.tokens, 3);
     if (fake.server?.flavour === 'ollama') {
       // Ollama does not refuse: it drops the start of the conversation to fit num_ctx and says nothing.
       const sent = count(body.messages);
@@ -125,7 +133,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
       if (kept.length < body.messages.length) fake.cut.push({ droppedFirstUser, kept: count(kept), sent, ...(!body.tools?.length && { summary: true }) } as never);
       body.messages = kept;
     }
-    const split = cache.split([...toolBlocks, ...body.messages.map((m: unknown) => block(m, false, tokenizer))], 3);
+    const split = cache.split([...toolBlocks, ...body.messages.map((m: unknown) => messageBlock(m, tokenizer))], 3);
     if (fake.server) {
       const refused = refusal(fake.server, split.total, maxOut);
       if (refused) {
@@ -204,4 +212,11 @@ function conversation(body: any): { system: string; messages: ViewMessage[]; has
     return [{ role: 'assistant', content: text(m.content), ...(toolCalls.length && { toolCalls }) }];
   });
   return { system, messages, hasTools: (body.tools ?? []).length > 0 };
+}
+
+/** A message's tokens: its text as the tokenizer counts it, each image by OpenAI's tile rule (not its base64). */
+function messageBlock(message: unknown, tokenizer: Parameters<typeof block>[2]) {
+  const { rest, images } = splitImages(message);
+  const counted = block(rest, false, tokenizer);
+  return { ...counted, key: images.length ? JSON.stringify(message) : counted.key, tokens: counted.tokens + images.reduce((n, i) => n + openaiImageTokens(i.image, i.detail), 0) };
 }

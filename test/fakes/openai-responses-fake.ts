@@ -23,8 +23,9 @@ import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
+import { openaiDataUrl, openaiImageTokens, splitImages } from './rules/images.js';
 import { ReturnedAnswers } from './round-trip.js';
-import { countWith, TOKENIZERS } from './tokenizers.js';
+import { countWith, TOKENIZERS, type FakeTokenizer } from './tokenizers.js';
 import { refusals } from './rules/rejection.js';
 
 export interface ResponsesUsageWire {
@@ -80,6 +81,17 @@ export async function startResponsesFake(options: { window?: number; o200k?: boo
     if (typeof failure === 'number') return error(res, failure, 'The server had an error while processing your request. Sorry about that!', null);
     const input: Item[] = Array.isArray(body.input) ? body.input : [{ role: 'user', content: String(body.input ?? '') }];
 
+    // Images: each `input_image` a data URL of a real image, as the API checks it.
+    for (const [i, item] of input.entries()) {
+      for (const [j, part] of (Array.isArray(item.content) ? (item.content as any[]) : []).entries()) {
+        if (part?.type !== 'input_image') continue;
+        const refused = openaiDataUrl(String(part.image_url ?? ''), `input[${i}].content[${j}].image_url`);
+        if (refused) {
+          refusals.push(`OpenAI Responses fake: ${refused.message}`);
+          return error(res, 400, refused.message, 'invalid_value', `input[${i}].content[${j}].image_url`);
+        }
+      }
+    }
     // Reasoning and compaction items: self-contained only with their encrypted content, which must be this model's.
     for (const item of input.filter((i) => i.type === 'reasoning' || i.type === 'compaction')) {
       if (typeof item.encrypted_content !== 'string') {
@@ -121,7 +133,7 @@ export async function startResponsesFake(options: { window?: number; o200k?: boo
     }
     // A reasoning item counts as its summary (the encrypted blob and item ids are not billed as text).
     const billed = (m: Item) => (m.type === 'reasoning' ? { type: 'reasoning', summary: m.summary } : m.type === 'compaction' ? { type: 'compaction', size: 40 } : m);
-    const split = cache.split([block(body.instructions ?? '', false, tokenizer), ...(body.tools ?? []).map((t: unknown) => block(t, false, tokenizer)), ...input.map((m) => block(billed(m), false, tokenizer))], 3);
+    const split = cache.split([block(body.instructions ?? '', false, tokenizer), ...(body.tools ?? []).map((t: unknown) => block(t, false, tokenizer)), ...input.map((m) => itemBlock(billed(m), tokenizer))], 3);
     const maxOut = body.max_output_tokens ?? 0;
     const tooLong = () => error(res, 400, 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'context_length_exceeded', 'input');
     if (split.total + maxOut > fake.window) return tooLong();
@@ -192,4 +204,11 @@ function conversation(body: any, input: Item[]): { system: string; messages: Vie
     else if (item.role === 'assistant') messages.push({ role: 'assistant', content: text(item.content) });
   }
   return { system: String(body.instructions ?? ''), messages, hasTools: (body.tools ?? []).length > 0 };
+}
+
+/** An input item's tokens: its text by the tokenizer, each `input_image` by OpenAI's tile rule. */
+function itemBlock(item: unknown, tokenizer: FakeTokenizer | undefined) {
+  const { rest, images } = splitImages(item);
+  if (!images.length) return block(item, false, tokenizer);
+  return { key: JSON.stringify(item), tokens: block(rest, false, tokenizer).tokens + images.reduce((n, i) => n + openaiImageTokens(i.image, i.detail), 0), breakpoint: false };
 }

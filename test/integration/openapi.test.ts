@@ -18,6 +18,7 @@ import { authHeaders } from '../helpers/auth.js';
 import { checked, DOCUMENT, documentProblems, eventProblems } from '../helpers/openapi.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { png } from '../helpers/images.js';
 
 let server: TestServer;
 let client: TestClient;
@@ -103,6 +104,13 @@ describe('a real session, route by route', () => {
     expect((await api(server.url, `${session}/messages`, { body: { text: 'echo: over REST' } })).status).toBe(202);
     turns++;
     await client.untilIdle(turns, 30_000);
+    // A message with an image, and the image served back (and one the session does not have).
+    expect((await api(server.url, `${session}/messages`, { body: { text: 'echo: a picture', images: [{ mediaType: 'image/png', data: png(4, 4).toString('base64') }] } })).status).toBe(202);
+    turns++;
+    await client.untilIdle(turns, 30_000);
+    const pictured = client.events.find((e) => e.kind === 'user' && e.images?.length) as { images: { file: string }[] };
+    expect((await raw('GET', `${session}/images/${pictured.images[0]!.file.split('/').at(-1)}`)).type).toBe('image/png');
+    expect((await api(server.url, `${session}/images/none.png`)).status).toBe(404);
     // Enough turns for a compaction to fold some (its ledger then records them).
     for (const text of ['read: schema.txt', 'list: .', 'grep: schema', 'echo: one more', 'echo: and another']) {
       say(text);

@@ -44,3 +44,20 @@ export function transport(err: unknown, sdk?: TransportErrors): ProviderError | 
 export function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/** How servers say a model reads no images (llama.cpp without its projector, Ollama and vLLM on a text-only model). */
+const NO_IMAGES = /image input is not supported|does not support (images|image input|vision)|not a multimodal model|mmproj|vision is not supported/i;
+
+/**
+ * A refusal of the images themselves is not worth a retry (llama.cpp says it with a 500): it is
+ * said as what it is, and that nothing is lost. Undefined for any other error.
+ */
+export function imagesRefused(text: string, status: number | undefined): ProviderError | undefined {
+  if (!NO_IMAGES.test(text)) return undefined;
+  return new ProviderError(
+    `this model cannot read images (the server said: ${text}). Your message and its images are kept in the session: ` +
+      'switch to a model that reads images (/model), or send the text again without them.',
+    status,
+    false,
+  );
+}

@@ -4,7 +4,7 @@
 import { APIError as OpenAIAPIError, APIConnectionError, APIConnectionTimeoutError } from 'openai';
 import { parseRefusal } from '../limits/refusal.js';
 import { ContextOverflowError, isAbortError, ProviderError } from '../types.js';
-import { asError, retryableStatus, retryAfterMs, transport } from './common.js';
+import { asError, imagesRefused, retryableStatus, retryAfterMs, transport } from './common.js';
 import { overflowText, readErrorBody, type ErrorBody } from './dialects.js';
 import { rawBodyOf } from './raw-body.js';
 
@@ -18,6 +18,8 @@ export function fromOpenAIError(err: unknown, signal: AbortSignal): Error {
   // llama.cpp names the numbers beside its text: n_ctx and n_prompt_tokens.
   if (tooLong !== undefined) return new ContextOverflowError(tooLong, parseRefusal(body.texts.join(' | '), body.fields));
   const text = body.texts[0] ?? err.message;
+  const noImages = imagesRefused(text, err.status);
+  if (noImages) return noImages;
   const retryable = err.status === undefined ? /server_error|overloaded|rate_limit|timeout/i.test(`${err.type ?? ''} ${err.code ?? ''}`) : retryableStatus(err.status);
   return new ProviderError(text, err.status, retryable, retryAfterMs(err.headers));
 }

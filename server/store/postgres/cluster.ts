@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { ImageInput } from '../../../shared/protocol.js';
 import { EVENTS_CHANNEL } from './pg-event-log.js';
 
 const INBOX_CHANNEL = 'skein_inbox';
@@ -19,7 +20,7 @@ const REMOVED_CHANNEL = 'skein_removed_session';
 
 /** What a client asked of a session on an instance that does not run it. */
 export type InboxCommand =
-  | { type: 'user_message'; text: string }
+  | { type: 'user_message'; text: string; images?: ImageInput[] }
   | { type: 'cancel' }
   | { type: 'compact'; instructions?: string }
   | { type: 'approval'; callId: string; decision: 'approve' | 'approve_session' | 'deny'; reason?: string };

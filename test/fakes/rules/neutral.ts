@@ -7,8 +7,8 @@ import { checkAnthropicRequest } from './anthropic.js';
 import type { Rejection } from './rejection.js';
 
 export function checkNeutralRequest(request: LlmRequest): Rejection | undefined {
-  // An empty user text would be sent as "(empty message)"; the view should never hold one.
-  const empty = request.messages.findIndex((m) => m.role === 'user' && !m.content.trim());
+  // An empty user text would be sent as "(empty message)"; the view should never hold one (a message of images alone is not empty).
+  const empty = request.messages.findIndex((m) => m.role === 'user' && !m.content.trim() && !m.images?.length);
   if (empty >= 0) return { status: 400, message: `view message ${empty}: empty user text`, body: {} };
   return checkAnthropicRequest(anthropicParams('predictable', request));
 }

@@ -1,0 +1,25 @@
+// GET /api/sessions/:id/images/:name: the bytes of an image a user message
+// carried. Only a file a `user` event of that session names is served: the
+// name is looked up in the log, never joined onto a path as given.
+import path from 'node:path';
+import type express from 'express';
+import type { Sessions } from '../agent/sessions.js';
+
+export function mountImageRoute(app: express.Express, sessions: Sessions): void {
+  app.get('/api/sessions/:id/images/:name', (req, res) => {
+    const live = sessions.get(req.params.id);
+    if (!live) return void res.status(404).json({ error: 'unknown session' });
+    const name = req.params.name;
+    for (const e of live.session.log.all()) {
+      if (e.kind !== 'user' || !e.images) continue;
+      const image = e.images.find((i) => path.basename(i.file) === name);
+      if (!image) continue;
+      res.setHeader('Cache-Control', 'private, max-age=31536000, immutable'); // named by its content's hash
+      res.type(image.mediaType);
+      return void res.sendFile(image.file, { dotfiles: 'allow' }, (err) => {
+        if (err && !res.headersSent) res.status(404).json({ error: 'the image file is gone from the data folder' });
+      });
+    }
+    res.status(404).json({ error: `no image ${JSON.stringify(name)} in this session` });
+  });
+}
