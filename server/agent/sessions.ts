@@ -34,6 +34,10 @@ import { modelServices, providerSettings, type ModelServices } from './model-swi
 import type { Session } from './session.js';
 import { liveSession } from './session-factory.js';
 import { maskSecrets } from '../tools/env.js';
+import type { IndexEntry } from '../store/session-index.js';
+import { UserTextTracker } from '../store/postgres/pg-summaries.js';
+import type { PageQuery, Page } from '../http/event-page.js';
+import { loadFromDatabase, SummaryFollower, type DatabaseHost } from './database-sessions.js';
 
 /** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
 export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
@@ -153,40 +157,99 @@ export class Sessions implements ClusterHost {
     const warnings: string[] = this.trash.purge();
     const saved = this.index.readSaved({ repair: true });
     this.index.clear();
-    const db = this.options.database;
-    const files = db ? [] : fs.readdirSync(this.dir);
-    const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
+    const files = fs.readdirSync(this.dir);
+    const names = files.filter((f) => f.endsWith('.jsonl')).sort();
     // Few sessions have a meta file (renamed or archived): only theirs are looked at.
     const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
     const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       const entry = saved.get(id);
-      let stat: fs.Stats | undefined;
+      let stat: fs.Stats;
       try {
-        // The database's sessions were all read at connect: each is started once to take its entry.
-        if (!db) stat = fs.statSync(path.join(this.dir, name));
+        stat = fs.statSync(path.join(this.dir, name));
       } catch {
         continue;
       }
-      if (stat && SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
+      if (SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
         this.index.set(id, entry, false);
         if (entry.needsStart) this.load(id, warnings);
         continue;
       }
-      if (!db) {
-        stale.push(id);
-        continue;
-      }
-      const live = this.load(id, warnings);
-      if (live && this.idle(live)) this.unload(id);
+      stale.push(id);
     }
     this.scan = new LogScan(stale, this.scanHost());
     this.scanned = this.scan.run().then(() => this.saveIndex());
     void this.saveIndex();
+    this.startSweep();
+    return warnings;
+  }
+
+  /** loadAll on PostgreSQL: the list from the summaries table (see database-sessions.ts). */
+  async loadFromDatabase(): Promise<string[]> {
+    const warnings: string[] = this.trash.purge();
+    this.index.clear();
+    warnings.push(...(await loadFromDatabase(this.databaseHost())));
+    this.startSweep();
+    return warnings;
+  }
+
+  private startSweep(): void {
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.max(50, Math.min(this.idleUnloadMs / 2, 30_000)));
     this.sweepTimer.unref();
-    return warnings;
+  }
+
+  private dbHost: DatabaseHost | undefined;
+  private follower: SummaryFollower | undefined;
+  private databaseHost(): DatabaseHost {
+    const db = this.options.database!;
+    this.dbHost ??= {
+      db,
+      index: this.index,
+      isLoaded: (id) => this.live.has(id),
+      load: (id, warnings) => this.load(id, warnings),
+      idle: (live) => this.idle(live),
+      unload: (id) => this.unload(id),
+      entryOf: (live) => this.entryOf(live),
+      entryChanged: (snapshot) => this.emit({ type: 'session', session: snapshot }),
+      listed: (entry) => this.listed(entry),
+    };
+    return this.dbHost;
+  }
+
+  /**
+   * The session, its events read from the database first when they are not
+   * in memory (a route or socket asks for it this way; get() stays synchronous).
+   */
+  async open(id: string): Promise<LiveSession | undefined> {
+    if (this.mustFetch(id)) await this.options.database!.fetch(id);
+    return this.get(id);
+  }
+
+  /** PostgreSQL: the session is listed but its events are not in memory (open() reads them). */
+  mustFetch(id: string): boolean {
+    const db = this.options.database;
+    return db !== undefined && !this.live.has(id) && this.index.has(id) && !db.fetched(id);
+  }
+
+  /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
+  async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
+    const db = this.options.database;
+    if (db) return this.index.has(id) || this.live.has(id) ? db.page(id, query) : undefined;
+    const live = this.get(id);
+    return live && pageOf(live.session.events(), query);
+  }
+
+  /** A session made or changed on another instance: its list entry is read from its summary row. */
+  noticed(id: string): void {
+    if (!this.options.database || this.closing) return;
+    this.follower ??= new SummaryFollower(this.databaseHost());
+    this.follower.noticed(id);
+  }
+
+  /** What the list shows of an entry (a session that never switched follows this server's SKEIN_APPROVAL). */
+  private listed(entry: IndexEntry): SessionSnapshot {
+    return { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
   }
 
   /** How far the first scan of the logs the index did not describe has got (absent once it is done). */
@@ -310,6 +373,11 @@ export class Sessions implements ClusterHost {
     let live = this.live.get(id);
     // A session the first scan has not reached yet is loaded all the same.
     if (!live && (this.index.has(id) || this.scan?.pending(id))) {
+      // PostgreSQL: open() reads the events first; a caller that did not is told, the entry stays.
+      if (this.options.database && !this.options.database.fetched(id)) {
+        logger.warn('a session was asked for before its events were read from the database', { session: id });
+        return undefined;
+      }
       const warnings: string[] = [];
       live = this.load(id, warnings);
       for (const warning of warnings) console.warn(`[skein] ${warning}`);
@@ -362,9 +430,8 @@ export class Sessions implements ClusterHost {
   /** A session another instance made: listed from now on. */
   discovered(id: string): void {
     if (this.index.has(id) || this.live.has(id)) return;
-    const live = this.load(id);
-    if (live && this.idle(live)) this.unload(id);
-    this.changed(id);
+    // Listed from its summary row: its events are read only when it is opened here.
+    this.noticed(id);
   }
 
   /**
@@ -379,7 +446,7 @@ export class Sessions implements ClusterHost {
       const live = this.live.get(id);
       const entry = this.index.get(id)!;
       // A session that never switched follows this server's SKEIN_APPROVAL, whatever it was when the entry was taken.
-      const snapshot = live ? live.session.snapshot() : { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
+      const snapshot = live ? live.session.snapshot() : this.listed(entry);
       if (!filter.archived && snapshot.archived) continue;
       if (query && !this.mentions(id, snapshot.title, query)) continue;
       rows.push(snapshot);
@@ -416,6 +483,8 @@ export class Sessions implements ClusterHost {
     // At once, flushed to disk: the index must not show the old title after a crash (the log did not change).
     this.capture(id, live);
     void this.saveIndex({ sync: true });
+    const entry = this.options.database && this.entryOf(live);
+    if (entry) void this.options.database!.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry }).catch((err: unknown) => logger.warn(`could not write the list entry: ${err instanceof Error ? err.message : String(err)}`, { session: id }));
     this.changed(id);
     return live.session.snapshot();
   }
@@ -427,7 +496,7 @@ export class Sessions implements ClusterHost {
    * and then nothing at all is deleted).
    */
   async delete(id: string, options: { removeWorktree?: boolean; force?: boolean } = {}): Promise<boolean> {
-    const live = this.get(id);
+    const live = await this.open(id);
     if (!live) return false;
     if (live.session.remote) throw new ReadOnlySessionError(`this session ${live.session.remote.reason}: delete it there`);
     const busy = () => live.session.state !== 'WaitingForUserInput';
@@ -482,7 +551,7 @@ export class Sessions implements ClusterHost {
    * worktree, on `skein/<new id>`, starting where the original's branch is now.
    */
   async fork(id: string, seq: number): Promise<LiveSession | undefined> {
-    const source = this.get(id);
+    const source = await this.open(id);
     if (!source) return undefined;
     const header = source.session.log.header;
     const newIdValue = newId();
@@ -551,6 +620,7 @@ export class Sessions implements ClusterHost {
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
     this.closing = true;
+    this.follower?.close();
     clearTimeout(this.flushTimer);
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
@@ -581,6 +651,10 @@ export class Sessions implements ClusterHost {
     this.lastUsed.set(id, Date.now());
     this.capture(id, live);
     log.onDurable(() => this.changed(id));
+    if (this.options.database) {
+      const texts = new UserTextTracker(() => log.all());
+      (log as PgEventLog).summarize = () => this.entryOf(live, texts);
+    }
     return live;
   }
 
@@ -596,6 +670,8 @@ export class Sessions implements ClusterHost {
     for (const [id, live] of this.live) {
       if ((this.lastUsed.get(id) ?? 0) > before || !this.idle(live)) continue;
       this.unload(id);
+      // Its events are all committed: the next open reads them again.
+      this.options.database?.release(id);
       unloaded = true;
     }
     if (unloaded) void this.saveIndex();
@@ -614,27 +690,32 @@ export class Sessions implements ClusterHost {
   }
 
   /** Records what the list needs of a loaded session, with the size and mtime of its log now. */
-  private capture(id: string, { session }: LiveSession): void {
+  private capture(id: string, live: LiveSession): void {
+    const entry = this.entryOf(live);
+    if (entry) this.index.set(id, entry);
+  }
+
+  /** The list entry of a loaded session now (`texts`: its user text kept incrementally). */
+  private entryOf({ session }: LiveSession, texts?: UserTextTracker): IndexEntry | undefined {
     let stat: { size: number; mtimeMs: number };
     try {
-      // A database-backed session has no file: its entry is never compared (all are read at connect).
+      // A database-backed session has no file: its entry's freshness is its last_seq (see pg-summaries.ts).
       stat = this.options.database ? { size: -1, mtimeMs: -1 } : fs.statSync(session.log.file);
     } catch {
-      return;
+      return undefined;
     }
-    const all = session.log.all();
     const chosen = session.log.last('mode');
-    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, id);
-    this.index.set(id, {
+    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, session.id);
+    return {
       // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
       snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
       size: stat.size,
       mtimeMs: stat.mtimeMs,
       ...(metaMtimeMs !== undefined && { metaMtimeMs }),
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
-      ...userTextOf(all),
+      ...(texts ? texts.now() : userTextOf(session.log.all())),
       ...(chosen && { chosenMode: chosen.to }),
-    });
+    };
   }
 
   /**
@@ -648,6 +729,8 @@ export class Sessions implements ClusterHost {
       if (live) this.capture(id, live);
     }
     this.indexDirty.clear();
+    // PostgreSQL: the summaries table is the index (no index.json beside it).
+    if (this.options.database) return Promise.resolve();
     return this.index.write(options);
   }
 }
