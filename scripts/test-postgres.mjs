@@ -16,6 +16,7 @@ const JSONL_FILES = new Set([
   'shutdown', // the log file read after shutdown
   'postgres-store',
   'postgres-cluster',
+  'postgres-scale',
 ]);
 /** Single tests about the JSONL file (the rest of their files runs on PostgreSQL). */
 const JSONL_TESTS = [

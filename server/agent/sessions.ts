@@ -124,6 +124,11 @@ export class Sessions implements ClusterHost {
     options.mcp?.onStateChange((change) => this.reportMcp(change));
   }
 
+  /** The PostgreSQL store (SKEIN_DATABASE_URL), if any. */
+  get store(): PgStore | undefined {
+    return this.options.database;
+  }
+
   /** GET /api/mcp. */
   get mcp(): McpHub | undefined {
     return this.options.mcp;

@@ -26,6 +26,12 @@ export class PgStore {
   private readonly logs = new Map<string, PgEventLog>();
   /** Several instances: this instance's name; a session made here is leased to it with its first row. */
   leaseOwner: string | undefined;
+  /** Event rows read so far, per session (tests prove an instance reads only the sessions it opens). */
+  readonly rowsRead = new Map<string, number>();
+  private counted<T>(id: string, rows: T[]): T[] {
+    this.rowsRead.set(id, (this.rowsRead.get(id) ?? 0) + rows.length);
+    return rows;
+  }
   /** One catch-up at a time per session (two would add the same rows twice). */
   private readonly catchingUp = new Map<string, Promise<void>>();
   private constructor(
@@ -155,7 +161,7 @@ export class PgStore {
    */
   async reread(id: string): Promise<void> {
     const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [id]);
-    this.events.set(id, rows.rows.map((r) => JSON.parse(r.line) as SkeinEvent));
+    this.events.set(id, this.counted(id, rows.rows).map((r) => JSON.parse(r.line) as SkeinEvent));
     this.logs.delete(id);
   }
 
@@ -177,7 +183,7 @@ export class PgStore {
     const now = this.logs.get(id);
     if (this.events.get(id) !== held || (now && !now.readOnly && !now.isClosed)) return;
     let added = false;
-    for (const row of rows.rows) {
+    for (const row of this.counted(id, rows.rows)) {
       const event = JSON.parse(row.line) as SkeinEvent;
       if (event.seq <= (held.at(-1)?.seq ?? 0)) continue;
       held.push(event);
