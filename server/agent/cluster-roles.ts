@@ -20,6 +20,8 @@ import type { LiveSession } from './sessions.js';
 export interface ClusterHost {
   /** The session, loaded if needed. */
   get(id: string): LiveSession | undefined;
+  /** The session, its events read from the database first if they are not in memory. */
+  open(id: string): Promise<LiveSession | undefined>;
   /** The sessions in memory now. */
   loaded(): Iterable<[string, LiveSession]>;
   /** The session if it is in memory (never loads it). */
@@ -227,7 +229,7 @@ export class ClusterRoles {
   }
 
   private async applyInbox(id: string): Promise<void> {
-    const live = this.host?.get(id);
+    const live = await this.host?.open(id);
     if (!live || live.session.remote) return;
     let applied = this.applied.get(id);
     if (!applied) {
