@@ -91,7 +91,8 @@ export class ClusterRoles {
       return 'owner';
     }
     // Free as far as we know: a copy until the lease is ours (another instance may be writing it right now).
-    if (hint === 'free') queueMicrotask(() => void this.takeOver(id));
+    // Only if it is still loaded then: a session loaded at start just to rebuild its summary is not taken.
+    if (hint === 'free') queueMicrotask(() => void (this.host?.peek(id) && this.takeOver(id)));
     return this.remote(id, header);
   }
 

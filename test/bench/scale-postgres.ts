@@ -57,8 +57,20 @@ interface StartRun {
   rssBytes: number;
 }
 
+/**
+ * One data folder per database: a restart of the same server is the same
+ * instance (another one would take over the leases of the previous one).
+ */
+const dataDirs = new Map<string, string>();
+const workDir = tempDir('scale-pg-work');
+function serverOf(url: string) {
+  let dataDir = dataDirs.get(url);
+  if (!dataDir) dataDirs.set(url, (dataDir = tempDir('scale-pg-data')));
+  return startBenchServer(dataDir, workDir, { SKEIN_DATABASE_URL: url });
+}
+
 async function startRun(url: string, count: number): Promise<StartRun> {
-  const server = await startBenchServer(tempDir('scale-pg-data'), tempDir('scale-pg-work'), { SKEIN_DATABASE_URL: url });
+  const server = await serverOf(url);
   try {
     const fullListMs = await timeToFullList(server, count);
     await sleep(2000);
@@ -103,7 +115,7 @@ interface LoadRun {
 
 /** 6 sessions take turns for LOAD_MS while /healthz is asked every 10 ms; `open` sessions opened (their events read) first. */
 async function underLoad(url: string, open: number): Promise<LoadRun> {
-  const server = await startBenchServer(tempDir('scale-pg-data'), tempDir('scale-pg-work'), { SKEIN_DATABASE_URL: url });
+  const server = await serverOf(url);
   try {
     const { sessions } = await getJson<{ sessions: { id: string }[] }>(`${server.url}/api/sessions`);
     // GET /events no longer loads a session on PostgreSQL (SQL pages): the snapshot does.
@@ -174,7 +186,7 @@ async function loadPart(rows: BenchRow[], postgres: TempPostgres): Promise<unkno
 }
 
 async function searchRun(url: string, count: number): Promise<{ p50: number; p99: number }> {
-  const server = await startBenchServer(tempDir('scale-pg-data'), tempDir('scale-pg-work'), { SKEIN_DATABASE_URL: url });
+  const server = await serverOf(url);
   try {
     await timeToFullList(server, count);
     const times: number[] = [];
