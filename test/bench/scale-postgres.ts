@@ -1,20 +1,19 @@
 // Many sessions on PostgreSQL (issue 26), the rows printed beside the JSONL
 // ones of scale-sessions.ts (`npm run bench -- scale` runs both): first start
-// (sessions imported with `skein migrate --from-jsonl`, no summaries yet: each
+// (sessions as `skein migrate --from-jsonl` leaves them, no summaries yet: each
 // session read once to build its list entry) and second start (the list from
 // the summaries table) over SKEIN_BENCH_PG_SESSIONS sessions (default 5,000)
 // of 140 events: time to a full list, RSS, beside an empty database;
-// /healthz and event-loop delay while 6 sessions work with 3,000 sessions in
-// the database, 1,000 of them opened; search latency with 10 and with all
+// /healthz and event-loop delay while 6 sessions work with those sessions in
+// the database, 1,000 of them opened (the JSONL rows use 3,000 with more
+// typed text); search latency with 10 and with all
 // sessions. Compiled server (dist/), a local temporary cluster; medians.
-import fs from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { importJsonl } from '../../server/store/postgres/jsonl-transfer.js';
+import { migrate } from '../../server/store/postgres/migrations.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
-import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
+import { sessionEvents } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 import { getJson, loopDelay, rssOf, startBenchServer, timeToFullList } from './scale-server.js';
 
@@ -22,7 +21,7 @@ const BENCH = 'scale-postgres';
 const MANY = Number(process.env.SKEIN_BENCH_PG_SESSIONS ?? 5_000);
 const EVENTS = 140;
 const RUNS = Number(process.env.SKEIN_BENCH_PG_RUNS ?? 3);
-const BUSY = Math.min(3_000, MANY);
+const BUSY = MANY;
 const OPENED = Math.min(1_000, BUSY);
 const WORKERS = 6;
 const LOAD_MS = 20_000;
@@ -41,14 +40,43 @@ async function sql(url: string, text: string): Promise<void> {
   }
 }
 
-/** A database holding what `writeLogs` writes, imported as `skein migrate --from-jsonl` does (no summaries). */
-async function databaseWith(postgres: TempPostgres, writeLogs: (dataDir: string) => void): Promise<string> {
+/**
+ * A database holding MANY sessions of the shape writeSessionLogs writes (the
+ * same events), in the schema's tables as `skein migrate --from-jsonl` leaves
+ * them: rows and events, no summaries. Inserted in bulk (the importer's one
+ * transaction per session takes minutes at this size on a loaded machine).
+ */
+async function databaseWith(postgres: TempPostgres, count: number): Promise<string> {
   const url = await postgres.database();
-  const source = tempDir('scale-pg-src');
-  writeLogs(source);
-  const report = await importJsonl(url, path.join(source, 'sessions'));
-  if (report.skipped.length) throw new Error(`import skipped ${report.skipped.length}: ${report.skipped[0]}`);
-  fs.rmSync(source, { recursive: true, force: true });
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    await migrate(pool);
+    const CHUNK = 100;
+    for (let first = 0; first < count; first += CHUNK) {
+      const ids: string[] = [];
+      const headers: string[] = [];
+      const lastSeqs: number[] = [];
+      const sessions: string[] = [];
+      const seqs: number[] = [];
+      const lines: string[] = [];
+      for (let i = first; i < Math.min(count, first + CHUNK); i++) {
+        const id = `20250101-000000-s${String(i).padStart(5, '0')}`;
+        const events = sessionEvents({ id, events: EVENTS, topic: i === 7 ? 'zanzibar' : 'question' });
+        ids.push(id);
+        headers.push(JSON.stringify({ skein: 1, session: id, createdAt: '2025-01-01T00:00:00.000Z', model: 'predictable' }));
+        lastSeqs.push(events.at(-1)?.seq ?? 0);
+        for (const e of events) {
+          sessions.push(id);
+          seqs.push(e.seq);
+          lines.push(JSON.stringify(e));
+        }
+      }
+      await pool.query('INSERT INTO skein_sessions (id, header, last_seq) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])', [ids, headers, lastSeqs]);
+      await pool.query('INSERT INTO skein_events (session, seq, line) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])', [sessions, seqs, lines]);
+    }
+  } finally {
+    await pool.end();
+  }
   return url;
 }
 
@@ -154,13 +182,8 @@ async function underLoad(url: string, open: number): Promise<LoadRun> {
   }
 }
 
-async function loadPart(rows: BenchRow[], postgres: TempPostgres): Promise<unknown> {
-  const busy = await databaseWith(postgres, (dir) => {
-    for (let i = 0; i < BUSY; i++) writeSessionLog(dir, { id: `20250101-000000-b${String(i).padStart(5, '0')}`, events: EVENTS, topic: `question ${'about the thing we discussed '.repeat(14)}` });
-  });
+async function loadPart(rows: BenchRow[], postgres: TempPostgres, busy: string): Promise<unknown> {
   const empty = await postgres.database();
-  // The summaries, built once.
-  await startRun(busy, BUSY);
   const loads: Record<'busy' | 'empty', LoadRun[]> = { busy: [], empty: [] };
   for (let i = 0; i < 2; i++) {
     loads.empty.push(await underLoad(empty, 0));
@@ -210,10 +233,10 @@ export const section: BenchSection = {
     const postgres = await startTempPostgres();
     try {
       const t0 = performance.now();
-      const many = await databaseWith(postgres, (dir) => writeSessionLogs(dir, MANY, EVENTS));
+      const many = await databaseWith(postgres, MANY);
       const importMs = performance.now() - t0;
       const startRuns = await starts(rows, postgres, many);
-      const few = await databaseWith(postgres, (dir) => writeSessionLogs(dir, 10, EVENTS));
+      const few = await databaseWith(postgres, 10);
       await startRun(few, 10);
       const search10 = await searchRun(few, 10);
       const searchMany = await searchRun(many, MANY);
@@ -224,7 +247,7 @@ export const section: BenchSection = {
         goal: `p99 < 50 ms at ${MANY.toLocaleString('en-US')} sessions`,
         met: searchMany.p99 < 50,
       });
-      const loads = await loadPart(rows, postgres);
+      const loads = await loadPart(rows, postgres, many);
       return { rows, details: { importMs, starts: startRuns, search: { search10, searchMany }, loads } };
     } finally {
       postgres.stop();
