@@ -1,13 +1,16 @@
 // The sessions manager's PostgreSQL side (SKEIN_DATABASE_URL): the list at
 // start comes from skein_summaries, reading no event; only the sessions that
-// must run at once (mid-turn, queued compactions) or whose summary is stale
-// (a database from before the summaries, see pg-summaries.ts) are read, one
-// at a time, and a stale one's events are dropped again once its summary is
-// written. Sessions changed on other instances are listed from their summary
-// rows, never by reading their events.
+// must run at once (mid-turn, queued compactions) are loaded. A session
+// whose summary is missing or stale (a database from before the summaries, an
+// import) gets it built from its event lines as the JSONL first start scans a
+// log (log-scan.ts), a few sessions per query, none started and none kept.
+// Sessions changed on other instances are listed from their summary rows,
+// never by reading their events.
 import type { SessionSnapshot } from '../../shared/protocol.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import type { IndexEntry, SessionIndex } from '../store/session-index.js';
+import { scanLines, type ScanContext } from '../store/log-scan.js';
+import type { Summary } from '../store/postgres/pg-summaries.js';
 import { log as logger } from '../log.js';
 import type { LiveSession } from './sessions.js';
 
@@ -22,31 +25,56 @@ export interface DatabaseHost {
   /** A list entry changed on another instance: tell the list's clients. */
   entryChanged(snapshot: SessionSnapshot): void;
   listed(entry: IndexEntry): SessionSnapshot;
+  /** What a scan of the session's events cannot know by itself (its meta file, the empty gauge). */
+  scanContext(id: string): ScanContext;
 }
+
+/** Stale summaries rebuilt per query (their events read together, then dropped). */
+const REBUILD_CHUNK = 50;
 
 /** Lists every session from its summary; returns warnings for the server log. */
 export async function loadFromDatabase(host: DatabaseHost): Promise<string[]> {
   const warnings: string[] = [];
-  let rebuilt = 0;
+  const stale: string[] = [];
   for (const { id, fresh } of await host.db.listing()) {
-    if (fresh) host.index.set(id, fresh, false);
-    if (fresh && !fresh.needsStart) continue;
-    await host.db.fetch(id);
-    const live = host.load(id, warnings);
-    if (!live) continue;
-    if (!fresh) {
-      const entry = host.entryOf(live);
-      // What is committed now (a session run here appends nothing before it is used).
-      if (entry) await host.db.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry });
-      rebuilt++;
-    }
-    if (host.idle(live)) {
-      host.unload(id);
-      host.db.release(id);
+    if (!fresh) stale.push(id);
+    else {
+      host.index.set(id, fresh, false);
+      if (fresh.needsStart) await loadOnce(host, id, warnings, false);
     }
   }
-  if (rebuilt) logger.info(`built the list entries of ${rebuilt} sessions from their events (a database from before the summaries table)`);
+  // No summary (a database from before the table, an import): built from the event lines as the
+  // JSONL first start scans logs, no session started; one that must run (or is damaged) is loaded.
+  for (let i = 0; i < stale.length; i += REBUILD_CHUNK) {
+    const chunk = stale.slice(i, i + REBUILD_CHUNK);
+    const read = await host.db.linesOf(chunk);
+    const built: { id: string; summary: Summary }[] = [];
+    for (const id of chunk) {
+      const found = read.get(id);
+      const entry = found && scanLines(found.header, found.lines, host.scanContext(id));
+      if (entry) {
+        host.index.set(id, entry, false);
+        built.push({ id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
+      } else if (found) await loadOnce(host, id, warnings, true);
+    }
+    await host.db.saveSummaries(built);
+  }
+  if (stale.length) logger.info(`built the list entries of ${stale.length} sessions from their events (a database from before the summaries table)`);
   return warnings;
+}
+
+/** Loads a session (its interrupted turn closed), writes its summary if asked, and unloads it again if it is idle. */
+async function loadOnce(host: DatabaseHost, id: string, warnings: string[], summarize: boolean): Promise<void> {
+  await host.db.fetch(id);
+  const live = host.load(id, warnings);
+  if (!live) return;
+  const entry = summarize && host.entryOf(live);
+  // What is committed now (a session run here appends nothing before it is used).
+  if (entry) await host.db.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry });
+  if (host.idle(live)) {
+    host.unload(id);
+    host.db.release(id);
+  }
 }
 
 /**

@@ -218,6 +218,7 @@ export class Sessions implements ClusterHost {
       entryOf: (live) => this.entryOf(live),
       entryChanged: (snapshot) => this.emit({ type: 'session', session: snapshot }),
       listed: (entry) => this.listed(entry),
+      scanContext: (id) => this.scanContext(id),
     };
     return this.dbHost;
   }

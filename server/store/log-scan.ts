@@ -225,3 +225,10 @@ class ScanState {
     return { snapshot, size: stat.size, mtimeMs: stat.mtimeMs, ...(context.metaMtimeMs !== undefined && { metaMtimeMs: context.metaMtimeMs }), needsStart: false, userText: this.userText, userTextComplete: this.userTextComplete, ...(this.chosenMode && { chosenMode: this.chosenMode }) };
   }
 }
+
+/** The entry of a session from its event lines (the PostgreSQL store's rows hold the JSONL lines, see database-sessions.ts); undefined: it must be loaded. */
+export function scanLines(header: LogHeader, lines: Iterable<string>, context: ScanContext): IndexEntry | undefined {
+  const state = new ScanState();
+  for (const line of lines) state.add(line);
+  return state.entry(header, { size: -1, mtimeMs: -1 } as fs.Stats, context);
+}

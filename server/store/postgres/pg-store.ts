@@ -12,7 +12,7 @@ import type { LogHeader, LoadReport } from '../event-log.js';
 import type { PageQuery, Page } from '../../http/event-page.js';
 import { migrate } from './migrations.js';
 import { PgEventLog } from './pg-event-log.js';
-import { listSessions, readSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
+import { listSessions, readSummaries, saveSummary, upsertSummary, type ListedSession, type Summary } from './pg-summaries.js';
 import type { IndexEntry } from '../session-index.js';
 
 export class PgStore {
@@ -74,6 +74,35 @@ export class PgStore {
 
   has(id: string): boolean {
     return this.known.has(id);
+  }
+
+  /** The headers and event lines of a few sessions, for building their summaries without starting them (kept nowhere). */
+  async linesOf(ids: string[]): Promise<Map<string, { header: LogHeader; lines: string[] }>> {
+    const found = new Map<string, { header: LogHeader; lines: string[] }>();
+    const headers = await this.pool.query<{ id: string; header: string }>('SELECT id, header FROM skein_sessions WHERE id = ANY($1)', [ids]);
+    for (const row of headers.rows) found.set(row.id, { header: JSON.parse(row.header) as LogHeader, lines: [] });
+    const rows = await this.pool.query<{ session: string; line: string }>('SELECT session, line FROM skein_events WHERE session = ANY($1) ORDER BY session, seq', [ids]);
+    for (const row of rows.rows) found.get(row.session)?.lines.push(row.line);
+    return found;
+  }
+
+  /** Writes several summaries in one transaction. */
+  async saveSummaries(summaries: readonly { id: string; summary: Summary }[]): Promise<void> {
+    if (!summaries.length) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const { id, summary } of summaries) {
+        const { text, params } = upsertSummary(id, summary);
+        await client.query(text, params);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   /** Whether the session's events are held here (open() needs them). */
