@@ -16,6 +16,7 @@ const JSONL_FILES = new Set([
   'shutdown', // the log file read after shutdown
   'postgres-store',
   'postgres-cluster',
+  'postgres-scale',
 ]);
 /** Single tests about the JSONL file (the rest of their files runs on PostgreSQL). */
 const JSONL_TESTS = [
@@ -24,8 +25,6 @@ const JSONL_TESTS = [
   'a version-1 log from the first build', // lifecycle: a log file from the first build
   'does not run during shutdown', // pending-compactions: the queue read back from the file
   'exports the JSONL log byte for byte', // session-management: compared with the file
-  'a switch survives a crash (SIGKILL) and restart', // modes: a SIGKILLed child server on JSONL (on PostgreSQL the list of an unloaded session lacks its mode: a known gap)
-  'answers every route as the document says', // openapi: reads the JSONL log file beside the events it got
   'the original log is byte-identical', // session-management: the original file after a fork
   'the copied turn is closed in the fork only', // session-management: the fork's file
   'two sessions with their own worktrees', // workspaces: the log header read from the file

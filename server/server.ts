@@ -98,7 +98,8 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
     },
   });
   await cluster?.start(sessions);
-  warnings.push(...sessions.loadAll());
+  // PostgreSQL: the list from the summaries table, reading no event (see database-sessions.ts).
+  warnings.push(...(database ? await sessions.loadFromDatabase() : sessions.loadAll()));
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);

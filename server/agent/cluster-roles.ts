@@ -14,12 +14,14 @@ import type { PgStore } from '../store/postgres/pg-store.js';
 import { log } from '../log.js';
 import { NoPendingApprovalError } from './approvals.js';
 import { ReadOnlySessionError, type RemoteOwner } from './remote-owner.js';
-import type { LiveSession } from './sessions.js';
+import type { LiveSession } from './live-session.js';
 
 /** What the roles need of the sessions manager. */
 export interface ClusterHost {
   /** The session, loaded if needed. */
   get(id: string): LiveSession | undefined;
+  /** The session, its events read from the database first if they are not in memory. */
+  open(id: string): Promise<LiveSession | undefined>;
   /** The sessions in memory now. */
   loaded(): Iterable<[string, LiveSession]>;
   /** The session if it is in memory (never loads it). */
@@ -28,6 +30,8 @@ export interface ClusterHost {
   reload(id: string): void;
   /** A session made on another instance: listed here from now on. */
   discovered(id: string): void;
+  /** A session not open here was made or changed on another instance: its list entry is read from its summary row. */
+  noticed(id: string): void;
   /** A session deleted on another instance: its copy and list entry go. */
   vanished(id: string): void;
 }
@@ -56,14 +60,17 @@ export class ClusterRoles {
     this.host = host;
     await this.cluster.start(
       {
-        // A session not listed here yet (made elsewhere) is listed once its row is read.
-        events: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'catching up', err)),
+        // Only a session open here reads its new rows; any other is listed again from its summary row.
+        events: (session) => {
+          if (!this.store.fetched(session)) return host.noticed(session);
+          void this.store.catchUp(session).catch((err) => this.warn(session, 'catching up', err));
+        },
         inbox: (session) => {
           const hint = this.cluster.ownerHint(session);
           if (hint === 'me') void this.drain(session);
           else if (hint === 'free') void this.takeOver(session);
         },
-        created: (session) => void this.store.catchUp(session).then(() => this.store.has(session) && host.discovered(session), (err) => this.warn(session, 'reading a new session', err)),
+        created: (session) => host.noticed(session),
         removed: (session) => {
           this.applied.delete(session);
           this.store.drop(session);
@@ -84,7 +91,8 @@ export class ClusterRoles {
       return 'owner';
     }
     // Free as far as we know: a copy until the lease is ours (another instance may be writing it right now).
-    if (hint === 'free') queueMicrotask(() => void this.takeOver(id));
+    // Only if it is still loaded then: a session loaded at start just to rebuild its summary is not taken.
+    if (hint === 'free') queueMicrotask(() => void (this.host?.peek(id) && this.takeOver(id)));
     return this.remote(id, header);
   }
 
@@ -182,8 +190,8 @@ export class ClusterRoles {
   private async takeOver(id: string): Promise<void> {
     const host = this.host;
     if (!host || this.takingOver.has(id)) return;
-    // A known session out of reach: nothing to ask the database.
-    const known = this.store.header(id);
+    // A session out of reach: only its header is read (its events are, once it is ours).
+    const known = this.store.header(id) ?? (await this.store.peekHeader(id).catch(() => undefined));
     if (known && this.unreachable(known)) return;
     // Already run here (a second call after the first took it): reloading would cut its turn.
     const here = host.peek(id);
@@ -193,7 +201,11 @@ export class ClusterRoles {
       await this.store.catchUp(id);
       const header = this.store.header(id);
       if (!header || this.unreachable(header)) return;
-      if (!(await this.cluster.claim(id))) return;
+      if (!(await this.cluster.claim(id))) {
+        // Another instance got it: the events read for nothing go again, unless it is open here.
+        if (!host.peek(id)) this.store.release(id);
+        return;
+      }
       // Everything the old owner committed, then a fresh copy that runs: its interrupted turn is closed.
       await this.store.catchUp(id);
       log.info(`took over the session from a stopped instance`, { session: id });
@@ -218,7 +230,7 @@ export class ClusterRoles {
   }
 
   private async applyInbox(id: string): Promise<void> {
-    const live = this.host?.get(id);
+    const live = await this.host?.open(id);
     if (!live || live.session.remote) return;
     let applied = this.applied.get(id);
     if (!applied) {

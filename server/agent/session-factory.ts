@@ -11,7 +11,8 @@ import { providerSettings, type ModelServices } from './model-switch.js';
 import { Session } from './session.js';
 import { SessionTools } from '../tools/session-tools.js';
 import { sandboxSettingsOf } from '../tools/sandbox.js';
-import type { LiveSession, SessionOptions } from './sessions.js';
+import type { LiveSession } from './live-session.js';
+import type { SessionOptions } from './session-options.js';
 
 /** `choice`: the provider create() already made (a replay reads its recording once). */
 export function liveSession(config: Config, options: SessionOptions, models: ModelServices, sessionsDir: string, log: EventLog, choice?: ProviderChoice): LiveSession {

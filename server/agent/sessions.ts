@@ -7,11 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FORKED_HERE, type Gauge, type ListedSession, type ScanProgress, type SessionListFrame, type SessionSnapshot, type SkeinEvent, type Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
-import type { CompactionStrategy } from '../compaction/pipeline.js';
-import type { Provider } from '../llm/types.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
-import type { NamedSecret } from '../tools/env.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
 import { SessionIndex } from '../store/session-index.js';
 import { SessionSearch, type TailToRead } from './session-search.js';
@@ -28,40 +25,24 @@ import { Trash } from '../manage/trash.js';
 import { createWorkspace, removeWorktree, type WorkspaceRequest } from '../workspace/workspace.js';
 import type { McpHub } from '../mcp/hub.js';
 import { log as logger } from '../log.js';
-import type { Agent } from './agent.js';
-import type { ClusterHost, ClusterRoles } from './cluster-roles.js';
+import type { ClusterHost } from './cluster-roles.js';
 import { ReadOnlySessionError } from './remote-owner.js';
 import type { PgEventLog } from '../store/postgres/pg-event-log.js';
 import { modelServices, providerSettings, type ModelServices } from './model-switch.js';
-import type { Session } from './session.js';
 import { liveSession } from './session-factory.js';
 import { maskSecrets } from '../tools/env.js';
+import type { IndexEntry } from '../store/session-index.js';
+import { UserTextTracker } from '../store/postgres/pg-summaries.js';
+import type { PageQuery, Page } from '../http/event-page.js';
+import { loadFromDatabase, SummaryFollower, type DatabaseHost } from './database-sessions.js';
 
 /** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
 export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
 
-export interface SessionOptions {
-  strategies?: CompactionStrategy[];
-  /** Cap a huge tool result as it arrives (default true). */
-  resultCap?: boolean;
-  /** Values masked in every tool output (the access token, which is not in the environment). */
-  toolSecrets?: NamedSecret[];
-  /** Stands between a session and its provider (benchmarks: a server whose real window is smaller than skein is told). */
-  wrapProvider?: (provider: Provider) => Provider;
-  /** The MCP servers: their tools join each session's tools at its start; their failures reach every timeline. */
-  mcp?: McpHub;
-  /** Sees every event any session appends, after it is on disk (metrics). */
-  onEvent?: (sessionId: string, event: SkeinEvent) => void;
-  /** SKEIN_DATABASE_URL: the sessions' events live in PostgreSQL (see PgStore); absent: JSONL files. */
-  database?: PgStore;
-  /** Several instances on that database: which sessions this one runs (see cluster-roles.ts). */
-  cluster?: ClusterRoles;
-}
-
-export interface LiveSession {
-  session: Session;
-  agent: Agent;
-}
+export type { SessionOptions } from './session-options.js';
+export type { LiveSession } from './live-session.js';
+import type { SessionOptions } from './session-options.js';
+import type { LiveSession } from './live-session.js';
 
 /** The session is in the middle of a turn or a compaction (HTTP 409). */
 export class SessionBusyError extends Error {
@@ -125,6 +106,11 @@ export class Sessions implements ClusterHost {
     options.mcp?.onStateChange((change) => this.reportMcp(change));
   }
 
+  /** The PostgreSQL store (SKEIN_DATABASE_URL), if any. */
+  get store(): PgStore | undefined {
+    return this.options.database;
+  }
+
   /** GET /api/mcp. */
   get mcp(): McpHub | undefined {
     return this.options.mcp;
@@ -160,35 +146,28 @@ export class Sessions implements ClusterHost {
     this.index.clear();
     this.search.load();
     const tails: TailToRead[] = [];
-    const db = this.options.database;
-    const files = db ? [] : fs.readdirSync(this.dir);
-    const names = db ? db.ids().map((id) => `${id}.jsonl`) : files.filter((f) => f.endsWith('.jsonl')).sort();
+    const files = fs.readdirSync(this.dir);
+    const names = files.filter((f) => f.endsWith('.jsonl')).sort();
     // Few sessions have a meta file (renamed or archived): only theirs are looked at.
     const metas = new Set(files.filter((f) => f.endsWith('.meta.json')).map((f) => f.slice(0, -'.meta.json'.length)));
-    this.metaIds = db ? undefined : metas;
+    this.metaIds = metas;
     const stale: string[] = [];
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       const entry = saved.get(id);
-      let stat: fs.Stats | undefined;
+      let stat: fs.Stats;
       try {
-        // The database's sessions were all read at connect: each is started once to take its entry.
-        if (!db) stat = fs.statSync(path.join(this.dir, name));
+        stat = fs.statSync(path.join(this.dir, name));
       } catch {
         continue;
       }
-      if (stat && SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
+      if (SessionIndex.fresh(entry, stat, metas.has(id) ? metaMtime(this.dir, id) : undefined)) {
         this.index.set(id, entry, false);
         if (entry.needsStart) this.load(id, warnings);
         else if (this.search.behind(id, stat.size)) tails.push({ id, file: path.join(this.dir, name), size: stat.size, lastSeq: entry.snapshot.lastSeq });
         continue;
       }
-      if (!db) {
-        stale.push(id);
-        continue;
-      }
-      const live = this.load(id, warnings);
-      if (live && this.idle(live)) this.unload(id);
+      stale.push(id);
     }
     this.scan = new LogScan(stale, this.scanHost());
     // Then the search index reads what logs gained past its marks (a crash before it was written).
@@ -197,9 +176,80 @@ export class Sessions implements ClusterHost {
       .then(() => this.search.readTails(tails, (id) => this.index.has(id)))
       .then(() => this.saveIndex());
     void this.saveIndex();
+    this.startSweep();
+    return warnings;
+  }
+
+  /** loadAll on PostgreSQL: the list from the summaries table (see database-sessions.ts). */
+  async loadFromDatabase(): Promise<string[]> {
+    const warnings: string[] = this.trash.purge();
+    this.index.clear();
+    warnings.push(...(await loadFromDatabase(this.databaseHost())));
+    this.startSweep();
+    return warnings;
+  }
+
+  private startSweep(): void {
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.max(50, Math.min(this.idleUnloadMs / 2, 30_000)));
     this.sweepTimer.unref();
-    return warnings;
+  }
+
+  private dbHost: DatabaseHost | undefined;
+  private follower: SummaryFollower | undefined;
+  private databaseHost(): DatabaseHost {
+    const db = this.options.database!;
+    this.dbHost ??= {
+      db,
+      index: this.index,
+      isLoaded: (id) => this.live.has(id),
+      load: (id, warnings) => this.load(id, warnings),
+      idle: (live) => this.idle(live),
+      unload: (id) => this.unload(id),
+      entryOf: (live) => this.entryOf(live),
+      entryChanged: (snapshot) => this.emit({ type: 'session', session: snapshot }),
+      listed: (entry) => this.listed(entry),
+      scanContext: (id) => this.scanContext(id),
+      // Its words point at its last message (the row does not say which message held them).
+      typed: (id, entry) => {
+        if (entry.userText) this.search.added(id, entry.snapshot.lastSeq, entry.userText);
+      },
+    };
+    return this.dbHost;
+  }
+
+  /**
+   * The session, its events read from the database first when they are not
+   * in memory (a route or socket asks for it this way; get() stays synchronous).
+   */
+  async open(id: string): Promise<LiveSession | undefined> {
+    if (this.mustFetch(id)) await this.options.database!.fetch(id);
+    return this.get(id);
+  }
+
+  /** PostgreSQL: the session is listed but its events are not in memory (open() reads them). */
+  mustFetch(id: string): boolean {
+    const db = this.options.database;
+    return db !== undefined && !this.live.has(id) && this.index.has(id) && !db.fetched(id);
+  }
+
+  /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
+  async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
+    const db = this.options.database;
+    if (db) return this.index.has(id) || this.live.has(id) ? db.page(id, query) : undefined;
+    const live = this.get(id);
+    return live && pageOf(live.session.events(), query);
+  }
+
+  /** A session made or changed on another instance: its list entry is read from its summary row. */
+  noticed(id: string): void {
+    if (!this.options.database || this.closing) return;
+    this.follower ??= new SummaryFollower(this.databaseHost());
+    this.follower.noticed(id);
+  }
+
+  /** What the list shows of an entry (a session that never switched follows this server's SKEIN_APPROVAL). */
+  private listed(entry: IndexEntry): ListedSession {
+    return { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
   }
 
   /** How far the first scan of the logs the index did not describe has got (absent once it is done). */
@@ -329,6 +379,11 @@ export class Sessions implements ClusterHost {
     let live = this.live.get(id);
     // A session the first scan has not reached yet is loaded all the same.
     if (!live && (this.index.has(id) || this.scan?.pending(id))) {
+      // PostgreSQL: open() reads the events first; a caller that did not is told, the entry stays.
+      if (this.options.database && !this.options.database.fetched(id)) {
+        logger.warn('a session was asked for before its events were read from the database', { session: id });
+        return undefined;
+      }
       const warnings: string[] = [];
       live = this.load(id, warnings);
       for (const warning of warnings) console.warn(`[skein] ${warning}`);
@@ -382,9 +437,8 @@ export class Sessions implements ClusterHost {
   /** A session another instance made: listed from now on. */
   discovered(id: string): void {
     if (this.index.has(id) || this.live.has(id)) return;
-    const live = this.load(id);
-    if (live && this.idle(live)) this.unload(id);
-    this.changed(id);
+    // Listed from its summary row: its events are read only when it is opened here.
+    this.noticed(id);
   }
 
   /**
@@ -402,7 +456,7 @@ export class Sessions implements ClusterHost {
       if (query && seq === undefined && !entry.snapshot.title.toLowerCase().includes(query)) continue;
       const live = this.live.get(id);
       // A session that never switched follows this server's SKEIN_APPROVAL, whatever it was when the entry was taken.
-      const snapshot: ListedSession = live ? live.session.snapshot() : { ...entry.snapshot, mode: entry.chosenMode ?? this.config.approval };
+      const snapshot: ListedSession = live ? live.session.snapshot() : this.listed(entry);
       if (!filter.archived && snapshot.archived) continue;
       if (query) snapshot.match = seq === undefined ? {} : { seq };
       rows.push(snapshot);
@@ -431,6 +485,8 @@ export class Sessions implements ClusterHost {
     // At once, flushed to disk: the index must not show the old title after a crash (the log did not change).
     this.capture(id, live);
     void this.saveIndex({ sync: true });
+    const entry = this.options.database && this.entryOf(live);
+    if (entry) void this.options.database!.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry }).catch((err: unknown) => logger.warn(`could not write the list entry: ${err instanceof Error ? err.message : String(err)}`, { session: id }));
     this.changed(id);
     return live.session.snapshot();
   }
@@ -442,7 +498,7 @@ export class Sessions implements ClusterHost {
    * and then nothing at all is deleted).
    */
   async delete(id: string, options: { removeWorktree?: boolean; force?: boolean } = {}): Promise<boolean> {
-    const live = this.get(id);
+    const live = await this.open(id);
     if (!live) return false;
     if (live.session.remote) throw new ReadOnlySessionError(`this session ${live.session.remote.reason}: delete it there`);
     const busy = () => live.session.state !== 'WaitingForUserInput';
@@ -498,7 +554,7 @@ export class Sessions implements ClusterHost {
    * worktree, on `skein/<new id>`, starting where the original's branch is now.
    */
   async fork(id: string, seq: number): Promise<LiveSession | undefined> {
-    const source = this.get(id);
+    const source = await this.open(id);
     if (!source) return undefined;
     const header = source.session.log.header;
     const newIdValue = newId();
@@ -572,6 +628,7 @@ export class Sessions implements ClusterHost {
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
     this.closing = true;
+    this.follower?.close();
     clearTimeout(this.flushTimer);
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
@@ -604,6 +661,13 @@ export class Sessions implements ClusterHost {
     this.search.follow(id, live.session);
     this.capture(id, live);
     log.onDurable(() => this.changed(id));
+    if (this.options.database) {
+      const texts = new UserTextTracker(() => log.all());
+      (log as PgEventLog).summarize = () => {
+        const entry = this.entryOf(live);
+        return entry && { ...entry, ...texts.now() };
+      };
+    }
     return live;
   }
 
@@ -619,6 +683,8 @@ export class Sessions implements ClusterHost {
     for (const [id, live] of this.live) {
       if ((this.lastUsed.get(id) ?? 0) > before || !this.idle(live)) continue;
       this.unload(id);
+      // Its events are all committed: the next open reads them again.
+      this.options.database?.release(id);
       unloaded = true;
     }
     if (unloaded) void this.saveIndex();
@@ -637,17 +703,26 @@ export class Sessions implements ClusterHost {
   }
 
   /** Records what the list needs of a loaded session, with the size and mtime of its log now. */
-  private capture(id: string, { session }: LiveSession): void {
+  private capture(id: string, live: LiveSession): void {
+    const entry = this.entryOf(live);
+    if (!entry) return;
+    this.index.set(id, entry);
+    // A loaded session is followed (see SessionSearch.follow): the index has all of it.
+    this.search.marked(id, entry.snapshot.lastSeq, entry.size);
+  }
+
+  /** The list entry of a loaded session now. */
+  private entryOf({ session }: LiveSession): IndexEntry | undefined {
     let stat: { size: number; mtimeMs: number };
     try {
-      // A database-backed session has no file: its entry is never compared (all are read at connect).
+      // A database-backed session has no file: its entry's freshness is its last_seq (see pg-summaries.ts).
       stat = this.options.database ? { size: -1, mtimeMs: -1 } : fs.statSync(session.log.file);
     } catch {
-      return;
+      return undefined;
     }
     const chosen = session.log.last('mode');
-    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, id);
-    this.index.set(id, {
+    const metaMtimeMs = this.options.database ? undefined : metaMtime(this.dir, session.id);
+    return {
       // Everything in the file counts (a closed log is durable whole; a crash leaves a stale entry, rebuilt).
       snapshot: { ...session.snapshot(), state: session.state, lastSeq: session.log.lastSeq },
       size: stat.size,
@@ -655,9 +730,7 @@ export class Sessions implements ClusterHost {
       ...(metaMtimeMs !== undefined && { metaMtimeMs }),
       needsStart: session.state !== 'WaitingForUserInput' || session.compactions.size > 0,
       ...(chosen && { chosenMode: chosen.to }),
-    });
-    // A loaded session is followed (see SessionSearch.follow): the index has all of it.
-    this.search.marked(id, session.log.lastSeq, stat.size);
+    };
   }
 
   /**
@@ -671,6 +744,8 @@ export class Sessions implements ClusterHost {
       if (live) this.capture(id, live);
     }
     this.indexDirty.clear();
+    // PostgreSQL: the summaries table is the index (no index.json beside it).
+    if (this.options.database) return Promise.resolve();
     return this.index.write(options);
   }
 }

@@ -123,8 +123,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });
   });
 
-  app.post('/api/sessions/:id/model', (req, res) => {
-    const live = sessions.get(req.params.id);
+  app.post('/api/sessions/:id/model', async (req, res) => {
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const body = valid(ROUTES['POST /api/sessions/:id/model'].body, req.body ?? {}, res);
     if (!body) return;
@@ -144,32 +144,34 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     }
   });
 
-  app.get('/api/sessions/:id', (req, res) => {
-    const live = sessions.get(req.params.id);
+  app.get('/api/sessions/:id', async (req, res) => {
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     res.json(live.session.snapshot());
   });
 
-  app.get('/api/sessions/:id/events', (req, res) => {
-    const live = sessions.get(req.params.id);
-    if (!live) return notFound(res);
+  app.get('/api/sessions/:id/events', async (req, res) => {
     const query = parsePageQuery(req.query as Record<string, unknown>);
     if (typeof query === 'string') {
+      if (!sessions.index.has(req.params.id) && !(await sessions.open(req.params.id))) return notFound(res);
       res.status(400).json({ error: query });
       return;
     }
-    res.json(pageOf(live.session.events(), query));
+    // PostgreSQL: the page is cut by seq in SQL; JSONL: from the loaded log.
+    const page = await sessions.page(req.params.id, query, pageOf);
+    if (!page) return notFound(res);
+    res.json(page);
   });
 
-  app.get('/api/sessions/:id/view', (req, res) => {
-    const live = sessions.get(req.params.id);
+  app.get('/api/sessions/:id/view', async (req, res) => {
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const request = live.agent.nextRequest();
     res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request) });
   });
 
   app.post('/api/sessions/:id/messages', async (req, res) => {
-    const live = sessions.get(req.params.id);
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const body = valid(ROUTES['POST /api/sessions/:id/messages'].body, req.body ?? {}, res);
     if (!body) return;
@@ -187,7 +189,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   app.post('/api/sessions/:id/compact', async (req, res) => {
-    const live = sessions.get(req.params.id);
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const body = valid(ROUTES['POST /api/sessions/:id/compact'].body, req.body ?? {}, res);
     if (!body) return;
@@ -197,7 +199,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   });
 
   app.post('/api/sessions/:id/cancel', async (req, res) => {
-    const live = sessions.get(req.params.id);
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     await live.session.cancel();
     res.status(202).json({ accepted: true });

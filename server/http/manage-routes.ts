@@ -20,10 +20,12 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     res.json({ roots: sessions.roots() });
   });
 
-  app.patch('/api/sessions/:id', (req, res) => {
+  app.patch('/api/sessions/:id', async (req, res) => {
     const body = valid(ROUTES['PATCH /api/sessions/:id'].body, req.body, res);
     if (!body) return;
     const { title, archived } = body;
+    // PostgreSQL: its events are read first (update() itself is synchronous).
+    await sessions.open(req.params.id);
     const snapshot = sessions.update(req.params.id, { ...(title !== undefined && { title }), ...(archived !== undefined && { archived }) });
     if (!snapshot) return notFound(res);
     res.json(snapshot);
@@ -58,8 +60,8 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     res.json(live.session.snapshot());
   });
 
-  app.get('/api/sessions/:id/export', (req, res) => {
-    const live = sessions.get(req.params.id);
+  app.get('/api/sessions/:id/export', async (req, res) => {
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const query = valid(ROUTES['GET /api/sessions/:id/export'].query, req.query, res);
     if (!query) return;
@@ -99,7 +101,7 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   });
 
   app.get('/api/sessions/:id/changes', async (req, res) => {
-    const live = sessions.get(req.params.id);
+    const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     try {
       res.json(await changesOf(live.session.log.header.workspace, sessions.roots()[0]!));

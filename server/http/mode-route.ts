@@ -9,7 +9,7 @@ import type { Sessions } from '../agent/sessions.js';
 
 export function addModeRoute(app: express.Express, sessions: Sessions): void {
   app.put('/api/sessions/:id/mode', async (req, res) => {
-    const live = sessions.get(String(req.params.id));
+    const live = await sessions.open(String(req.params.id));
     if (!live) return void res.status(404).json({ error: 'unknown session' });
     const parsed = parseModeBody(req.body);
     if (!parsed.ok) return void res.status(400).json({ error: parsed.error });

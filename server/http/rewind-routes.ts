@@ -10,8 +10,8 @@ import { GitError } from '../workspace/git.js';
 
 export function mountRewindRoutes(app: express.Express, sessions: Sessions): void {
   type Target = { status: number; error: string } | { live: NonNullable<ReturnType<Sessions['get']>>; seq: number; checkpoints: ReturnType<typeof checkpointsOf> };
-  const target = (id: string, raw: unknown): Target => {
-    const live = sessions.get(id);
+  const target = async (id: string, raw: unknown): Promise<Target> => {
+    const live = await sessions.open(id);
     if (!live) return { status: 404, error: 'unknown session' }
     const seq = Number(raw);
     if (!Number.isSafeInteger(seq) || seq < 1 || seq > live.session.log.lastSeq) {
@@ -22,7 +22,7 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
   };
 
   app.get('/api/sessions/:id/rewind', async (req, res) => {
-    const t = target(req.params.id, req.query.seq);
+    const t = await target(req.params.id, req.query.seq);
     if ('error' in t) return void res.status(t.status).json({ error: t.error });
     try {
       res.json(await t.checkpoints.preview(t.seq));
@@ -36,7 +36,7 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
     const body = parseWith(ROUTES['POST /api/sessions/:id/rewind'].body, req.body ?? {});
     const raw = (req.body ?? {}) as { seq?: unknown };
     // The seq's range is the session's: target() says it (a non-integer seq too).
-    const t = target(req.params.id, typeof raw.seq === 'number' ? raw.seq : NaN);
+    const t = await target(req.params.id, typeof raw.seq === 'number' ? raw.seq : NaN);
     if ('error' in t) return void res.status(t.status).json({ error: t.error });
     if (!body.ok) return void res.status(400).json({ error: body.error });
     if (t.live.session.state !== 'WaitingForUserInput') return void res.status(409).json({ error: 'the agent is working: cancel it or wait, then rewind' });

@@ -55,6 +55,19 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // The http server stops watching the socket for errors once it is an upgrade.
     socket.on('error', () => socket.destroy());
+    // PostgreSQL: a session's events are read before it is opened (the rest is synchronous).
+    const asked = parseRequestUrl(req.url)?.searchParams.get('session');
+    if (asked && sessions.mustFetch(asked)) {
+      void sessions.open(asked).then(
+        () => upgrade(req, socket, head),
+        () => refuse(socket, 503, 'Service Unavailable'),
+      );
+      return;
+    }
+    upgrade(req, socket, head);
+  });
+
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = parseRequestUrl(req.url);
     if (!url) return refuse(socket, 400, 'Bad Request');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/sessions') return refuse(socket, 404, 'Not Found');
@@ -122,7 +135,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         }
       });
     });
-  });
+  };
 
   return {
     clients: () => wss.clients.size,

@@ -2,7 +2,7 @@
 // per changed entry. A torn last line (a crash mid-append) is skipped and, when
 // asked, cut from the file so the next append starts on a clean line.
 import fs from 'node:fs';
-import type { JournalLine } from './session-index.js';
+import type { JournalLine } from './types.js';
 
 export function readJournal(file: string, repair = false): { lines: JournalLine[] } {
   let text: string;

@@ -253,3 +253,12 @@ class ScanState {
 function detached(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
+
+/** The entry of a session from its event lines (the PostgreSQL store's rows hold the JSONL lines, see database-sessions.ts); undefined: it must be loaded. */
+export function scanLines(header: LogHeader, lines: Iterable<string>, context: ScanContext): IndexEntry | undefined {
+  const state = new ScanState(context.onUser);
+  for (const line of lines) {
+    if (line) state.lines(`${line}\n`, line.length, header);
+  }
+  return state.entry(header, { size: -1, mtimeMs: -1 } as fs.Stats, context);
+}

@@ -17,6 +17,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalMode, SessionSnapshot } from '../../shared/protocol.js';
 import { readJournal } from './index-journal.js';
+import type { IndexEntry, JournalLine } from './types.js';
+
+export type { IndexEntry, JournalLine } from './types.js';
 
 /** 3: typed text left the entries for the search index (search-index.ts). */
 export const INDEX_VERSION = 3;
@@ -25,18 +28,6 @@ const COMPACT_MIN_BYTES = 1024 * 1024;
 /** Entries serialised per chunk of a snapshot write (one chunk per turn of the event loop). */
 const CHUNK = 200;
 
-export interface IndexEntry {
-  snapshot: SessionSnapshot;
-  /** Size and mtime of the log file when the entry was taken. */
-  size: number;
-  mtimeMs: number;
-  /** Mtime of its <id>.meta.json when the entry was taken (absent: none): a rename the index missed (a crash) is seen. */
-  metaMtimeMs?: number;
-  /** Its log ended mid-turn or with queued compactions: loaded at start to close or run them. */
-  needsStart: boolean;
-  /** The mode the user last switched the session to (absent: it follows SKEIN_APPROVAL, which may differ at the next start). */
-  chosenMode?: ApprovalMode;
-}
 
 interface IndexFile {
   version: typeof INDEX_VERSION;
@@ -45,12 +36,6 @@ interface IndexFile {
   sessions: Record<string, IndexEntry>;
 }
 
-/** One journal line: a session's new entry, or its removal. */
-export interface JournalLine {
-  n: number;
-  id: string;
-  entry?: IndexEntry;
-}
 
 export class SessionIndex {
   readonly file: string;

@@ -3,7 +3,7 @@
 // (event-log.ts), by what any log must offer (session-log.ts) and by the
 // PostgreSQL store.
 import type { ToolSpec } from '../llm/types.js';
-import type { Workspace } from '../../shared/protocol.js';
+import type { ApprovalMode, SessionSnapshot, Workspace } from '../../shared/protocol.js';
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -29,4 +29,25 @@ export interface LoadReport {
   tornTail?: string;
   /** Lines that could not be parsed, or repeated an earlier seq, and were skipped (1-based). */
   badLines: number[];
+}
+
+/** What the sessions index keeps of a session (see session-index.ts). */
+export interface IndexEntry {
+  snapshot: SessionSnapshot;
+  /** Size and mtime of the log file when the entry was taken. */
+  size: number;
+  mtimeMs: number;
+  /** Mtime of its <id>.meta.json when the entry was taken (absent: none): a rename the index missed (a crash) is seen. */
+  metaMtimeMs?: number;
+  /** Its log ended mid-turn or with queued compactions: loaded at start to close or run them. */
+  needsStart: boolean;
+  /** The mode the user last switched the session to (absent: it follows SKEIN_APPROVAL, which may differ at the next start). */
+  chosenMode?: ApprovalMode;
+}
+
+/** One journal line: a session's new entry, or its removal. */
+export interface JournalLine {
+  n: number;
+  id: string;
+  entry?: IndexEntry;
 }

@@ -26,6 +26,11 @@ function databaseFor(dataDir: string): Promise<string> {
   return url;
 }
 
+/** SKEIN_TEST_STORE=postgres: the environment that puts a data folder's sessions in its database (a child server needs it too); else nothing. */
+export async function storeEnv(dataDir: string): Promise<Record<string, string>> {
+  return process.env.SKEIN_TEST_STORE === 'postgres' ? { SKEIN_DATABASE_URL: await databaseFor(dataDir) } : {};
+}
+
 export interface TestServer extends RunningServer {
   dataDir: string;
   workDir: string;
@@ -40,7 +45,7 @@ export async function startTestServer(env: Record<string, string> = {}, dirs?: {
   const dataDir = dirs?.dataDir ?? tempDir('data');
   const workDir = dirs?.workDir ?? tempDir('work');
   // SKEIN_TEST_STORE=postgres: the same tests on the PostgreSQL store (one database per data folder).
-  const store = process.env.SKEIN_TEST_STORE === 'postgres' && !env.SKEIN_DATABASE_URL ? { SKEIN_DATABASE_URL: await databaseFor(dataDir) } : {};
+  const store = env.SKEIN_DATABASE_URL ? {} : await storeEnv(dataDir);
   const config = loadConfig([], { SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, ...store, ...env });
   const server = await startServer(config, undefined, {}, hub);
   rememberToken(server.url, server.token);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { decisionOf, resultOf, untilAsked } from '../helpers/approvals.js';
 import { startChildServer } from '../helpers/child-server.js';
-import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { api, startTestServer, storeEnv, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 const servers: TestServer[] = [];
@@ -119,7 +119,8 @@ describe('approval modes per session', () => {
   it('a switch survives a crash (SIGKILL) and restart; a session that never switched follows the new SKEIN_APPROVAL', async () => {
     const dirs = { SKEIN_DATA_DIR: tempDir('modes-crash'), SKEIN_WORKDIR: tempDir('modes-crash-work'), SKEIN_TOKEN: 'modes-crash-test-token-0123456789abcdef', SKEIN_APPROVAL: 'never' };
     const headers = { authorization: `Bearer ${dirs.SKEIN_TOKEN}` };
-    const first = await startChildServer(dirs);
+    // On PostgreSQL (npm run test:postgres) the child server uses the data folder's database, as the restarted one does.
+    const first = await startChildServer({ ...dirs, ...(await storeEnv(dirs.SKEIN_DATA_DIR)) });
     let planned = '';
     let untouched = '';
     try {
@@ -133,7 +134,10 @@ describe('approval modes per session', () => {
     }
     const again = await startTestServer({ SKEIN_APPROVAL: 'always', SKEIN_TOKEN: dirs.SKEIN_TOKEN }, { dataDir: dirs.SKEIN_DATA_DIR, workDir: dirs.SKEIN_WORKDIR });
     servers.push(again);
+    // Listed from the index (JSONL) or the summaries table (PostgreSQL): the session is not loaded for it.
+    expect(again.sessions.isLoaded(planned)).toBe(false);
     expect((await listed(again.url, planned))?.mode).toBe('plan');
+    expect(again.sessions.isLoaded(planned)).toBe(false);
     expect((await listed(again.url, untouched))?.mode).toBe('always');
     expect((await api<SessionSnapshot>(again.url, `/api/sessions/${planned}`)).body.mode).toBe('plan');
     const client = await TestClient.connect(again.url, planned);

@@ -6,6 +6,8 @@
 // the session produced fits the document's schemas; bad frames are refused
 // with a sentence.
 import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +35,22 @@ afterAll(async () => {
   client?.close();
   await server?.close();
 });
+
+/** The session's events as its store holds them: the JSONL log file's lines, or the database's rows (npm run test:postgres). */
+async function storedEvents(server: TestServer, session: string): Promise<Record<string, unknown>[]> {
+  const url = server.config.databaseUrl;
+  if (!url) {
+    const file = path.join(server.dataDir, 'sessions', `${session}.jsonl`);
+    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => 'seq' in e);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [session])).rows.map((r) => JSON.parse(r.line) as Record<string, unknown>);
+  } finally {
+    await client.end();
+  }
+}
 
 /** `METHOD /path` of every route the app registers (Express 5: app.router.stack). */
 function registeredRoutes(app: Express): string[] {
@@ -175,8 +193,7 @@ describe('a real session, route by route', () => {
     const kinds = new Set(events.map((e) => e.kind));
     for (const kind of ['user', 'agent', 'tool_call', 'tool_result', 'state', 'usage', 'compaction', 'approval_request', 'approval_decision']) expect(kinds, kind).toContain(kind);
     expect(events.some((e) => e.kind === 'compaction' && e.phase === 'finished' && e.ledger && e.instructions === 'the schema')).toBe(true);
-    const file = server.sessions.get(id)!.session.log as { file?: string };
-    const onDisk = file.file ? fs.readFileSync(file.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => 'seq' in e) : [];
+    const onDisk = await storedEvents(server, id);
     expect(onDisk.length).toBeGreaterThanOrEqual(events.length);
     for (const event of [...events, ...onDisk, ...client.events]) {
       expect(eventProblems(event)).toEqual([]);

@@ -17,6 +17,8 @@ const INBOX_CHANNEL = 'skein_inbox';
 const LEASES_CHANNEL = 'skein_leases';
 const SESSIONS_CHANNEL = 'skein_new_session';
 const REMOVED_CHANNEL = 'skein_removed_session';
+/** Heartbeats between two full reads of the lease table (the ones between read only the rows that changed). */
+const FULL_READ_EVERY = 60;
 
 /** What a client asked of a session on an instance that does not run it. */
 export type InboxCommand =
@@ -55,8 +57,12 @@ export class Cluster {
   private listenClient: pg.Client | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
-  /** The owner of each leased session, as last read; refreshed every heartbeat. */
+  /** The owner of each leased session, as last read; the rows changed since are read every heartbeat (see refresh). */
   private owners = new Map<string, string>();
+  /** The highest lease revision read so far (undefined: read them all next time). */
+  private leaseRev: number | undefined;
+  /** Heartbeats since the last full read of the leases. */
+  private sinceFullRead = 0;
   /** Instances whose heartbeat was fresh at the last read. */
   private alive = new Set<string>();
   private listener: ClusterListener | undefined;
@@ -134,17 +140,48 @@ export class Cluster {
       if (session && last) listener.events(session, Number(last));
     } else if (channel === INBOX_CHANNEL) listener.inbox(payload);
     else if (channel === SESSIONS_CHANNEL) listener.created(payload);
-    else if (channel === REMOVED_CHANNEL) listener.removed(payload);
-    else if (channel === LEASES_CHANNEL) void this.refresh().then(() => listener.leases(), () => undefined);
+    else if (channel === REMOVED_CHANNEL) {
+      this.owners.delete(payload);
+      listener.removed(payload);
+    }
+    else if (channel === LEASES_CHANNEL) {
+      // A claim names its session: that one row is read (an instance that stopped sends no name: who is alive).
+      const read = payload ? this.readLease(payload) : this.refresh();
+      void read.then(() => listener.leases(), () => undefined);
+    }
   }
 
-  /** Reads who is alive and who owns what. */
+  private async readLease(session: string): Promise<void> {
+    const row = await this.pool.query<{ owner: string }>('SELECT owner FROM skein_leases WHERE session = $1', [session]);
+    if (row.rows[0]) this.owners.set(session, row.rows[0].owner);
+    else this.owners.delete(session);
+  }
+
+  /**
+   * Reads who is alive (one row per instance) and the leases that changed
+   * since the last read (their revision is above the highest seen). A claim
+   * that commits out of revision order is read from its notification; every
+   * FULL_READ_EVERY heartbeats the whole table is read again in case a
+   * notification was lost.
+   */
   private async refresh(): Promise<void> {
     const alive = await this.pool.query<{ id: string }>('SELECT id FROM skein_instances WHERE heartbeat_at > now() - make_interval(secs => $1)', [this.leaseTimeoutMs / 1000]);
-    const leases = await this.pool.query<{ session: string; owner: string }>('SELECT session, owner FROM skein_leases');
     this.alive = new Set(alive.rows.map((r) => r.id));
     this.alive.add(this.instance);
-    this.owners = new Map(leases.rows.map((r) => [r.session, r.owner]));
+    const full = this.leaseRev === undefined || ++this.sinceFullRead >= FULL_READ_EVERY;
+    const leases = await this.pool.query<{ session: string; owner: string; rev: string }>(
+      full ? 'SELECT session, owner, rev FROM skein_leases' : 'SELECT session, owner, rev FROM skein_leases WHERE rev > $1',
+      full ? [] : [this.leaseRev],
+    );
+    if (full) {
+      this.owners = new Map();
+      this.sinceFullRead = 0;
+      this.leaseRev = 0;
+    }
+    for (const row of leases.rows) {
+      this.owners.set(row.session, row.owner);
+      this.leaseRev = Math.max(this.leaseRev ?? 0, Number(row.rev));
+    }
   }
 
   /** Who runs the session as far as this instance knows: this one, nobody (free or its owner is dead), or another live instance. */
@@ -159,7 +196,7 @@ export class Cluster {
   async claim(session: string): Promise<boolean> {
     const result = await this.pool.query<{ owner: string }>(
       `INSERT INTO skein_leases (session, owner) VALUES ($1, $2)
-       ON CONFLICT (session) DO UPDATE SET owner = EXCLUDED.owner, acquired_at = now()
+       ON CONFLICT (session) DO UPDATE SET owner = EXCLUDED.owner, acquired_at = now(), rev = nextval('skein_lease_rev')
        WHERE skein_leases.owner = EXCLUDED.owner
           OR NOT EXISTS (SELECT 1 FROM skein_instances i WHERE i.id = skein_leases.owner AND i.heartbeat_at > now() - make_interval(secs => $3))
        RETURNING owner`,

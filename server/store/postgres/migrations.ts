@@ -46,6 +46,37 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
       CREATE INDEX skein_inbox_session ON skein_inbox (session, id);`,
   },
+  {
+    // Scale (see pg-summaries.ts): the sessions list from one row per session, written in the
+    // same transaction as the events it describes (a start lists without reading events), and
+    // leases read incrementally by a revision number instead of whole every heartbeat.
+    version: 3,
+    sql: `
+      CREATE TABLE skein_summaries (
+        session text PRIMARY KEY REFERENCES skein_sessions (id) ON DELETE CASCADE,
+        -- The session's last_seq this row describes: a row behind skein_sessions.last_seq is stale and rebuilt.
+        last_seq bigint NOT NULL,
+        title text NOT NULL,
+        state text NOT NULL,
+        -- The mode the user switched the session to (NULL: it follows the server's SKEIN_APPROVAL).
+        mode text,
+        archived boolean NOT NULL DEFAULT false,
+        last_activity text NOT NULL,
+        total_tokens bigint NOT NULL DEFAULT 0,
+        cost_usd double precision NOT NULL DEFAULT 0,
+        needs_start boolean NOT NULL DEFAULT false,
+        -- Lower-cased user text (capped) for search, and whether it is whole.
+        user_text text NOT NULL DEFAULT '',
+        user_text_complete boolean NOT NULL DEFAULT true,
+        -- The list entry as the server sends it.
+        snapshot text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX skein_summaries_activity ON skein_summaries (last_activity DESC);
+      CREATE SEQUENCE skein_lease_rev;
+      ALTER TABLE skein_leases ADD COLUMN rev bigint NOT NULL DEFAULT nextval('skein_lease_rev');
+      CREATE INDEX skein_leases_rev ON skein_leases (rev);`,
+  },
 ];
 
 const LOCK_KEY = 0x736b65696e; // "skein"

@@ -8,7 +8,9 @@ import type pg from 'pg';
 import type { NewEvent, SkeinEvent } from '../../../shared/protocol.js';
 import type { LogHeader } from '../event-log.js';
 import { LoadedEvents } from '../loaded-events.js';
+import type { SummaryEntry } from './pg-summaries.js';
 import type { SessionLog } from '../session-log.js';
+import { upsertSummary, type Summary } from './pg-summaries.js';
 
 /** NOTIFY channel of committed events: the payload is "<session> <last seq>". */
 export const EVENTS_CHANNEL = 'skein_events';
@@ -35,6 +37,8 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
   private rowPending: boolean;
   /** Several instances: this instance's name, leased the new session in its row's own transaction (before anyone can see it). */
   leaseOwner: string | undefined;
+  /** The session's list entry as it is now (every event appended so far): written with each batch, in its transaction. */
+  summarize: (() => SummaryEntry | undefined) | undefined;
 
   /** `isNew`: a session just made here (its row and any events given are inserted by the first group). */
   constructor(
@@ -72,8 +76,11 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
     let failures = 0;
     while ((this.pending.length || this.rowPending) && !this.conflict) {
       let batch = this.pending.slice();
+      // Taken with the batch: the entry describes exactly the events up to the batch's last one.
+      const entry = this.summarize?.();
+      const summary = entry && { lastSeq: batch.at(-1)?.seq ?? this.durable, entry };
       try {
-        const committed = await insertBatch(this.pool, this.header.session, batch, this.rowPending ? this.header : undefined, this.leaseOwner);
+        const committed = await insertBatch(this.pool, this.header.session, batch, this.rowPending ? this.header : undefined, this.leaseOwner, summary);
         batch = batch.slice(0, committed);
         this.rowPending = false;
       } catch (err) {
@@ -123,7 +130,7 @@ export class PgEventLog extends LoadedEvents implements SessionLog {
  * earlier attempt's COMMIT went through but its answer was lost (and events
  * appended since joined this batch), the ones that attempt held.
  */
-export async function insertBatch(pool: pg.Pool, session: string, batch: readonly SkeinEvent[], newRow?: LogHeader, leaseOwner?: string): Promise<number> {
+export async function insertBatch(pool: pg.Pool, session: string, batch: readonly SkeinEvent[], newRow?: LogHeader, leaseOwner?: string, summary?: Summary): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -131,7 +138,13 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
       await client.query('INSERT INTO skein_sessions (id, header, last_seq) VALUES ($1, $2, 0) ON CONFLICT (id) DO NOTHING', [session, JSON.stringify(newRow)]);
       if (leaseOwner) await client.query('INSERT INTO skein_leases (session, owner) VALUES ($1, $2) ON CONFLICT (session) DO NOTHING', [session, leaseOwner]);
     }
+    const writeSummary = async () => {
+      if (!summary) return;
+      const { text, params } = upsertSummary(session, summary);
+      await client.query(text, params);
+    };
     if (!batch.length) {
+      await writeSummary();
       await client.query('COMMIT');
       return 0;
     }
@@ -157,6 +170,8 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
       values.push(`($1, $${params.length - 1}, $${params.length})`);
     }
     await client.query(`INSERT INTO skein_events (session, seq, line) VALUES ${values.join(', ')}`, params);
+    // The list entry commits with the events it describes (a start lists from it, reading no event).
+    await writeSummary();
     // Delivered at COMMIT to every instance listening (cluster.ts): they read the new rows and show them.
     await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${session} ${last}`]);
     await client.query('COMMIT');

@@ -1,22 +1,37 @@
-// The PostgreSQL event store (SKEIN_DATABASE_URL): a pool, the schema
-// migrated at start, and every session's events read once at connect so that
-// opening a session stays synchronous like the JSONL store. New sessions get
-// their row in the same transaction as their first events.
+// The PostgreSQL event store (SKEIN_DATABASE_URL): a pool and the schema
+// migrated at start. Only the sessions' ids are read at connect (the list
+// comes from skein_summaries, see pg-summaries.ts); a session's events are
+// read when it is about to be opened (fetch), so that opening it stays
+// synchronous like the JSONL store, and dropped when it is unloaded
+// (release). New sessions get their row in the same transaction as their
+// first events.
 import path from 'node:path';
 import pg from 'pg';
 import type { SkeinEvent } from '../../../shared/protocol.js';
 import type { LogHeader, LoadReport } from '../event-log.js';
+import type { PageQuery, Page } from '../../http/event-page.js';
 import { migrate } from './migrations.js';
 import { PgEventLog } from './pg-event-log.js';
+import { listSessions, readSummaries, saveSummary, upsertSummary, type ListedSession, type Summary } from './pg-summaries.js';
+import type { SummaryEntry } from './pg-summaries.js';
 
 export class PgStore {
+  /** Every session in the database as far as this instance knows (read at connect, then told). */
+  private readonly known = new Set<string>();
+  /** Headers and events of the sessions fetched here (open, or about to be). */
   private readonly headers = new Map<string, LogHeader>();
-  /** Shared with the session's PgEventLog, so a session unloaded and opened again sees every event. */
+  /** Shared with the session's PgEventLog, so a copy reloaded in place (cluster) sees every event. */
   private readonly events = new Map<string, SkeinEvent[]>();
   /** The log open for each session (the latest), so events other instances commit reach its subscribers. */
   private readonly logs = new Map<string, PgEventLog>();
   /** Several instances: this instance's name; a session made here is leased to it with its first row. */
   leaseOwner: string | undefined;
+  /** Event rows read so far, per session (tests prove an instance reads only the sessions it opens). */
+  readonly rowsRead = new Map<string, number>();
+  private counted<T>(id: string, rows: T[]): T[] {
+    this.rowsRead.set(id, (this.rowsRead.get(id) ?? 0) + rows.length);
+    return rows;
+  }
   /** One catch-up at a time per session (two would add the same rows twice). */
   private readonly catchingUp = new Map<string, Promise<void>>();
   private constructor(
@@ -31,34 +46,111 @@ export class PgStore {
     pool.on('error', (err) => console.error(`[skein] database connection lost: ${err.message}`));
     try {
       await migrate(pool);
-      const store = new PgStore(pool, sessionsDir, url);
-      await store.preload();
-      return store;
+      return new PgStore(pool, sessionsDir, url);
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
     }
   }
 
-  private async preload(): Promise<void> {
-    for (const row of (await this.pool.query<{ id: string; header: string }>('SELECT id, header FROM skein_sessions')).rows) {
-      this.headers.set(row.id, JSON.parse(row.header) as LogHeader);
-      this.events.set(row.id, []);
-    }
-    const result = await this.pool.query<{ session: string; line: string }>('SELECT session, line FROM skein_events ORDER BY session, seq');
-    for (const row of result.rows) this.events.get(row.session)?.push(JSON.parse(row.line) as SkeinEvent);
+  /** Every session, with its list entry when the summary row is fresh; no event is read. */
+  async listing(): Promise<ListedSession[]> {
+    const listed = await listSessions(this.pool);
+    for (const { id } of listed) this.known.add(id);
+    return listed;
   }
 
-  ids(): string[] {
-    return [...this.headers.keys()].sort();
+  /** The summary rows of these sessions (changed on another instance). */
+  async summaries(ids: string[]): Promise<Map<string, SummaryEntry>> {
+    const found = await readSummaries(this.pool, ids);
+    for (const id of found.keys()) this.known.add(id);
+    return found;
+  }
+
+  /** Writes a session's list entry when no event carries it (a rename, a rebuilt stale row). */
+  saveSummary(id: string, summary: Summary): Promise<void> {
+    return saveSummary(this.pool, id, summary);
   }
 
   has(id: string): boolean {
-    return this.headers.has(id);
+    return this.known.has(id);
+  }
+
+  /** The headers and event lines of a few sessions, for building their summaries without starting them (kept nowhere). */
+  async linesOf(ids: string[]): Promise<Map<string, { header: LogHeader; lines: string[] }>> {
+    const found = new Map<string, { header: LogHeader; lines: string[] }>();
+    const headers = await this.pool.query<{ id: string; header: string }>('SELECT id, header FROM skein_sessions WHERE id = ANY($1)', [ids]);
+    for (const row of headers.rows) found.set(row.id, { header: JSON.parse(row.header) as LogHeader, lines: [] });
+    const rows = await this.pool.query<{ session: string; line: string }>('SELECT session, line FROM skein_events WHERE session = ANY($1) ORDER BY session, seq', [ids]);
+    for (const row of rows.rows) found.get(row.session)?.lines.push(row.line);
+    return found;
+  }
+
+  /** Writes several summaries in one transaction. */
+  async saveSummaries(summaries: readonly { id: string; summary: Summary }[]): Promise<void> {
+    if (!summaries.length) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const { id, summary } of summaries) {
+        const { text, params } = upsertSummary(id, summary);
+        await client.query(text, params);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Whether the session's events are held here (open() needs them). */
+  fetched(id: string): boolean {
+    return this.events.has(id);
+  }
+
+  /** Reads the session's header and events so that open() can run (nothing when they are held). */
+  async fetch(id: string): Promise<void> {
+    if (!this.events.has(id)) await this.catchUp(id);
+  }
+
+  /** Forgets the events of a session that was unloaded (every one of them is committed); the next open reads them again. */
+  release(id: string): void {
+    const log = this.logs.get(id);
+    if (log && !log.isClosed) return;
+    this.headers.delete(id);
+    this.events.delete(id);
+    this.logs.delete(id);
+  }
+
+  /** One page of the session's committed events, cut in SQL by seq (nothing else of the log is read). */
+  async page(id: string, query: PageQuery): Promise<Page> {
+    if ('before' in query) {
+      const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [id, query.before, query.limit + 1]);
+      const more = rows.rows.length > query.limit;
+      return { events: rows.rows.slice(0, query.limit).reverse().map((r) => JSON.parse(r.line) as SkeinEvent), more };
+    }
+    const limit = query.limit ?? null;
+    const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq > $2 ORDER BY seq LIMIT $3', [id, query.since, limit === null ? null : limit + 1]);
+    const more = limit !== null && rows.rows.length > limit;
+    return { events: rows.rows.slice(0, limit ?? undefined).map((r) => JSON.parse(r.line) as SkeinEvent), more };
   }
 
   header(id: string): LogHeader | undefined {
-    return this.headers.get(id);
+    return this.headers.get(id) ?? this.peeked.get(id);
+  }
+
+  /** Headers read without the events (is an orphaned session within reach?), kept: a header never changes. */
+  private readonly peeked = new Map<string, LogHeader>();
+  async peekHeader(id: string): Promise<LogHeader | undefined> {
+    const held = this.header(id);
+    if (held) return held;
+    const row = await this.pool.query<{ header: string }>('SELECT header FROM skein_sessions WHERE id = $1', [id]);
+    if (!row.rows[0]) return undefined;
+    const header = JSON.parse(row.rows[0].header) as LogHeader;
+    this.peeked.set(id, header);
+    return header;
   }
 
   /** The last seq held here for the session (undefined: not known here). */
@@ -69,7 +161,7 @@ export class PgStore {
 
   open(id: string): { log: PgEventLog; report: LoadReport } {
     const header = this.headers.get(id);
-    if (!header) throw new Error(`no session ${id} in the database`);
+    if (!header) throw new Error(this.known.has(id) ? `session ${id} was not read from the database before it was opened` : `no session ${id} in the database`);
     const log = new PgEventLog(this.pool, this.fileOf(id), header, this.events.get(id)!);
     this.logs.set(id, log);
     return { log, report: { badLines: [] } };
@@ -98,7 +190,7 @@ export class PgStore {
    */
   async reread(id: string): Promise<void> {
     const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [id]);
-    this.events.set(id, rows.rows.map((r) => JSON.parse(r.line) as SkeinEvent));
+    this.events.set(id, this.counted(id, rows.rows).map((r) => JSON.parse(r.line) as SkeinEvent));
     this.logs.delete(id);
   }
 
@@ -106,6 +198,7 @@ export class PgStore {
     if (!this.headers.has(id)) {
       const row = await this.pool.query<{ header: string }>('SELECT header FROM skein_sessions WHERE id = $1', [id]);
       if (!row.rows[0] || this.headers.has(id)) return;
+      this.known.add(id);
       this.headers.set(id, JSON.parse(row.rows[0].header) as LogHeader);
       this.events.set(id, []);
     }
@@ -119,7 +212,7 @@ export class PgStore {
     const now = this.logs.get(id);
     if (this.events.get(id) !== held || (now && !now.readOnly && !now.isClosed)) return;
     let added = false;
-    for (const row of rows.rows) {
+    for (const row of this.counted(id, rows.rows)) {
       const event = JSON.parse(row.line) as SkeinEvent;
       if (event.seq <= (held.at(-1)?.seq ?? 0)) continue;
       held.push(event);
@@ -134,7 +227,8 @@ export class PgStore {
 
   createWith(header: LogHeader, events: readonly SkeinEvent[]): PgEventLog {
     const id = header.session;
-    if (this.headers.has(id)) throw new Error(`a session ${id} already exists`);
+    if (this.known.has(id)) throw new Error(`a session ${id} already exists`);
+    this.known.add(id);
     this.headers.set(id, header);
     const stored = [...events];
     this.events.set(id, stored);
@@ -146,6 +240,8 @@ export class PgStore {
 
   /** Forgets a session another instance deleted (its rows are gone already). */
   drop(id: string): void {
+    this.known.delete(id);
+    this.peeked.delete(id);
     this.headers.delete(id);
     this.events.delete(id);
     this.logs.delete(id);
@@ -153,6 +249,7 @@ export class PgStore {
 
   /** Removes a session and its events (after its log was written to the trash as JSONL). */
   async remove(id: string): Promise<void> {
+    this.known.delete(id);
     this.headers.delete(id);
     this.events.delete(id);
     this.logs.delete(id);

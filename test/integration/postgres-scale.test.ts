@@ -1,0 +1,159 @@
+// The PostgreSQL store at scale (issue 26): the list comes from the
+// summaries table, written with the events it describes, so a start reads no
+// event; a database from before that table is migrated and its list built
+// once, one session at a time; GET /events is cut by seq in SQL without
+// loading the session; an instance reads the rows only of the sessions it has
+// open (the others are listed from their summary rows).
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
+import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
+
+let postgres: TempPostgres;
+beforeAll(async () => {
+  postgres = await startTempPostgres();
+}, 180_000);
+afterAll(() => postgres?.stop());
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function start(url: string, dataDir = tempDir('pg-scale'), env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer({ SKEIN_DATABASE_URL: url, SKEIN_APPROVAL: 'never', ...env }, { dataDir });
+  servers.push(server);
+  return server;
+}
+
+async function stop(server: TestServer): Promise<void> {
+  servers.splice(servers.indexOf(server), 1);
+  await server.close();
+}
+
+async function sql<T extends pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const list = async (base: string) => (await api<{ sessions: SessionSnapshot[] }>(base, '/api/sessions')).body.sessions;
+/** What a list entry must keep across restarts and upgrades. */
+const shown = (s: SessionSnapshot) => ({ id: s.id, title: s.title, mode: s.mode, state: s.state, lastSeq: s.lastSeq, lastActivity: s.lastActivity, tokens: s.gauge.totalTokens });
+const byId = (rows: SessionSnapshot[]) => rows.map(shown).sort((a, b) => a.id.localeCompare(b.id));
+
+/** Three sessions with answered messages; the second switched to plan mode. */
+async function makeSessions(server: TestServer): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const id = (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
+    expect((await api(server.url, `/api/sessions/${id}/messages`, { body: { text: `echo: answer number ${i}` } })).status).toBe(202);
+    await until(async () => {
+      const events = (await api<{ events: SkeinEvent[] }>(server.url, `/api/sessions/${id}/events`)).body.events;
+      return events.some((e) => e.kind === 'agent' && e.text === `answer number ${i}`) && events.at(-1)?.kind === 'state';
+    }, `session ${i} answered`);
+    ids.push(id);
+  }
+  expect((await api(server.url, `/api/sessions/${ids[1]}/mode`, { method: 'PUT', body: { mode: 'plan' } })).status).toBe(200);
+  await until(async () => (await api<{ events: SkeinEvent[] }>(server.url, `/api/sessions/${ids[1]}/events`)).body.events.some((e) => e.kind === 'mode'), 'the mode event committed');
+  return ids;
+}
+
+describe('PostgreSQL at scale', () => {
+  it('writes each summary with its events; a restart lists every session from the summaries, reading no event', async () => {
+    const url = await postgres.database();
+    const dataDir = tempDir('pg-scale');
+    let server = await start(url, dataDir);
+    const ids = await makeSessions(server);
+    const before = byId(await list(server.url));
+    // Each summary describes exactly what is committed (same transaction).
+    const rows = await sql<{ id: string; committed: string; summarized: string; mode: string | null }>(url, 'SELECT s.id, s.last_seq AS committed, m.last_seq AS summarized, m.mode FROM skein_sessions s JOIN skein_summaries m ON m.session = s.id ORDER BY s.id');
+    expect(rows.map((r) => r.id)).toEqual([...ids].sort());
+    for (const row of rows) expect(row.summarized).toBe(row.committed);
+    expect(rows.find((r) => r.id === ids[1])?.mode).toBe('plan');
+    await stop(server);
+
+    server = await start(url, dataDir);
+    expect(server.sessions.logsLoaded).toBe(0);
+    expect([...server.sessions.store!.rowsRead.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    expect(byId(await list(server.url))).toEqual(before);
+    expect(ids.every((id) => !server.sessions.isLoaded(id))).toBe(true);
+
+    // GET /events is cut by seq in SQL: the session is not loaded for it, and the pages are the log's.
+    const all = await sql<{ line: string }>(url, 'SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [ids[0]]);
+    const events = all.map((r) => JSON.parse(r.line) as SkeinEvent);
+    const last = events.at(-1)!.seq;
+    const tail = (await api<{ events: SkeinEvent[]; more: boolean }>(server.url, `/api/sessions/${ids[0]}/events?before=${last}&limit=2`)).body;
+    expect(tail).toEqual({ events: events.filter((e) => e.seq < last).slice(-2), more: true });
+    const head = (await api<{ events: SkeinEvent[]; more: boolean }>(server.url, `/api/sessions/${ids[0]}/events?since=1&limit=3`)).body;
+    expect(head).toEqual({ events: events.filter((e) => e.seq > 1).slice(0, 3), more: events.length > 4 });
+    const whole = (await api<{ events: SkeinEvent[]; more: boolean }>(server.url, `/api/sessions/${ids[0]}/events`)).body;
+    expect(whole).toEqual({ events, more: false });
+    expect((await api(server.url, '/api/sessions/no-such-session/events?limit=2')).status).toBe(404);
+    expect(server.sessions.isLoaded(ids[0]!)).toBe(false);
+    expect(server.sessions.logsLoaded).toBe(0);
+
+    // Opening one session reads its rows, and only its.
+    expect((await api<SessionSnapshot>(server.url, `/api/sessions/${ids[2]}`)).body.mode).toBe('never');
+    expect(server.sessions.logsLoaded).toBe(1);
+    expect([...server.sessions.store!.rowsRead.keys()]).toEqual([ids[2]]);
+  }, 180_000);
+
+  it('migrates a database made with the old schema and builds its list once from the events, starting no session', async () => {
+    const url = await postgres.database();
+    const dataDir = tempDir('pg-scale');
+    let server = await start(url, dataDir);
+    const ids = await makeSessions(server);
+    const before = byId(await list(server.url));
+    await stop(server);
+    // The schema as version 2 left it: no summaries, no lease revisions.
+    await sql(url, "DROP TABLE skein_summaries; ALTER TABLE skein_leases DROP COLUMN rev; DROP SEQUENCE skein_lease_rev; DELETE FROM skein_migrations WHERE version = 3");
+    expect(await sql(url, "SELECT 1 FROM information_schema.tables WHERE table_name = 'skein_summaries'")).toEqual([]);
+
+    server = await start(url, dataDir);
+    expect((await sql<{ version: number }>(url, 'SELECT version FROM skein_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3]);
+    // Built from the event lines, as a JSONL first start scans logs: no session started, none kept.
+    expect(server.sessions.logsLoaded).toBe(0);
+    expect(ids.every((id) => !server.sessions.isLoaded(id) && !server.sessions.store!.fetched(id))).toBe(true);
+    expect(byId(await list(server.url))).toEqual(before);
+    const rows = await sql<{ committed: string; summarized: string }>(url, 'SELECT s.last_seq AS committed, m.last_seq AS summarized FROM skein_sessions s JOIN skein_summaries m ON m.session = s.id');
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.summarized).toBe(row.committed);
+    await stop(server);
+
+    // The second start reads no event.
+    server = await start(url, dataDir);
+    expect(server.sessions.logsLoaded).toBe(0);
+    expect(byId(await list(server.url))).toEqual(before);
+  }, 180_000);
+
+  it('an instance reads the rows only of the sessions it has open; the others are listed from their summaries', async () => {
+    const url = await postgres.database();
+    const work = tempDir('pg-scale-work');
+    const a = await startTestServer({ SKEIN_DATABASE_URL: url, SKEIN_APPROVAL: 'never' }, { workDir: work });
+    servers.push(a);
+    const b = await startTestServer({ SKEIN_DATABASE_URL: url, SKEIN_APPROVAL: 'never' }, { workDir: work });
+    servers.push(b);
+    const id = (await api<{ id: string }>(a.url, '/api/sessions', { body: {} })).body.id;
+    await until(async () => (await list(b.url)).some((s) => s.id === id), 'B lists the session made on A');
+    expect((await api(a.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: seen from B' } })).status).toBe(202);
+    // B's list follows A's events (title, activity) from the summary rows.
+    const onB = await until(async () => (await list(b.url)).find((s) => s.id === id && s.title === 'echo: seen from B' && s.state === 'WaitingForUserInput' && s.lastSeq > 3), 'B lists the new title');
+    const committed = Number((await sql<{ last_seq: string }>(url, 'SELECT last_seq FROM skein_sessions WHERE id = $1', [id]))[0]!.last_seq);
+    await until(async () => (await list(b.url)).find((s) => s.id === id)?.lastSeq === committed, 'B lists the last seq');
+    expect(onB?.runsElsewhere).toBeUndefined();
+    expect(b.sessions.isLoaded(id)).toBe(false);
+    expect(b.sessions.store!.rowsRead.get(id) ?? 0).toBe(0);
+    expect(b.sessions.store!.fetched(id)).toBe(false);
+    // Opened on B, it reads them all, and runs elsewhere.
+    const opened = (await api<SessionSnapshot>(b.url, `/api/sessions/${id}`)).body;
+    expect(opened.runsElsewhere).toMatch(/runs on instance/);
+    expect(b.sessions.store!.rowsRead.get(id)).toBe(committed);
+  }, 180_000);
+});
