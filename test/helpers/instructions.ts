@@ -13,8 +13,9 @@ export interface InstructionChange {
 }
 
 /** Makes the session's view carry `changes` (call again after a restart: the new server has a new session object). */
-export function emulateInstructionChanges(server: Pick<RunningServer, 'sessions'>, sessionId: string, changes: readonly InstructionChange[]): void {
-  const session = server.sessions.get(sessionId)?.session;
+export async function emulateInstructionChanges(server: Pick<RunningServer, 'sessions'>, sessionId: string, changes: readonly InstructionChange[]): Promise<void> {
+  // open(): on PostgreSQL a session not loaded since the start has its events read first.
+  const session = (await server.sessions.open(sessionId))?.session;
   if (!session) throw new Error(`session ${sessionId} is not loaded`);
   const derived = session.view.bind(session);
   session.view = () => withChanges(derived(), changes);

@@ -74,7 +74,7 @@ describe('reasoning models end to end (issue 12, done when)', () => {
       const seqOf = (events: SkeinEvent[], text: string) => events.find((e) => e.kind === 'user' && e.text === text)!.seq;
       await run.say('echo: the instructions change now');
       changes.push({ afterSeq: seqOf(run.client.events, 'echo: the instructions change now'), text: 'Instruction update: answer tersely.' });
-      emulateInstructionChanges(run.server, run.id, changes);
+      await emulateInstructionChanges(run.server, run.id, changes);
 
       // Three rounds: the provider compacts; then its compaction fails and skein summarises; then both fail: the fallback.
       for (let round = 1; round <= 3; round++) {
@@ -102,7 +102,7 @@ describe('reasoning models end to end (issue 12, done when)', () => {
       servers.splice(0);
       const again = await startTestServer(env, dirs);
       servers.push(again);
-      emulateInstructionChanges(again, run.id, changes);
+      await emulateInstructionChanges(again, run.id, changes);
       const client = await TestClient.connect(again.url, run.id, run.client.events.length);
       client.send({ type: 'user_message', text: 'parallel: echo after ;; echo restart' });
       await client.untilIdle(1);
