@@ -28,6 +28,8 @@ const JSONL_TESTS = [
   'the original log is byte-identical', // session-management: the original file after a fork
   'the copied turn is closed in the fork only', // session-management: the fork's file
   'two sessions with their own worktrees', // workspaces: the log header read from the file
+  'reading only that tail', // search-index: a log file grown by hand after search.json was written
+  'rebuilds from the logs when search.json is damaged', // search-index: JSONL logs written by hand
 ];
 const files = fs
   .readdirSync('test/integration')

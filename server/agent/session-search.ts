@@ -64,6 +64,12 @@ export class SessionSearch {
     if (this.index.dirty) this.changed();
   }
 
+  /** The index has the session's messages up to `seq` (its mark says so). */
+  covers(id: string, seq: number): boolean {
+    const mark = this.index.mark(id);
+    return mark !== undefined && mark.seq >= seq;
+  }
+
   added(id: string, seq: number, text: string): void {
     this.index.add(id, seq, text);
   }

@@ -184,6 +184,7 @@ export class Sessions implements ClusterHost {
   async loadFromDatabase(): Promise<string[]> {
     const warnings: string[] = this.trash.purge();
     this.index.clear();
+    this.search.load();
     warnings.push(...(await loadFromDatabase(this.databaseHost())));
     this.startSweep();
     return warnings;
@@ -209,9 +210,10 @@ export class Sessions implements ClusterHost {
       entryChanged: (snapshot) => this.emit({ type: 'session', session: snapshot }),
       listed: (entry) => this.listed(entry),
       scanContext: (id) => this.scanContext(id),
-      // Its words point at its last message (the row does not say which message held them).
+      // What the search file (this data folder's, from the last run) lacks comes from the row; its words
+      // point at the last message (the row does not say which held them) until the session is opened.
       typed: (id, entry) => {
-        if (entry.userText) this.search.added(id, entry.snapshot.lastSeq, entry.userText);
+        if (entry.userText && !this.search.covers(id, entry.snapshot.lastSeq)) this.search.added(id, entry.snapshot.lastSeq, entry.userText);
       },
     };
     return this.dbHost;

@@ -7,7 +7,6 @@
 // with a sentence.
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { authHeaders } from '../helpers/auth.js';
 import { checked, DOCUMENT, documentProblems, eventProblems } from '../helpers/openapi.js';
 import { api, startTestServer, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { storedEvents } from '../helpers/stored-events.js';
 import { png } from '../helpers/images.js';
 
 let server: TestServer;
@@ -37,20 +37,6 @@ afterAll(async () => {
 });
 
 /** The session's events as its store holds them: the JSONL log file's lines, or the database's rows (npm run test:postgres). */
-async function storedEvents(server: TestServer, session: string): Promise<Record<string, unknown>[]> {
-  const url = server.config.databaseUrl;
-  if (!url) {
-    const file = path.join(server.dataDir, 'sessions', `${session}.jsonl`);
-    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => 'seq' in e);
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [session])).rows.map((r) => JSON.parse(r.line) as Record<string, unknown>);
-  } finally {
-    await client.end();
-  }
-}
 
 /** `METHOD /path` of every route the app registers (Express 5: app.router.stack). */
 function registeredRoutes(app: Express): string[] {

@@ -39,7 +39,9 @@ async function say(s: TestServer, id: string, text: string): Promise<SkeinEvent[
 describe('search index', () => {
   it('says which message matched, follows messages as they are typed, and survives a restart without reading a log', async () => {
     const dataDir = tempDir('search');
-    let s = await start(dataDir);
+    // The same working folder after the restart (on PostgreSQL a session is run only where its folder is reachable).
+    const workDir = tempDir('search-work');
+    let s = await start(dataDir, workDir);
     const id = (await api<{ id: string }>(s.url, '/api/sessions', { body: {} })).body.id;
     const other = (await api<{ id: string }>(s.url, '/api/sessions', { body: {} })).body.id;
     await say(s, other, 'echo: nothing to see here');
@@ -66,7 +68,7 @@ describe('search index', () => {
     await s.close();
     server = undefined;
     expect(fs.existsSync(path.join(dataDir, 'sessions', 'search.json'))).toBe(true);
-    s = await start(dataDir);
+    s = await start(dataDir, workDir);
     await s.sessions.scanned;
     expect((await find(s, 'zanzibar')).map((r) => [r.id, r.match])).toEqual([[id, { seq: later }]]);
     expect((await find(s, 'dawn')).map((r) => r.match)).toEqual([{ seq: first }]);
@@ -74,7 +76,8 @@ describe('search index', () => {
     expect(s.sessions.logsLoaded).toBe(0);
 
     // A deleted session leaves the results.
-    expect((await api(s.url, `/api/sessions/${id}`, { method: 'DELETE' })).status).toBe(200);
+    const deleted = await api(s.url, `/api/sessions/${id}`, { method: 'DELETE' });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect(await find(s, 'zanzibar')).toEqual([]);
   }, 120_000);
 
