@@ -43,7 +43,8 @@ describe('provider_compact', () => {
   it('folds from the start (the first user message too), carries the provider output, attaches the ledger', async () => {
     const log = session();
     const c = compactor('ok');
-    const result = await runPipeline(defaultStrategies(3, { provider: true }), deriveView(log.events), context({ targetTokens: 700, compactor: c }));
+    // Below the whole view (about 950 tokens) and above what the provider's fold leaves with the ledger (its names included), so nothing else runs.
+    const result = await runPipeline(defaultStrategies(3, { provider: true }), deriveView(log.events), context({ targetTokens: 800, compactor: c }));
     expect(result.strategies).toEqual(['provider_compact']);
     expect(c.spans[0]![0]).toBe('the task: make the build green');
     expect(result).toMatchObject({ strategy: 'provider_compact', summary: 'the provider summary', provider: compaction, coversSeq: [1, expect.any(Number)] });
