@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { Access } from './http/access.js';
 import { PgStore } from './store/postgres/pg-store.js';
 import { Cluster } from './store/postgres/cluster.js';
-import { ClusterRoles } from './agent/cluster-roles.js';
+import { ClusterRoles } from './cluster/cluster-roles.js';
 import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';
 import { attachHub, type HubOptions } from './http/ws-hub.js';

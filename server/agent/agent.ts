@@ -20,7 +20,7 @@ import { callModel } from './model-call.js';
 import { needsCompactionAfterSwitch, type ModelServices } from './model-switch.js';
 import { emptyLengthOverflow, OverflowRecovery, wroteNothingForLength } from './overflow-recovery.js';
 import { LogWriteError, type AgentHandle, type Session } from './session.js';
-import { ReadOnlySessionError } from './remote-owner.js';
+import { ReadOnlySessionError } from '../cluster/remote-owner.js';
 import { canTransition, StateMachine } from './state-machine.js';
 import { Cancelled, closeOpenWork, turnEndFor, type TurnEnd } from './turn-end.js';
 import { DEFAULT_TURN_LIMITS, TurnLimits, type TurnLimitSettings } from './turn-limits.js';

@@ -5,7 +5,7 @@ import type { Provider } from '../llm/types.js';
 import type { McpHub } from '../mcp/hub.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import type { NamedSecret } from '../tools/env.js';
-import type { ClusterRoles } from './cluster-roles.js';
+import type { ClusterRoles } from '../cluster/cluster-roles.js';
 
 export interface SessionOptions {
   strategies?: CompactionStrategy[];

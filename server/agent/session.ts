@@ -20,7 +20,7 @@ import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 import { imagesDirOf, spillDirOf } from './session-files.js';
 import { checkImages, saveImages } from '../images/image-files.js';
-import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from './remote-owner.js';
+import { ReadOnlySessionError, type ForwardedCommand, type RemoteOwner } from '../cluster/remote-owner.js';
 
 export type { CompactionRequest } from './pending-compactions.js';
 

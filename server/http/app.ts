@@ -8,7 +8,7 @@ import { ROUTES } from '../../shared/wire/rest.js';
 import { addOpenApiRoute } from './openapi-route.js';
 import { valid } from './validate.js';
 import { LogWriteError } from '../agent/session.js';
-import { ReadOnlySessionError } from '../agent/remote-owner.js';
+import { ReadOnlySessionError } from '../cluster/remote-owner.js';
 import type { Sessions } from '../agent/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';

@@ -12,9 +12,9 @@ import type { LogHeader } from '../store/event-log.js';
 import type { Cluster, InboxRow } from '../store/postgres/cluster.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { log } from '../log.js';
-import { NoPendingApprovalError } from './approvals.js';
+import { NoPendingApprovalError } from '../agent/approvals.js';
 import { ReadOnlySessionError, type RemoteOwner } from './remote-owner.js';
-import type { LiveSession } from './live-session.js';
+import type { LiveSession } from '../agent/live-session.js';
 
 /** What the roles need of the sessions manager. */
 export interface ClusterHost {
