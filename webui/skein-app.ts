@@ -92,6 +92,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
   private loadingEarlier = false;
+  /** A page that reached no further back (a faulty server): not asked again for this model and base. */
+  private earlierStuck: { model: TimelineModel; base: number } | undefined;
   currentId = '';
   private flushFrame = 0;
   private firstScreenMarked = false;
@@ -240,9 +242,11 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     const model = this.model;
     const id = this.currentId;
     if (this.loadingEarlier || !id || model.base === 0) return;
+    if (this.earlierStuck?.model === model && this.earlierStuck.base === model.base) return;
     this.loadingEarlier = true;
     try {
       const events = await earlierEvents(id, model, all, (m) => this.model === m);
+      if (!events && this.model === model) this.earlierStuck = { model, base: model.base };
       if (!events || !model.prepend(events)) return;
       this.version = model.version;
     } catch (err) {
