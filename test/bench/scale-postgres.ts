@@ -15,7 +15,7 @@ import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { sessionEvents } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
-import { getJson, loopDelay, rssOf, startBenchServer, timeToFullList } from './scale-server.js';
+import { getJson, healthzDuring, loopDelay, rssOf, startBenchServer, timeToFullList } from './scale-server.js';
 
 const BENCH = 'scale-postgres';
 const MANY = Number(process.env.SKEIN_BENCH_PG_SESSIONS ?? 5_000);
@@ -165,18 +165,7 @@ async function underLoad(url: string, open: number): Promise<LoadRun> {
         turns++;
       }
     });
-    const latencies: number[] = [];
-    const probe = (async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        await fetch(`${server.url}/healthz`).then((r) => r.text());
-        latencies.push(performance.now() - t0);
-        await sleep(10);
-      }
-    })();
-    await Promise.all([...work, probe]);
-    const loop = await loopDelay(server.url);
-    return { healthz: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies), count: latencies.length }, loop, turns };
+    return { ...(await healthzDuring(server.url, end, work)), turns };
   } finally {
     await server.stop();
   }

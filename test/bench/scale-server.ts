@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { percentile } from './types.js';
 
 export interface BenchServer {
   url: string;
@@ -96,4 +97,20 @@ export async function loopDelay(url: string): Promise<{ p50: number; p99: number
     p99: read(/^skein_event_loop_delay_seconds\{quantile="0\.99"\} (\S+)$/m),
     max: read(/^skein_event_loop_delay_max_seconds (\S+)$/m),
   };
+}
+
+/** `/healthz` asked every 10 ms until `end` (a performance.now() time) while `work` runs; then the loop's figures. */
+export async function healthzDuring(url: string, end: number, work: Promise<unknown>[]): Promise<{ healthz: { p50: number; p99: number; max: number; count: number }; loop: { p50: number; p99: number; max: number } }> {
+  const latencies: number[] = [];
+  const probe = (async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await fetch(`${url}/healthz`).then((r) => r.text());
+      latencies.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  await Promise.all([...work, probe]);
+  const loop = await loopDelay(url);
+  return { healthz: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies), count: latencies.length }, loop };
 }

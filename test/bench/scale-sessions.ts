@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/server.js';
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
-import { cpuMsOf, getJson, loopDelay, rssOf, startBenchServer, timeToFullList, type BenchServer } from './scale-server.js';
+import { cpuMsOf, getJson, healthzDuring, loopDelay, rssOf, startBenchServer, timeToFullList, type BenchServer } from './scale-server.js';
 
 const BENCH = 'scale-sessions';
 const MANY = 5_000;
@@ -107,18 +107,7 @@ async function underLoad(dataDir: string, workDir: string, open: number): Promis
         turns++;
       }
     });
-    const latencies: number[] = [];
-    const probe = (async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        await fetch(`${server.url}/healthz`).then((r) => r.text());
-        latencies.push(performance.now() - t0);
-        await sleep(10);
-      }
-    })();
-    await Promise.all([...work, probe]);
-    const loop = await loopDelay(server.url);
-    return { healthz: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies), count: latencies.length }, loop, turns };
+    return { ...(await healthzDuring(server.url, end, work)), turns };
   } finally {
     await server.stop();
   }
