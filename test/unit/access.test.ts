@@ -99,7 +99,8 @@ const REBINDING = ['127.0.0.1.evil.example', '127.0.0.1.nip.io', 'localhost.evil
 
 describe('loopback names', () => {
   it('are exactly 127.x.y.z, localhost and ::1', () => {
-    for (const name of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]', '::1']) expect(isLoopback(name), name).toBe(true);
+    // Octets of one, two and three digits (127.0.1.1 is Debian's own host name address).
+    for (const name of ['127.0.0.1', '127.1.2.3', '127.10.200.255', '127.0.1.1', 'localhost', '[::1]', '::1']) expect(isLoopback(name), name).toBe(true);
     for (const name of [...REBINDING, '0.0.0.0', '10.0.0.1', '', 'LOCALHOST.evil.example', '128.0.0.1']) expect(isLoopback(name), name).toBe(false);
   });
 
@@ -183,6 +184,8 @@ describe('Origin', () => {
     const bearer = { authorization: `Bearer ${TOKEN}` };
     expect(a.check(request({ ...bearer, host: `192.168.1.20:${PORT}`, origin: `http://192.168.1.20:${PORT}` }), true).ok).toBe(true);
     expect(a.check(request({ ...bearer, host: `skein.lan:${PORT}`, origin: `http://skein.lan:${PORT}` }), true).ok).toBe(true);
+    // Its own address is its own origin whatever Host the request names (a page on the address calling the name).
+    expect(a.check(request({ ...bearer, host: `skein.lan:${PORT}`, origin: `http://192.168.1.20:${PORT}` }), true).ok).toBe(true);
     expect(a.check(request({ ...bearer, host: `skein.lan:${PORT}`, origin: `http://evil.example:${PORT}` }), true)).toMatchObject({ ok: false, status: 403 });
     expect(a.check(request({ ...bearer, host: `192.168.1.20:${PORT}`, origin: `http://192.168.1.21:${PORT}` }), true)).toMatchObject({ ok: false, status: 403 });
     // A loopback origin is the machine itself.
