@@ -140,11 +140,13 @@ describe('lazy sessions', () => {
     client.close();
     const indexFile = path.join(dataDir, 'sessions', 'index.json');
     const logFile = path.join(dataDir, 'sessions', `${body.id}.jsonl`);
-    // The index on disk knows it is mid-turn, for the log as it is now.
+    // The index on disk knows it is mid-turn, for the log as it is now, and holds every other session
+    // (the first scan's entries are saved when it ends: a kill before that would leave them to scan again).
     await until(() => {
       try {
-        const entry = new SessionIndex(path.dirname(indexFile)).readSaved().get(body.id);
-        return entry?.needsStart === true && entry.size === fs.statSync(logFile).size;
+        const saved = new SessionIndex(path.dirname(indexFile)).readSaved();
+        const entry = saved.get(body.id);
+        return entry?.needsStart === true && entry.size === fs.statSync(logFile).size && ids.every((id) => saved.has(id));
       } catch {
         return false;
       }
