@@ -55,8 +55,9 @@ describe('approval modes in the page', () => {
     expect(await contrastViolations(page)).toEqual([]);
     await picker.selectOption('never');
     await expect.poll(() => page.getByTestId('approval-decision').first().textContent()).toContain('Approved: the session switched to never mode');
-    await expect.poll(() => fs.existsSync(path.join(server.workDir, 'planned.txt'))).toBe(true);
-    expect(fs.readFileSync(path.join(server.workDir, 'planned.txt'), 'utf8')).toBe('now written');
+    // Polled whole: the file exists a moment before its bytes are in it.
+    const planned = path.join(server.workDir, 'planned.txt');
+    await expect.poll(() => (fs.existsSync(planned) ? fs.readFileSync(planned, 'utf8') : undefined)).toBe('now written');
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
