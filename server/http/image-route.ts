@@ -6,14 +6,18 @@ import type express from 'express';
 import type { Sessions } from '../agent/sessions.js';
 
 export function mountImageRoute(app: express.Express, sessions: Sessions): void {
-  app.get('/api/sessions/:id/images/:name', (req, res) => {
-    const live = sessions.get(req.params.id);
+  app.get('/api/sessions/:id/images/:name', async (req, res) => {
+    // open(): on PostgreSQL a session not loaded since the start has its events read first.
+    const live = await sessions.open(req.params.id);
     if (!live) return void res.status(404).json({ error: 'unknown session' });
     const name = req.params.name;
     for (const e of live.session.log.all()) {
       if (e.kind !== 'user' || !e.images) continue;
       const image = e.images.find((i) => path.basename(i.file) === name);
       if (!image) continue;
+      // Only a file in the session's own images folder (or a fork's source's, beside it) is ever served.
+      const own = path.resolve(path.dirname(live.session.log.file));
+      if (!path.resolve(image.file).startsWith(own + path.sep)) break;
       res.setHeader('Cache-Control', 'private, max-age=31536000, immutable'); // named by its content's hash
       res.type(image.mediaType);
       return void res.sendFile(image.file, { dotfiles: 'allow' }, (err) => {
