@@ -57,7 +57,7 @@ export default {
   // A mutant that makes a test wait for ever (a flush or an answer that never comes) is a kill by timeout.
   // Each one costs its timeout plus a restart of the test process (vitest's start: seconds), so the margin
   // over the tests' own time stays small: most covered tests take well under a second.
-  timeoutMS: 5_000,
+  timeoutMS: 10_000,
   timeoutFactor: 1.5,
   ignorePatterns: ['dist', 'test-output', 'reports', '.skein-data', 'test/bench/results', '.stryker-tmp*'],
   tempDirName: '.stryker-tmp',

@@ -16,6 +16,13 @@ export default defineConfig({
     ...base.test,
     // Stryker runs the covering tests once per mutant: re-importing the server for every file of every run is most of the time.
     isolate: false,
+    // A mutant that leaves a promise unsettled (a flush or an answer that never comes) fails its test here,
+    // in seconds and in the same test process; Stryker's own timeout (stryker.config.mjs) would kill and
+    // restart the process, several times the cost. Every test here takes well under a second alone.
+    testTimeout: 4_000,
+    hookTimeout: 6_000,
+    // MUTATION_RUN_LOG=file: one line per run with each file's time (where a mutation run's time goes).
+    ...(process.env.MUTATION_RUN_LOG ? { reporters: ['default', './test/helpers/run-time-reporter.ts'] } : {}),
     include: [
       // Access, Host/Origin, headers (the integration headers test needs the built UI, which a fresh clone lacks;
       // access-near-miss.test.ts starts a server and dozens of upgrades per run: the unit test tries the same
