@@ -2,11 +2,13 @@
 // host the cluster roles drive (ClusterHost: sessions made, changed, moved or
 // deleted elsewhere) and the one the PostgreSQL list reads through
 // (DatabaseHost, see database-sessions.ts).
+import type { SkeinEvent } from '../../shared/protocol.js';
 import type { ClusterHost } from '../cluster/cluster-roles.js';
+import type { PageQuery, Page } from '../http/event-page.js';
 import type { SessionsHost } from './host.js';
 import { SummaryFollower, type DatabaseHost } from './database-sessions.js';
 
-export type ClusterSideHost = Pick<SessionsHost, 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing'>;
+export type ClusterSideHost = Pick<SessionsHost, 'get' | 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing'>;
 
 export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 'noticed' | 'vanished'> {
   private dbHost: DatabaseHost | undefined;
@@ -83,5 +85,13 @@ export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 
     }
     this.host.load(id);
     this.host.changed(id);
+  }
+
+  /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
+  async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
+    const db = this.host.options.database;
+    if (db) return this.host.index.has(id) || this.host.live.has(id) ? db.page(id, query) : undefined;
+    const live = this.host.get(id);
+    return live && pageOf(live.session.events(), query);
   }
 }

@@ -8,12 +8,12 @@
 // the side other instances and the database see (cluster-host.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ListedSession, ScanProgress, SessionListFrame, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import type { ListedSession, ScanProgress, SessionSnapshot, SkeinEvent, Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
 import { EventLog } from '../store/event-log.js';
-import { SessionIndex, type IndexEntry } from '../store/session-index.js';
+import { SessionIndex } from '../store/session-index.js';
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import type { SessionMeta } from '../manage/meta.js';
@@ -111,12 +111,12 @@ export class Sessions implements ClusterHost {
       unload: (id) => this.unload(id),
       idle: (live) => this.idle(live),
       roots: () => this.roots(),
-      changed: (id) => this.changed(id),
+      changed: (id) => this.listing.changed(id),
       indexChanged: () => this.listing.indexChanged(),
-      emit: (frame) => this.emit(frame),
-      saveIndex: (options) => this.saveIndex(options),
-      capture: (id, live) => this.capture(id, live),
-      entryOf: (live) => this.entryOf(live),
+      emit: (frame) => this.listing.emit(frame),
+      saveIndex: (options) => this.listing.saveIndex(options),
+      capture: (id, live) => this.listing.capture(id, live),
+      entryOf: (live) => this.listing.entryOf(live),
       listed: (entry) => this.listing.listed(entry),
       scanContext: (id) => this.starter.scanContext(id),
       metaWritten: (id) => this.starter.metaWritten(id),
@@ -193,12 +193,9 @@ export class Sessions implements ClusterHost {
     return db !== undefined && !this.live.has(id) && this.index.has(id) && !db.fetched(id);
   }
 
-  /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
-  async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
-    const db = this.options.database;
-    if (db) return this.index.has(id) || this.live.has(id) ? db.page(id, query) : undefined;
-    const live = this.get(id);
-    return live && pageOf(live.session.events(), query);
+  /** GET /events: on PostgreSQL the page is cut in SQL (cluster-host.ts). */
+  page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
+    return this.cluster.page(id, query, pageOf);
   }
 
   /** Loads a session's log and starts its agent; an interrupted turn is closed, queued compactions run. */
@@ -317,14 +314,6 @@ export class Sessions implements ClusterHost {
     return this.config.workDirs?.length ? this.config.workDirs : [this.config.workDir];
   }
 
-  private changed(id: string): void {
-    this.listing.changed(id);
-  }
-
-  private emit(frame: SessionListFrame): void {
-    this.listing.emit(frame);
-  }
-
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */
   async close(graceMs = 3000): Promise<void> {
     this.closing = true;
@@ -341,7 +330,7 @@ export class Sessions implements ClusterHost {
     await Promise.race([Promise.all(lives.map(({ session }) => session.log.flushed?.())), new Promise((r) => setTimeout(r, graceMs).unref())]);
     await this.scanned;
     for (const id of this.live.keys()) this.indexDirty.add(id);
-    await this.saveIndex();
+    await this.listing.saveIndex();
     await this.search.close();
     this.live.clear();
     this.lastUsed.clear();
@@ -355,12 +344,12 @@ export class Sessions implements ClusterHost {
     this.live.set(id, live);
     this.lastUsed.set(id, Date.now());
     this.search.follow(id, live.session);
-    this.capture(id, live);
-    log.onDurable(() => this.changed(id));
+    this.listing.capture(id, live);
+    log.onDurable(() => this.listing.changed(id));
     if (this.options.database) {
       const texts = new UserTextTracker(() => log.all());
       (log as PgEventLog).summarize = () => {
-        const entry = this.entryOf(live);
+        const entry = this.listing.entryOf(live);
         return entry && { ...entry, ...texts.now() };
       };
     }
@@ -378,21 +367,9 @@ export class Sessions implements ClusterHost {
     if (!live) return;
     live.agent.close();
     live.session.log.close();
-    this.capture(id, live);
+    this.listing.capture(id, live);
     this.live.delete(id);
     this.lastUsed.delete(id);
     this.indexDirty.delete(id);
-  }
-
-  private capture(id: string, live: LiveSession): void {
-    this.listing.capture(id, live);
-  }
-
-  private entryOf(live: LiveSession): IndexEntry | undefined {
-    return this.listing.entryOf(live);
-  }
-
-  private saveIndex(options: { sync?: boolean } = {}): Promise<void> {
-    return this.listing.saveIndex(options);
   }
 }
