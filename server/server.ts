@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { providerSettings } from './agent/model-switch.js';
-import { Sessions, type SessionOptions } from './agent/sessions.js';
+import { Sessions, type SessionOptions } from './sessions/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
 import { PgStore } from './store/postgres/pg-store.js';

@@ -11,7 +11,7 @@ export interface ListHost {
   readonly currentId: string;
   filter: { query?: string; archived?: boolean };
   refreshSessions(): Promise<void>;
-  open(id: string): Promise<void>;
+  open(id: string, at?: number): Promise<void>;
   /** The open session was deleted (here or elsewhere): `next` is the session after it in the list. */
   currentRemoved(removed: SessionSnapshot | undefined, next: string | undefined): void;
 }
@@ -141,4 +141,18 @@ export async function switchModel(host: ListHost & { snapshot: SessionSnapshot |
     host.notice = `Could not switch to ${model}: ${err instanceof Error ? err.message : String(err)}`;
     host.requestUpdate();
   }
+}
+
+/** The session the address names (/s/<id>, ?at=<seq> a message a search found), else the most recent, else a new one. */
+export async function openFromUrl(host: ListHost): Promise<void> {
+  const deepLink = /^\/s\/([\w-]+)$/.exec(location.pathname)?.[1];
+  // /s/<id>?at=<seq>: a search result opened in its own tab.
+  const at = Number(new URLSearchParams(location.search).get('at'));
+  await host.refreshSessions();
+  let id = deepLink ?? host.sessions[0]?.id;
+  if (!id) {
+    id = await api.createSession();
+    await host.refreshSessions();
+  }
+  await host.open(id, deepLink && Number.isSafeInteger(at) && at > 0 ? at : undefined);
 }

@@ -20,8 +20,10 @@ import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
 import { parseSlash } from './slash-commands.js';
-import { currentWorkspace, editAndResend, runCommand, type CommandHost } from './slash-actions.js';
-import { earlierEvents, FIRST_PAGE } from './history-pages.js';
+import { editAndResend, runCommand, type CommandHost } from './slash-actions.js';
+import { workspaceBar } from './workspace-bar.js';
+import { FIRST_PAGE } from './history-pages.js';
+import { HistoryLoader, type HistoryHost } from './history-loader.js';
 import { followSession, type FollowHost } from './session-follow.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
@@ -37,7 +39,7 @@ import './skein-token-gauge.js';
 
 const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', connecting: 'connecting…', closed: 'offline, retrying…' };
 
-export class SkeinApp extends LitElement implements CommandHost, FollowHost {
+export class SkeinApp extends LitElement implements CommandHost, FollowHost, HistoryHost {
   static override properties = {
     sessions: { state: true },
     matchSeq: { state: true },
@@ -91,9 +93,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   declare trust: ProjectFileTrust[];
   private model = new TimelineModel();
   private connection: SessionConnection | undefined;
-  private loadingEarlier = false;
-  /** A page that reached no further back (a faulty server): not asked again for this model and base. */
-  private earlierStuck: { model: TimelineModel; base: number } | undefined;
+  private readonly history = new HistoryLoader(this);
   currentId = '';
   private flushFrame = 0;
   private firstScreenMarked = false;
@@ -122,8 +122,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
 
   override connectedCallback() {
     super.connectedCallback();
-    void this.boot();
-    window.addEventListener('popstate', () => void this.boot());
+    void actions.openFromUrl(this);
+    window.addEventListener('popstate', () => void actions.openFromUrl(this));
     void api.listModels().then((models) => (this.models = models));
     void api.listRoots().then((roots) => (this.roots = roots));
     // Every session's state, title and activity, live (a compaction that ends elsewhere shows at once).
@@ -132,19 +132,6 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     void trustActions.refreshTrust(this);
     // Keeps "3 min ago" and other sessions' titles current.
     setInterval(() => void this.refreshSessions(), 60_000);
-  }
-
-  private async boot() {
-    const deepLink = /^\/s\/([\w-]+)$/.exec(location.pathname)?.[1];
-    // /s/<id>?at=<seq>: a search result opened in its own tab.
-    const at = Number(new URLSearchParams(location.search).get('at'));
-    await this.refreshSessions();
-    let id = deepLink ?? this.sessions[0]?.id;
-    if (!id) {
-      id = await api.createSession();
-      await this.refreshSessions();
-    }
-    await this.open(id, deepLink && Number.isSafeInteger(at) && at > 0 ? at : undefined);
   }
 
   async refreshMcp() {
@@ -218,42 +205,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     this.version = this.model.version;
     this.markFirstScreen();
     this.connection = followSession(this, id, this.model);
-    if (at !== undefined) await this.showMatch(id, at);
-  }
-
-  /** Fetches earlier pages until the message `seq` is loaded, then brings its row into view, marked. */
-  private async showMatch(id: string, seq: number) {
-    for (let base = this.model.base; this.currentId === id && this.model.base >= seq && this.model.base > 0; base = this.model.base) {
-      // The timeline may be fetching a page already (the reader scrolled up): this one waits for it.
-      for (let i = 0; this.loadingEarlier && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
-      await this.loadEarlier(false);
-      if (this.model.base === base) break; // no progress (an error, told in the notice)
-    }
-    if (this.currentId !== id) return;
-    await this.showSeq(seq);
-  }
-
-  /**
-   * Fetches history before the first loaded event: a page that doubles each
-   * time (few requests to reach the start of a long session), or all of it
-   * (Home). The socket keeps adding new events meanwhile.
-   */
-  private async loadEarlier(all: boolean) {
-    const model = this.model;
-    const id = this.currentId;
-    if (this.loadingEarlier || !id || model.base === 0) return;
-    if (this.earlierStuck?.model === model && this.earlierStuck.base === model.base) return;
-    this.loadingEarlier = true;
-    try {
-      const events = await earlierEvents(id, model, all, (m) => this.model === m);
-      if (!events && this.model === model) this.earlierStuck = { model, base: model.base };
-      if (!events || !model.prepend(events)) return;
-      this.version = model.version;
-    } catch (err) {
-      this.notice = `Could not load earlier events: ${err instanceof Error ? err.message : String(err)}`;
-    } finally {
-      this.loadingEarlier = false;
-    }
+    if (at !== undefined) await this.history.showMatch(id, at);
   }
 
   /** Many events can arrive in one frame (a reconnect replay): render once per frame. */
@@ -336,7 +288,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
               title="Show exactly what the next request sends the model"><span class="long">${this.showView ? 'Back to timeline' : 'What the model sees'}</span><span class="short">${this.showView ? 'Timeline' : 'Model view'}</span></button>
-            ${this.renderWorkspace()}
+            ${workspaceBar(this)}
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
@@ -344,7 +296,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
             @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
             @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0} .matchSeq=${this.matchSeq}
-            @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
+            @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.history.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
           ${this.showView ? html`<skein-model-view .sessionId=${this.currentId} .version=${this.version}></skein-model-view>` : nothing}
           <footer>
@@ -375,23 +327,10 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
     return this.renderRoot.querySelector<SkeinChatInput>('skein-chat-input');
   }
 
-  private async showSeq(seq: number) {
+  async showSeq(seq: number) {
     this.showView = false;
     await this.updateComplete;
     await this.timeline?.scrollToSeq(seq);
-  }
-
-  /** The open session's folder and branch, and the Changes toggle. */
-  private renderWorkspace() {
-    const ws = currentWorkspace(this);
-    if (!ws) return nothing;
-    return html`<span class="workspace" data-testid="workspace" title=${ws.workDir}>Folder <span class="folder">${ws.workDir}</span>${ws.branch
-      ? html` · <span class="branch" data-testid="branch">⎇ ${ws.branch}</span>` : nothing}</span>
-      <button class="toggle changes" aria-pressed=${this.showChanges} @click=${() => {
-        this.showChanges = !this.showChanges;
-        this.showView = false;
-        this.changesVersion++;
-      }} title="Files changed since the session started, with their diff"><span class="long">${this.showChanges ? 'Back to timeline' : 'Changes'}</span><span class="short">${this.showChanges ? 'Timeline' : 'Changes'}</span></button>`;
   }
 
   async newSession(options: api.NewSessionOptions = {}) {
@@ -429,6 +368,11 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost {
   /** For tests: drop the socket as a network failure would. */
   dropConnection() {
     this.connection?.drop();
+  }
+
+  /** For tests: a page of earlier history is being fetched. */
+  get loadingEarlier(): boolean {
+    return this.history.loading;
   }
 
   /** For tests: the seqs this page holds, in order. */

@@ -1,6 +1,6 @@
 // What the agent needs to talk to models beyond its current provider: another
 // model for a switch, the summariser, and the retry policy. Built once per
-// server from the config (server/agent/sessions.ts).
+// server from the config (server/sessions/sessions.ts).
 import type { Config } from '../config.js';
 import { LimitsCache } from '../llm/limits/cache.js';
 import { createProvider, type ProviderChoice, type ProviderSettings } from '../llm/providers.js';

@@ -9,7 +9,7 @@ import { addOpenApiRoute } from './openapi-route.js';
 import { valid } from './validate.js';
 import { LogWriteError } from '../agent/session.js';
 import { ReadOnlySessionError } from '../cluster/remote-owner.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
 import { parseRequestUrl, type Access } from './access.js';

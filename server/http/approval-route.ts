@@ -5,7 +5,7 @@
 import type express from 'express';
 import { parseApprovalDecision } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 export function addApprovalRoute(app: express.Express, sessions: Sessions): void {
   app.post('/api/sessions/:id/approvals/:callId', async (req, res) => {

@@ -3,7 +3,7 @@
 // name is looked up in the log, never joined onto a path as given.
 import path from 'node:path';
 import type express from 'express';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 export function mountImageRoute(app: express.Express, sessions: Sessions): void {
   app.get('/api/sessions/:id/images/:name', async (req, res) => {

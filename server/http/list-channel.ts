@@ -4,7 +4,7 @@
 // `session_removed` for each deletion. Clients send nothing on it.
 import type { WebSocket } from 'ws';
 import type { SessionListFrame } from '../../shared/protocol.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 /** A list client that falls this far behind is dropped (it reconnects and gets the whole list again). */
 const MAX_LIST_BUFFER = 4 * 1024 * 1024;

@@ -6,7 +6,7 @@ import { logLines } from '../store/jsonl-export.js';
 import { EventLog } from '../store/event-log.js';
 import type express from 'express';
 import type { Response } from 'express';
-import { SessionBusyError, type Sessions } from '../agent/sessions.js';
+import { SessionBusyError, type Sessions } from '../sessions/sessions.js';
 import { markdownTranscript } from '../manage/export-markdown.js';
 import { ForkPointError } from '../manage/fork.js';
 import { ROUTES } from '../../shared/wire/rest.js';

@@ -8,7 +8,7 @@
 // session created next starts with their tools. 400 for a bad body.
 import type express from 'express';
 import { McpConfigError, parseMcpConfig } from '../mcp/config.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 export function addMcpServersRoute(app: express.Express, sessions: Sessions): void {
   app.post('/api/mcp/servers', async (req, res) => {

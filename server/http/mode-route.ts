@@ -5,7 +5,7 @@
 // when the log refuses the switch (then nothing changed).
 import type express from 'express';
 import { parseModeBody } from '../../shared/modes.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 export function addModeRoute(app: express.Express, sessions: Sessions): void {
   app.put('/api/sessions/:id/mode', async (req, res) => {

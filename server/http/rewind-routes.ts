@@ -3,7 +3,7 @@
 import type express from 'express';
 import { ROUTES } from '../../shared/wire/rest.js';
 import { parseWith } from '../../shared/wire/validate.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 import { checkpointsOf } from '../agent/tool-runner.js';
 import { ForkPointError } from '../manage/fork.js';
 import { GitError } from '../workspace/git.js';

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
 import { LogWriteError } from '../agent/session.js';
-import type { Sessions } from '../agent/sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
 import type { Access } from './access.js';
 import { parseRequestUrl } from './access.js';
 import { serveSessionList } from './list-channel.js';

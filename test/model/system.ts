@@ -11,7 +11,7 @@ import type { AgentState, ApprovalDecision, ApprovalMode, SkeinEvent } from '../
 import { NoPendingApprovalError } from '../../server/agent/approvals.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { LogWriteError } from '../../server/agent/session.js';
-import { Sessions, type LiveSession } from '../../server/agent/sessions.js';
+import { Sessions, type LiveSession } from '../../server/sessions/sessions.js';
 import type { LlmRequest } from '../../server/llm/types.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
 import { FailurePlan, type Failure } from '../fakes/brain.js';

@@ -11,7 +11,7 @@ import { EXIT } from '../../server/cli/exit-codes.js';
 import { runCli, startCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 
-const SOURCES = ['server', 'shared', 'webui', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vite.config.ts', 'README.md'];
+const SOURCES = ['server', 'shared', 'webui', 'scripts', 'docs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vite.config.ts', 'README.md'];
 const running: CliRun[] = [];
 afterAll(() => {
   for (const r of running) r.child.kill('SIGKILL');
@@ -34,6 +34,11 @@ describe('npm pack, installed into an empty folder', () => {
       expect(files).toContain(needed);
     }
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
+    // The pages README links to come along (npm shows README; its links to docs/ must resolve in the package too).
+    const readmeDocs = [...fs.readFileSync('README.md', 'utf8').matchAll(/\]\((docs\/[\w-]+\.md)/g)].map((m) => `package/${m[1]}`);
+    expect(readmeDocs.length).toBeGreaterThan(10);
+    for (const page of new Set(readmeDocs)) expect(files).toContain(page);
+    expect(files).toContain('package/README.md');
 
     const app = tempDir('pack-app');
     npm(['install', path.join(out, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], app);

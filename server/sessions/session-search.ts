@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { parseCompactCommand, type SkeinEvent } from '../../shared/protocol.js';
 import { SearchIndex } from '../store/search-index.js';
 import { feedUserMessages } from '../store/search-feed.js';
-import type { Session } from './session.js';
+import type { Session } from '../agent/session.js';
 
 /** How long a change may wait to reach the file (a crash before: the logs' tails are read again). */
 const SAVE_MS = 30_000;

@@ -6,12 +6,12 @@ import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import { readMeta } from '../manage/meta.js';
-import { Agent } from './agent.js';
-import { providerSettings, type ModelServices } from './model-switch.js';
-import { Session } from './session.js';
+import { Agent } from '../agent/agent.js';
+import { providerSettings, type ModelServices } from '../agent/model-switch.js';
+import { Session } from '../agent/session.js';
 import { SessionTools } from '../tools/session-tools.js';
 import { sandboxSettingsOf } from '../tools/sandbox.js';
-import type { LiveSession } from './live-session.js';
+import type { LiveSession } from '../agent/live-session.js';
 import type { SessionOptions } from './session-options.js';
 
 /** `choice`: the provider create() already made (a replay reads its recording once). */

@@ -12,7 +12,7 @@ import type { IndexEntry, SessionIndex } from '../store/session-index.js';
 import { scanLines, type ScanContext } from '../store/log-scan.js';
 import type { Summary, SummaryEntry } from '../store/postgres/pg-summaries.js';
 import { log as logger } from '../log.js';
-import type { LiveSession } from './live-session.js';
+import type { LiveSession } from '../agent/live-session.js';
 
 export interface DatabaseHost {
   readonly db: PgStore;

@@ -1,0 +1,45 @@
+// A fork: a new session whose history is another's up to a point.
+import path from 'node:path';
+import { FORKED_HERE } from '../../shared/protocol.js';
+import { EventLog, type LogHeader } from '../store/event-log.js';
+import { copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
+import { writeMeta } from '../manage/meta.js';
+import { copyImages } from '../images/image-files.js';
+import { createWorkspace } from '../workspace/workspace.js';
+import type { LiveSession } from '../agent/live-session.js';
+import type { SessionsHost } from './host.js';
+import { newId } from './session-id.js';
+
+export type ForkHost = Pick<SessionsHost, 'open' | 'dir' | 'roots' | 'config' | 'options' | 'start' | 'changed'>;
+
+/**
+ * A new session whose history is the original's up to `seq` (copied, seqs
+ * kept; the original's log is only read). A turn cut by the fork point is
+ * closed in the copy. A session with its own worktree gives its fork a new
+ * worktree, on `skein/<new id>`, starting where the original's branch is now.
+ */
+export async function forkSession(host: ForkHost, id: string, seq: number): Promise<LiveSession | undefined> {
+  const source = await host.open(id);
+  if (!source) return undefined;
+  const header = source.session.log.header;
+  const newIdValue = newId();
+  // A message saved as a file is copied with the fork, and the copy's events point to the copy's file.
+  const events = forkedEvents(source.session.log, seq).map((e) => {
+    if (e.kind !== 'user') return e;
+    const saved = e.saved && copySavedMessage(e.saved, path.join(host.dir, newIdValue, 'outputs'));
+    const images = e.images && copyImages(e.images, path.join(host.dir, newIdValue, 'images'));
+    return { ...e, ...(saved && { saved }), ...(images && { images }) };
+  });
+  const original = header.workspace;
+  const workspace = original?.worktree
+    ? await createWorkspace(host.roots(), host.config.dataDir, newIdValue, { folder: original.folder, worktree: true, ...(original.branch && { startPoint: original.branch }) })
+    : original;
+  const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq }, ...(header.mcpTools && { mcpTools: header.mcpTools }) };
+  copySavedOutputs(host.dir, id, newIdValue, seq);
+  const log = host.options.database ? host.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(host.dir, `${newIdValue}.jsonl`), forkHeader, events);
+  writeMeta(host.dir, newIdValue, { title: `${source.session.title()} (fork)` });
+  const live = host.start(log);
+  live.agent.recoverInterrupted(FORKED_HERE, true);
+  host.changed(newIdValue);
+  return live;
+}
