@@ -10,7 +10,9 @@ import type { Config } from '../config.js';
 import { createProvider, createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
+import { readLog } from '../store/log-reader.js';
 import { SessionIndex } from '../store/session-index.js';
+import { LogReads } from '../store/log-reads.js';
 import { SessionSearch, type TailToRead } from './session-search.js';
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
@@ -90,6 +92,8 @@ export class Sessions implements ClusterHost {
   private readonly claimed = new Map<string, Promise<void>>();
   /** How many logs were read since this object was made (tests prove a start reads none). */
   logsLoaded = 0;
+  /** JSONL: the logs being read for open(), in slices off the event loop (two opens share one read). */
+  readonly reads = new LogReads();
 
   constructor(
     private readonly config: Config,
@@ -225,6 +229,7 @@ export class Sessions implements ClusterHost {
    */
   async open(id: string): Promise<LiveSession | undefined> {
     if (this.mustFetch(id)) await this.options.database!.fetch(id);
+    else if (!this.options.database && !this.live.has(id) && (this.index.has(id) || this.scan?.pending(id))) await this.reads.read(id, path.join(this.dir, `${id}.jsonl`));
     return this.get(id);
   }
 
@@ -238,7 +243,7 @@ export class Sessions implements ClusterHost {
   async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
     const db = this.options.database;
     if (db) return this.index.has(id) || this.live.has(id) ? db.page(id, query) : undefined;
-    const live = this.get(id);
+    const live = await this.open(id);
     return live && pageOf(live.session.events(), query);
   }
 
@@ -270,7 +275,9 @@ export class Sessions implements ClusterHost {
         this.search.marked(id, entry.snapshot.lastSeq, entry.size);
         this.indexChanged();
       },
-      load: (id) => {
+      load: async (id) => {
+        await this.reads.read(id, path.join(this.dir, `${id}.jsonl`));
+        if (this.live.has(id)) return; // opened by a client during the read
         const warnings: string[] = [];
         const live = this.load(id, warnings);
         for (const warning of warnings) console.warn(`[skein] ${warning}`);
@@ -312,7 +319,7 @@ export class Sessions implements ClusterHost {
     const name = `${id}.jsonl`;
     try {
       const db = this.options.database;
-      const { log, report } = db ? db.open(id) : EventLog.open(path.join(this.dir, name));
+      const { log, report } = db ? db.open(id) : this.reads.open(id, path.join(this.dir, name));
       this.logsLoaded++;
       if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
       if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
@@ -533,11 +540,11 @@ export class Sessions implements ClusterHost {
   }
 
   /** Brings a session back from the trash. */
-  restore(id: string): LiveSession | undefined {
+  async restore(id: string): Promise<LiveSession | undefined> {
     if (!this.trash.has(id) || this.index.has(id)) return undefined;
     this.trash.restore(id);
     const file = path.join(this.dir, `${id}.jsonl`);
-    let { log } = EventLog.open(file) as { log: SessionLog };
+    let log: SessionLog = EventLog.fromRead(file, await readLog(file));
     if (this.options.database) {
       // Back into the database; the JSONL copy goes.
       log.close();
@@ -573,7 +580,7 @@ export class Sessions implements ClusterHost {
       : original;
     const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq }, ...(header.mcpTools && { mcpTools: header.mcpTools }) };
     copySavedOutputs(this.dir, id, newIdValue, seq);
-    const log = this.options.database ? this.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
+    const log = this.options.database ? this.options.database.createWith(forkHeader, events) : await EventLog.createWithAsync(path.join(this.dir, `${newIdValue}.jsonl`), forkHeader, events);
     writeMeta(this.dir, newIdValue, { title: `${source.session.title()} (fork)` });
     const live = this.start(log);
     live.agent.recoverInterrupted(FORKED_HERE, true);
