@@ -26,10 +26,10 @@ export function markdownTranscript(header: LogHeader, title: string, events: rea
  * with the event loop free between them (a 150 MB log built whole held the
  * loop for seconds). Joined, the pieces are exactly markdownTranscript's text.
  */
-export async function* markdownPieces(header: LogHeader, title: string, events: readonly SkeinEvent[]): AsyncGenerator<string> {
+export async function* markdownPieces(header: LogHeader, title: string, events: readonly SkeinEvent[], sliceMs = SLICE_MS): AsyncGenerator<string> {
   const results = new Map<string, ToolResultEvent>();
   let slice = performance.now();
-  const due = () => performance.now() - slice > SLICE_MS;
+  const due = () => performance.now() - slice > sliceMs;
   const pause = async () => {
     await yieldToLoop();
     slice = performance.now();
