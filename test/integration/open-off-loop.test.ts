@@ -18,6 +18,7 @@ import { authHeaders } from '../helpers/auth.js';
 import { writeBigLog } from '../helpers/big-log.js';
 import { writeSessionLogs } from '../helpers/session-logs.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { until } from '../helpers/until.js';
 
 const BIG = '20250101-000000-big000';
 const MB = 30;
@@ -100,6 +101,8 @@ describe('a big log opened off the event loop', () => {
     const copy = fs.readFileSync(path.join(server.dataDir, 'sessions', `${result.body.id}.jsonl`), 'utf8').split('\n');
     expect(JSON.parse(copy[0]!)).toMatchObject({ forkOf: { session: BIG, seq: events } });
     expect(copy.slice(1, events + 1)).toEqual(original);
+    // Its typed text is indexed for search in slices after the answer.
+    await until(async () => (await api<{ sessions: { id: string }[] }>(server.url, '/api/sessions?q=files%20round')).body.sessions.some((s) => s.id === result.body.id), 'the fork found by search');
     expect(ticks).toBeGreaterThanOrEqual(10);
     expect(maxGapMs).toBeLessThan(syncMs / 2);
   }, 120_000);
