@@ -12,6 +12,8 @@ import { SLICE_MS, yieldToLoop } from '../store/log-reader.js';
 /** Lines of a tool's output kept in the transcript (head), and characters at most. */
 export const TOOL_OUTPUT_LINES = 20;
 export const TOOL_OUTPUT_CHARS = 2000;
+/** Characters per piece of the streamed transcript (about 256 KB). */
+const PIECE_CHARS = 256 * 1024;
 
 export function markdownTranscript(header: LogHeader, title: string, events: readonly SkeinEvent[]): string {
   const out = headLines(header, title);
@@ -50,17 +52,18 @@ export async function* markdownPieces(header: LogHeader, title: string, events: 
     held = text.slice(cut);
     return tidy(text.slice(0, cut), false);
   };
+  let pending = 0;
   for (const e of events) {
+    const before = out.length;
     eventLines(e, results, out);
-    if (!due()) continue;
-    // Nothing built since the last piece: no separator to add.
-    if (!out.length) {
-      await pause();
-      continue;
+    for (let i = before; i < out.length; i++) pending += out[i]!.length;
+    // Cut by size too: building is cheap (strings are shared), joining and tidying is not (100 MB at once held the loop 1.5 s).
+    if (out.length && (pending >= PIECE_CHARS || due())) {
+      const piece = flush(false);
+      pending = 0;
+      if (piece) yield piece;
     }
-    const piece = flush(false);
-    if (piece) yield piece;
-    await pause();
+    if (due()) await pause();
   }
   yield flush(true);
 }
