@@ -75,7 +75,7 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
   // A bad SKEIN_MCP_CONFIG throws McpConfigError here, before anything starts; a project's .mcp.json starts only once trusted.
   const { hub: mcp, trust } = await startMcp(config);
   const metrics = new SkeinMetrics();
-  const observe = eventObserver(metrics, { modelOf: (id) => sessions.get(id)?.session.model, summarizerModel: config.summarizerModel });
+  const observe = eventObserver(metrics, { modelOf: (id) => sessions.peek(id)?.session.model, summarizerModel: config.summarizerModel });
   const onEvent = options.onEvent;
   // SKEIN_DATABASE_URL: events in PostgreSQL (migrated and read before the sessions load).
   const database = config.databaseUrl ? await PgStore.connect(config.databaseUrl, path.join(config.dataDir, 'sessions')) : undefined;

@@ -155,7 +155,13 @@ export class SessionWindow {
     this.source = this.host.setting !== undefined ? 'setting' : 'table';
     this.set(requestLimits(this.host.tableInfo(), this.host.setting ?? this.host.tableInfo().contextWindow));
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
-    const logged = this.host.session.log.all().filter((e): e is LimitsEvent => e.kind === 'limits' && e.model === model).at(-1);
+    // From the end, no filtered copy of the whole log.
+    const all = this.host.session.log.all();
+    let logged: LimitsEvent | undefined;
+    for (let i = all.length - 1; i >= 0 && !logged; i--) {
+      const e = all[i]!;
+      if (e.kind === 'limits' && e.model === model) logged = e;
+    }
     if (logged) {
       const { seq, ts, kind, message, ...known } = logged;
       this.adoptKnown(known);

@@ -7,7 +7,7 @@ import { EventLog } from '../store/event-log.js';
 import type express from 'express';
 import type { Response } from 'express';
 import { SessionBusyError, type Sessions } from '../sessions/sessions.js';
-import { markdownTranscript } from '../manage/export-markdown.js';
+import { markdownPieces } from '../manage/export-markdown.js';
 import { ForkPointError } from '../manage/fork.js';
 import { ROUTES } from '../../shared/wire/rest.js';
 import { valid } from './validate.js';
@@ -52,7 +52,7 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   });
 
   app.post('/api/trash/:id/restore', async (req, res) => {
-    const live = sessions.restore(req.params.id);
+    const live = await sessions.restore(req.params.id);
     if (!live) return void res.status(404).json({ error: 'no such session in the trash' });
     // From the database store, the events are inserted again: answered once they are.
     await live.session.durable();
@@ -80,7 +80,9 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
       stream.on('error', (err) => res.destroy(err));
       stream.pipe(res);
     } else {
-      res.attachment(`${live.session.id}.md`).type('text/markdown; charset=utf-8').send(markdownTranscript(log.header, live.session.title(), log.all()));
+      // Built and sent a piece at a time (the loop free between pieces); the events as they are now.
+      res.attachment(`${live.session.id}.md`).type('text/markdown; charset=utf-8');
+      await sendPieces(res, markdownPieces(log.header, live.session.title(), log.all().slice()));
     }
   });
 
@@ -114,4 +116,25 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
 
 function notFound(res: Response): void {
   res.status(404).json({ error: 'unknown session' });
+}
+
+/** Writes the pieces as the client takes them (a slow reader holds back the building, not memory); a client gone stops it. */
+async function sendPieces(res: Response, pieces: AsyncGenerator<string>): Promise<void> {
+  for await (const piece of pieces) {
+    if (res.destroyed) return; // leaving the loop ends the generator
+    if (!res.write(piece)) await drained(res);
+  }
+  res.end();
+}
+
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -55,9 +55,9 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // The http server stops watching the socket for errors once it is an upgrade.
     socket.on('error', () => socket.destroy());
-    // PostgreSQL: a session's events are read before it is opened (the rest is synchronous).
+    // A session not in memory is read first (its log in slices, or its rows from PostgreSQL); the rest is synchronous.
     const asked = parseRequestUrl(req.url)?.searchParams.get('session');
-    if (asked && sessions.mustFetch(asked)) {
+    if (asked && !sessions.isLoaded(asked)) {
       void sessions.open(asked).then(
         () => upgrade(req, socket, head),
         () => refuse(socket, 503, 'Service Unavailable'),

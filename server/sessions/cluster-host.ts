@@ -8,7 +8,7 @@ import type { PageQuery, Page } from '../http/event-page.js';
 import type { SessionsHost } from './host.js';
 import { SummaryFollower, type DatabaseHost } from './database-sessions.js';
 
-export type ClusterSideHost = Pick<SessionsHost, 'get' | 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing'>;
+export type ClusterSideHost = Pick<SessionsHost, 'get' | 'open' | 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing'>;
 
 export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 'noticed' | 'vanished'> {
   private dbHost: DatabaseHost | undefined;
@@ -91,7 +91,7 @@ export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 
   async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
     const db = this.host.options.database;
     if (db) return this.host.index.has(id) || this.host.live.has(id) ? db.page(id, query) : undefined;
-    const live = this.host.get(id);
+    const live = await this.host.open(id);
     return live && pageOf(live.session.events(), query);
   }
 }

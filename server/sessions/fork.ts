@@ -36,7 +36,7 @@ export async function forkSession(host: ForkHost, id: string, seq: number): Prom
     : original;
   const forkHeader: LogHeader = { skein: 1, session: newIdValue, createdAt: new Date().toISOString(), model: header.model, ...(workspace && { workspace }), forkOf: { session: id, seq }, ...(header.mcpTools && { mcpTools: header.mcpTools }) };
   copySavedOutputs(host.dir, id, newIdValue, seq);
-  const log = host.options.database ? host.options.database.createWith(forkHeader, events) : EventLog.createWith(path.join(host.dir, `${newIdValue}.jsonl`), forkHeader, events);
+  const log = host.options.database ? host.options.database.createWith(forkHeader, events) : await EventLog.createWithAsync(path.join(host.dir, `${newIdValue}.jsonl`), forkHeader, events);
   writeMeta(host.dir, newIdValue, { title: `${source.session.title()} (fork)` });
   const live = host.start(log);
   live.agent.recoverInterrupted(FORKED_HERE, true);

@@ -12,6 +12,7 @@ import type { SessionLog } from '../store/session-log.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionSearch } from './session-search.js';
+import type { LogReads } from '../store/log-reads.js';
 
 export interface SessionsHost {
   /** `<data dir>/sessions`. */
@@ -31,6 +32,8 @@ export interface SessionsHost {
   readonly trash: Trash;
   /** New sessions whose lease is being taken (several instances on one database). */
   readonly claimed: Map<string, Promise<void>>;
+  /** JSONL: the logs being read off the event loop for open() (two opens share one read). */
+  readonly reads: LogReads;
   /** The server is shutting down. */
   closing(): boolean;
   open(id: string): Promise<LiveSession | undefined>;

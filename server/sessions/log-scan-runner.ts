@@ -17,8 +17,8 @@ export interface ScanHost {
   /** Already indexed or loaded (opened by a client before the scan got to it). */
   known(id: string): boolean;
   indexed(id: string, entry: IndexEntry): void;
-  /** Loads the session (and unloads it again when nothing runs in it). */
-  load(id: string): void;
+  /** Loads the session (and unloads it again when nothing runs in it); its log read off the event loop first. */
+  load(id: string): Promise<void>;
   progress(progress: ScanProgress): void;
   /** The server is shutting down: the scan stops (the next start goes on from the index it wrote). */
   closed(): boolean;
@@ -71,7 +71,7 @@ export class LogScan {
         if (this.host.known(id)) {
           // Opened meanwhile: its loaded copy wrote the entry.
         } else if (entry) this.host.indexed(id, entry);
-        else this.host.load(id);
+        else await this.host.load(id);
       }
       this.waiting.delete(id);
       this.done++;

@@ -1,6 +1,6 @@
 // Builds a live session (its Session and its Agent) from an open event log:
 // the model and effort last chosen, the state the log ended in, the settings.
-import type { AgentState } from '../../shared/protocol.js';
+import type { AgentState, SkeinEvent } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
@@ -23,7 +23,10 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
   const { info } = made;
   const provider = options.wrapProvider ? options.wrapProvider(made.provider) : made.provider;
   // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
-  const effort = [...log.all()].reverse().find((e) => e.kind === 'model' && e.effort !== undefined);
+  // From the end without a copy (a reversed copy of a 300,000-event log held the loop for a start).
+  const all = log.all();
+  let effort: SkeinEvent | undefined;
+  for (let i = all.length - 1; i >= 0 && !effort; i--) if (all[i]!.kind === 'model' && (all[i] as { effort?: unknown }).effort !== undefined) effort = all[i];
   const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : config.reasoningEffort);
   session.meta = readMeta(sessionsDir, id);
   // Masked in everything the session logs, beside the environment's own secrets.

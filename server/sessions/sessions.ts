@@ -14,6 +14,7 @@ import type { ProviderChoice } from '../llm/providers.js';
 import { warmTokenizer } from '../llm/tokens.js';
 import { EventLog } from '../store/event-log.js';
 import { SessionIndex } from '../store/session-index.js';
+import { LogReads } from '../store/log-reads.js';
 import type { SessionLog } from '../store/session-log.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import type { SessionMeta } from '../manage/meta.js';
@@ -77,6 +78,8 @@ export class Sessions implements ClusterHost {
   private readonly host: SessionsHost;
   /** How many logs were read since this object was made (tests prove a start reads none). */
   logsLoaded = 0;
+  /** JSONL: the logs being read for open(), in slices off the event loop (two opens share one read). */
+  readonly reads = new LogReads();
 
   constructor(
     private readonly config: Config,
@@ -103,6 +106,7 @@ export class Sessions implements ClusterHost {
       search: this.search,
       trash: this.trash,
       claimed: this.claimed,
+      reads: this.reads,
       closing: () => this.closing,
       open: (id) => this.open(id),
       get: (id) => this.get(id),
@@ -184,6 +188,7 @@ export class Sessions implements ClusterHost {
    */
   async open(id: string): Promise<LiveSession | undefined> {
     if (this.mustFetch(id)) await this.options.database!.fetch(id);
+    else if (!this.options.database && !this.live.has(id) && (this.index.has(id) || this.starter.pending(id))) await this.reads.read(id, path.join(this.dir, `${id}.jsonl`));
     return this.get(id);
   }
 
@@ -203,7 +208,7 @@ export class Sessions implements ClusterHost {
     const name = `${id}.jsonl`;
     try {
       const db = this.options.database;
-      const { log, report } = db ? db.open(id) : EventLog.open(path.join(this.dir, name));
+      const { log, report } = db ? db.open(id) : this.reads.open(id, path.join(this.dir, name));
       this.logsLoaded++;
       if (report.tornTail !== undefined) warnings.push(`${name}: skipped a torn last line (${report.tornTail.length} bytes) from a crash mid-write`);
       if (report.badLines.length) warnings.push(`${name}: skipped unreadable lines ${report.badLines.join(', ')}`);
@@ -301,7 +306,7 @@ export class Sessions implements ClusterHost {
     return deleteSession(this.host, id, options);
   }
 
-  restore(id: string): LiveSession | undefined {
+  restore(id: string): Promise<LiveSession | undefined> {
     return restoreSession(this.host, id);
   }
 

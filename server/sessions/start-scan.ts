@@ -15,7 +15,7 @@ import { LogScan, type ScanHost } from './log-scan-runner.js';
 import type { TailToRead } from './session-search.js';
 import type { SessionsHost } from './host.js';
 
-export type StartHost = Pick<SessionsHost, 'dir' | 'config' | 'live' | 'index' | 'search' | 'trash' | 'load' | 'idle' | 'unload' | 'changed' | 'emit' | 'indexChanged' | 'saveIndex' | 'closing'>;
+export type StartHost = Pick<SessionsHost, 'dir' | 'config' | 'reads' | 'live' | 'index' | 'search' | 'trash' | 'load' | 'idle' | 'unload' | 'changed' | 'emit' | 'indexChanged' | 'saveIndex' | 'closing'>;
 
 export class StartScan {
   /** The first scan of logs the index did not describe (see loadAll). */
@@ -95,7 +95,9 @@ export class StartScan {
         this.host.search.marked(id, entry.snapshot.lastSeq, entry.size);
         this.host.indexChanged();
       },
-      load: (id) => {
+      load: async (id) => {
+        await this.host.reads.read(id, path.join(this.host.dir, `${id}.jsonl`));
+        if (this.host.live.has(id)) return; // opened by a client during the read
         const warnings: string[] = [];
         const live = this.host.load(id, warnings);
         for (const warning of warnings) console.warn(`[skein] ${warning}`);

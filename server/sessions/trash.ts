@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EventLog } from '../store/event-log.js';
+import { readLog } from '../store/log-reader.js';
 import type { SessionLog } from '../store/session-log.js';
 import { logLines } from '../store/jsonl-export.js';
 import { removeWorktree } from '../workspace/workspace.js';
@@ -57,11 +58,11 @@ export async function deleteSession(host: TrashHost, id: string, options: { remo
 }
 
 /** Brings a session back from the trash. */
-export function restoreSession(host: TrashHost, id: string): LiveSession | undefined {
+export async function restoreSession(host: TrashHost, id: string): Promise<LiveSession | undefined> {
   if (!host.trash.has(id) || host.index.has(id)) return undefined;
   host.trash.restore(id);
   const file = path.join(host.dir, `${id}.jsonl`);
-  let { log } = EventLog.open(file) as { log: SessionLog };
+  let log: SessionLog = EventLog.fromRead(file, await readLog(file));
   if (host.options.database) {
     // Back into the database; the JSONL copy goes.
     log.close();

@@ -7,10 +7,13 @@
 // event to nobody before that.
 import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import type { SessionLog } from './session-log.js';
 import { LoadedEvents } from './loaded-events.js';
-import { LOG_FORMAT_VERSION, type LoadReport, type LogHeader } from './types.js';
+import { EventLines, parseHeader } from './log-lines.js';
+import { yieldToLoop, SLICE_MS, type ReadLog } from './log-reader.js';
+import type { LoadReport, LogHeader } from './types.js';
 
 export { LOG_FORMAT_VERSION, type LoadReport, type LogHeader } from './types.js';
 
@@ -67,31 +70,53 @@ export class EventLog extends LoadedEvents implements SessionLog {
     return new EventLog(file, header, [...events], fd, options);
   }
 
+  /** createWith without holding the event loop: the lines written a slice at a time (fs.promises), then one fdatasync in the thread pool. */
+  static async createWithAsync(file: string, header: LogHeader, events: readonly SkeinEvent[], options: LogOptions = {}): Promise<EventLog> {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    const handle = await fs.promises.open(file, 'ax');
+    try {
+      await writeLines(handle, header, events);
+      await handle.datasync();
+    } catch (err) {
+      // Nobody knows the new file yet: a failed copy leaves nothing behind.
+      await handle.close().catch(() => undefined);
+      await fs.promises.rm(file, { force: true });
+      throw err;
+    }
+    await handle.close();
+    return new EventLog(file, header, [...events], fs.openSync(file, 'a'), options);
+  }
+
   /**
    * Loads a log; a torn last line is reported and skipped, nothing before it is
    * lost. A damaged line in the middle is skipped too and everything after it
-   * loads; it keeps its seq (see readEvents), so no seq is ever given twice.
+   * loads; it keeps its seq (see EventLines), so no seq is ever given twice.
+   * Synchronous: a request path reads with readLog (log-reader.ts) and fromRead.
    */
   static open(file: string, options: LogOptions = {}): { log: EventLog; report: LoadReport } {
     const text = fs.readFileSync(file, 'utf8');
     const lines = text.split('\n');
-    const report: LoadReport = { badLines: [] };
     // A complete file ends with "\n", so the last element is "" unless the tail was torn.
     const tail = lines.pop() ?? '';
-    const header = JSON.parse(lines[0] ?? '') as LogHeader;
-    if (typeof header.skein !== 'number' || header.skein > LOG_FORMAT_VERSION) {
-      throw new Error(`${file}: unsupported log format ${JSON.stringify(header.skein)}`);
+    const header = parseHeader(file, lines[0] ?? '');
+    const read = new EventLines(header.createdAt);
+    for (let i = 1; i < lines.length; i++) read.add(lines[i]!, i);
+    const report = read.report;
+    if (tail !== '') report.tornTail = tail;
+    return { log: EventLog.fromRead(file, { header, events: read.events, report, size: Buffer.byteLength(text) - Buffer.byteLength(tail) }, options), report };
+  }
+
+  /** The log of what readLog (or open) read: a torn tail is cut so the next append starts on a clean line. */
+  static fromRead(file: string, read: ReadLog, options: LogOptions = {}): EventLog {
+    if (read.report.tornTail !== undefined) {
+      const fd = fs.openSync(file, 'r+');
+      try {
+        fs.ftruncateSync(fd, read.size);
+      } finally {
+        fs.closeSync(fd);
+      }
     }
-    const events = readEvents(lines, header.createdAt, report);
-    let fd = fs.openSync(file, 'r+');
-    if (tail !== '') {
-      report.tornTail = tail;
-      // Cut the torn tail so the next append starts on a clean line.
-      fs.ftruncateSync(fd, Buffer.byteLength(text) - Buffer.byteLength(tail));
-    }
-    fs.closeSync(fd);
-    fd = fs.openSync(file, 'a');
-    return { log: new EventLog(file, header, events, fd, options), report };
+    return new EventLog(file, read.header, read.events, fs.openSync(file, 'a'), options);
   }
 
   /**
@@ -170,41 +195,27 @@ function writeAll(fd: number, text: string): void {
   }
 }
 
-/**
- * The events of a log's lines (after the header). An unreadable line stands
- * as an `error` event (code `damaged_log_line`) at the seq it held (read from
- * its start, or the next one): clients keep gap-free seqs and that seq is never
- * given to a new event. A readable event at or below the last seq is skipped.
- */
-function readEvents(lines: readonly string[], createdAt: string, report: LoadReport): SkeinEvent[] {
-  const events: SkeinEvent[] = [];
-  /** Seq of the last event actually read (placeholders after it may still be replaced). */
-  let lastRead = 0;
-  for (let i = 1; i < lines.length; i++) {
-    const event = parseEvent(lines[i]!);
-    if (event && event.seq > lastRead) {
-      // A placeholder that guessed this seq gives way to the real event.
-      while (events.length && events.at(-1)!.seq >= event.seq) events.pop();
-      events.push(event);
-      lastRead = event.seq;
-      continue;
-    }
-    report.badLines.push(i + 1);
-    if (event) continue;
-    const last = events.at(-1);
-    const claimed = Number(/^\{"seq":(\d{1,15}),/.exec(lines[i]!)?.[1] ?? NaN);
-    const seq = claimed > (last?.seq ?? 0) ? claimed : (last?.seq ?? 0) + 1;
-    const message = `Line ${i + 1} of the session log could not be read and was skipped (event ${seq}).`;
-    events.push({ seq, ts: last?.ts ?? createdAt, kind: 'error', code: 'damaged_log_line', message });
+/** The header and events as JSONL lines, stringified and written about 1 MB at a time, the loop free between slices. */
+async function writeLines(handle: fs.promises.FileHandle, header: LogHeader, events: readonly SkeinEvent[]): Promise<void> {
+  let chunk = JSON.stringify(header) + '\n';
+  let slice = performance.now();
+  for (const event of events) {
+    chunk += JSON.stringify(event) + '\n';
+    if (chunk.length < 1024 * 1024 && performance.now() - slice < SLICE_MS) continue;
+    await writeAllAsync(handle, chunk);
+    chunk = '';
+    await yieldToLoop();
+    slice = performance.now();
   }
-  return events;
+  await writeAllAsync(handle, chunk);
 }
 
-function parseEvent(line: string): SkeinEvent | undefined {
-  try {
-    const event = JSON.parse(line) as SkeinEvent;
-    return Number.isSafeInteger(event.seq) && event.seq > 0 && typeof event.kind === 'string' ? event : undefined;
-  } catch {
-    return undefined;
+async function writeAllAsync(handle: fs.promises.FileHandle, text: string): Promise<void> {
+  const buf = Buffer.from(text);
+  let offset = 0;
+  while (offset < buf.length) {
+    const { bytesWritten } = await handle.write(buf, offset);
+    if (!(bytesWritten > 0)) throw Object.assign(new Error(`EIO: the event log write made no progress at byte ${offset} of ${buf.length}`), { code: 'EIO' });
+    offset += bytesWritten;
   }
 }

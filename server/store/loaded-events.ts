@@ -40,12 +40,25 @@ export abstract class LoadedEvents {
     return this.events;
   }
 
+  /** Index of the last event of each kind among the first `lastIndexed` events (events are only ever appended). */
+  private readonly lastOfKind = new Map<string, number>();
+  private lastIndexed = 0;
+
+  /**
+   * The last event of a kind, in constant time: a session's start asks for
+   * several kinds a log may never hold, and each backward scan of a 300,000-
+   * event log cost about 15 ms of a blocked event loop.
+   */
   last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.kind === kind) return e as Extract<SkeinEvent, { kind: K }>;
+    const events = this.events;
+    if (this.lastIndexed > events.length) {
+      this.lastOfKind.clear();
+      this.lastIndexed = 0;
     }
-    return undefined;
+    for (let i = this.lastIndexed; i < events.length; i++) this.lastOfKind.set(events[i]!.kind, i);
+    this.lastIndexed = events.length;
+    const i = this.lastOfKind.get(kind);
+    return i === undefined ? undefined : (events[i] as Extract<SkeinEvent, { kind: K }>);
   }
 
   /** Calls `listener(upTo)` each time events up to `upTo` become durable, in seq order. */

@@ -11,10 +11,12 @@ import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/server.js';
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
+import { bigLogPart, writeTypedLog } from './scale-big-log.js';
 import { cpuMsOf, getJson, healthzDuring, loopDelay, rssOf, startBenchServer, timeToFullList, type BenchServer } from './scale-server.js';
 
 const BENCH = 'scale-sessions';
-const MANY = 5_000;
+/** SKEIN_BENCH_SCALE_SESSIONS / SKEIN_BENCH_SCALE_BIG_MB: smaller runs while developing (5,000 and 150 by default). */
+const MANY = Number(process.env.SKEIN_BENCH_SCALE_SESSIONS ?? 5_000);
 const EVENTS = 140;
 const RUNS = 3;
 const BUSY_FOLDER = 3_000;
@@ -22,9 +24,9 @@ const OPENED = 1_000;
 const WORKERS = 6;
 const LOAD_MS = 20_000;
 const QUERIES = 40;
-const BIG_LOG_MB = 150;
-/** SKEIN_BENCH_SCALE_PARTS=starts,search,load: only those parts (all by default). */
-const PARTS = new Set((process.env.SKEIN_BENCH_SCALE_PARTS ?? 'starts,search,load').split(','));
+const BIG_LOG_MB = Number(process.env.SKEIN_BENCH_SCALE_BIG_MB ?? 150);
+/** SKEIN_BENCH_SCALE_PARTS=starts,search,load,big: only those parts (all by default). */
+const PARTS = new Set((process.env.SKEIN_BENCH_SCALE_PARTS ?? 'starts,search,load,big').split(','));
 
 const mb = (b: number) => b / 1024 / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -137,22 +139,6 @@ async function searchRun(dataDir: string, workDir: string, count: number): Promi
   }
 }
 
-/** One session whose user typed BIG_LOG_MB of text (100 KB messages). */
-function writeBigLog(dataDir: string): void {
-  const id = '20250101-000000-big000';
-  const file = path.join(dataDir, 'sessions', `${id}.jsonl`);
-  const fd = fs.openSync(file, 'w');
-  fs.writeSync(fd, JSON.stringify({ skein: 1, session: id, createdAt: '2025-01-01T00:00:00.000Z', model: 'predictable' }) + '\n');
-  const text = 'lorem ipsum dolor sit amet consectetur '.repeat(2600);
-  let seq = 0;
-  for (let bytes = 0; bytes < BIG_LOG_MB * 1024 * 1024; ) {
-    const line = JSON.stringify({ seq: ++seq, ts: new Date(Date.parse('2025-01-02T00:00:00Z') + seq * 1000).toISOString(), kind: 'user', text: `${text} part ${seq}` }) + '\n';
-    fs.writeSync(fd, line);
-    bytes += line.length;
-  }
-  fs.closeSync(fd);
-}
-
 export const section: BenchSection = {
   name: BENCH,
   async run() {
@@ -166,9 +152,10 @@ export const section: BenchSection = {
     let loads: unknown;
     if (PARTS.has('search')) search = await searchPart(rows, many, workDir);
     if (PARTS.has('load')) loads = await loadPart(rows, empty, workDir);
+    const big = PARTS.has('big') ? await bigLogPart(rows, BENCH, BIG_LOG_MB, workDir) : undefined;
     fs.rmSync(many, { recursive: true, force: true });
     rows.push({ bench: BENCH, measure: 'machine load (1-minute load average at the end, cores)', value: `${fmt(os.loadavg()[0]!, 1)} on ${os.cpus().length} cores` });
-    return { rows, details: { starts: startRuns, search, loads, loadavg: os.loadavg() } };
+    return { rows, details: { starts: startRuns, search, loads, big, loadavg: os.loadavg() } };
   },
 };
 
@@ -179,7 +166,7 @@ async function searchPart(rows: BenchRow[], many: string, workDir: string): Prom
     writeSessionLogs(few, 10, EVENTS);
     const search10 = await searchRun(few, workDir, 10);
     const search5k = await searchRun(many, workDir, MANY);
-    writeBigLog(many);
+    writeTypedLog(many, BIG_LOG_MB);
     const searchBig = await searchRun(many, workDir, MANY + 1);
     rows.push({
       bench: BENCH,
