@@ -82,7 +82,7 @@ export class Sessions implements ClusterHost {
   /** Loaded sessions whose index entry must be taken again at the next index write. */
   private readonly indexDirty = new Set<string>();
   /** The first scan of logs the index did not describe (see loadAll). */
-  private scan: LogScan | undefined;
+  private scan: Pick<LogScan, 'pending' | 'progress' | 'run'> | undefined;
   /** Resolves once that scan is done and its entries written. */
   scanned: Promise<void> = Promise.resolve();
   private closing = false;
@@ -185,7 +185,9 @@ export class Sessions implements ClusterHost {
     const warnings: string[] = this.trash.purge();
     this.index.clear();
     this.search.load();
-    warnings.push(...(await loadFromDatabase(this.databaseHost())));
+    const { warnings: loaded, build } = await loadFromDatabase(this.databaseHost());
+    warnings.push(...loaded);
+    [this.scan, this.scanned] = [build, build.run()];
     this.startSweep();
     return warnings;
   }
@@ -210,6 +212,9 @@ export class Sessions implements ClusterHost {
       entryChanged: (snapshot) => this.emit({ type: 'session', session: snapshot }),
       listed: (entry) => this.listed(entry),
       scanContext: (id) => this.scanContext(id),
+      search: this.search,
+      progress: (progress) => this.emit({ type: 'scanning', ...progress }),
+      closed: () => this.closing,
       // What the search file (this data folder's, from the last run) lacks comes from the row; its words
       // point at the last message (the row does not say which held them) until the session is opened.
       typed: (id, entry) => {
@@ -231,13 +236,13 @@ export class Sessions implements ClusterHost {
   /** PostgreSQL: the session is listed but its events are not in memory (open() reads them). */
   mustFetch(id: string): boolean {
     const db = this.options.database;
-    return db !== undefined && !this.live.has(id) && this.index.has(id) && !db.fetched(id);
+    return db !== undefined && !this.live.has(id) && (this.index.has(id) || this.scan?.pending(id) === true) && !db.fetched(id);
   }
 
   /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
   async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
     const db = this.options.database;
-    if (db) return this.index.has(id) || this.live.has(id) ? db.page(id, query) : undefined;
+    if (db) return this.index.has(id) || this.live.has(id) || this.scan?.pending(id) ? db.page(id, query) : undefined;
     const live = this.get(id);
     return live && pageOf(live.session.events(), query);
   }

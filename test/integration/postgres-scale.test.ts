@@ -118,6 +118,8 @@ describe('PostgreSQL at scale', () => {
 
     server = await start(url, dataDir);
     expect((await sql<{ version: number }>(url, 'SELECT version FROM skein_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3]);
+    // Built while the list is served (as the JSONL first scan): done once `scanning` is gone.
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entries built');
     // Built from the event lines, as a JSONL first start scans logs: no session started, none kept.
     expect(server.sessions.logsLoaded).toBe(0);
     expect(ids.every((id) => !server.sessions.isLoaded(id) && !server.sessions.store!.fetched(id))).toBe(true);
