@@ -9,6 +9,7 @@
 // never by reading their events.
 import type { ScanProgress, SessionSnapshot } from '../../shared/protocol.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
+import type { PgEventLog } from '../store/postgres/pg-event-log.js';
 import type { IndexEntry, SessionIndex } from '../store/session-index.js';
 import type { ScanContext } from '../store/log-scan.js';
 import type { SummaryEntry } from '../store/postgres/pg-summaries.js';
@@ -22,6 +23,8 @@ export interface DatabaseHost {
   readonly index: SessionIndex;
   isLoaded(id: string): boolean;
   load(id: string, warnings: string[]): LiveSession | undefined;
+  /** The session if it is loaded. */
+  peek(id: string): LiveSession | undefined;
   idle(live: LiveSession): boolean;
   unload(id: string): void;
   entryOf(live: LiveSession): IndexEntry | undefined;
@@ -73,6 +76,7 @@ export async function loadFromDatabase(host: DatabaseHost): Promise<DatabaseStar
       // Every message was fed to the search index with its seq: its mark says so (the next start adds nothing).
       host.search.marked(id, entry.snapshot.lastSeq, -1);
     },
+    opened: (id) => saveLoaded(host, id),
     load: async (id) => {
       const loaded: string[] = [];
       await loadOnce(host, id, loaded, true);
@@ -89,12 +93,22 @@ async function loadOnce(host: DatabaseHost, id: string, warnings: string[], summ
   await host.db.fetch(id);
   const live = host.load(id, warnings);
   if (!live) return;
-  const entry = summarize && host.entryOf(live);
-  // What is committed now (a session run here appends nothing before it is used).
-  if (entry) await host.db.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry });
+  if (summarize) await saveLoaded(host, id);
   if (host.idle(live)) {
     host.unload(id);
     host.db.release(id);
+  }
+}
+
+/** Writes the summary of a loaded session as it is committed now, with its typed text (kept if a newer row is there). */
+async function saveLoaded(host: DatabaseHost, id: string): Promise<void> {
+  const live = host.peek(id);
+  const entry = live && (live.session.log as PgEventLog).summarize?.();
+  if (!live || !entry) return;
+  try {
+    await host.db.saveBuiltSummaries([{ id, summary: { lastSeq: live.session.log.durableSeq, entry } }]);
+  } catch (err) {
+    logger.warn(`could not write the list entry: ${err instanceof Error ? err.message : String(err)}`, { session: id });
   }
 }
 

@@ -18,6 +18,8 @@ export interface BuildHost {
   known(id: string): boolean;
   /** An entry built (its user text fed to search on the way). */
   indexed(id: string, entry: SummaryEntry): void;
+  /** Opened before the build got to it: its loaded copy's summary is written (it may append nothing that would). */
+  opened(id: string): Promise<void>;
   /** The session must run (it ended mid-turn, a queued compaction) or its lines are damaged: loaded as before. */
   load(id: string): Promise<void>;
   progress(progress: ScanProgress): void;
@@ -25,12 +27,14 @@ export interface BuildHost {
 }
 
 /** Sessions whose lines one query reads (a page at a time). */
-const SESSIONS_PER_CHUNK = 200;
+const SESSIONS_PER_CHUNK = 400;
 /** Event rows a chunk of sessions should hold about (their last seqs say how many they have). */
-const ROWS_PER_CHUNK = 20_000;
+const ROWS_PER_CHUNK = 40_000;
 /** Bytes of lines one page should hold about (a 150 MB session is read in pages like a small one). */
 const PAGE_BYTES = 2 * 1024 * 1024;
-const FIRST_PAGE_ROWS = 2000;
+/** Rows of the first page (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
+const FIRST_PAGE_ROWS = 64;
+const PAGE_ROWS = 10_000;
 /** Lines are scanned back to back for at most this long, then the event loop gets a turn. */
 const SLICE_MS = 8;
 const PROGRESS_MS = 250;
@@ -77,6 +81,7 @@ export class SummaryBuild {
         }
         const wanted = chunk.filter((id) => !this.host.known(id));
         if (wanted.length) await this.build(wanted);
+        for (const id of chunk) if (!wanted.includes(id)) await this.host.opened(id);
         for (const id of chunk) this.waiting.delete(id);
         this.done += chunk.length;
         if (Date.now() - this.told >= PROGRESS_MS) {
@@ -102,6 +107,7 @@ export class SummaryBuild {
     const headers = await this.host.db.headersOf(ids);
     const built: { id: string; summary: Summary }[] = [];
     const toLoad: string[] = [];
+    const opened: string[] = [];
     const seen = new Set<string>();
     let current: Building | undefined;
     const begin = (id: string): Building => {
@@ -123,7 +129,7 @@ export class SummaryBuild {
     };
     const finish = (building: Building) => {
       // Opened meanwhile: its loaded copy wrote the entry.
-      if (this.host.known(building.id)) return;
+      if (this.host.known(building.id)) return void opened.push(building.id);
       const scanned = building.scan.entry();
       if (!scanned) return void toLoad.push(building.id);
       const entry: SummaryEntry = { ...scanned, userText: building.text, userTextComplete: building.complete };
@@ -145,7 +151,7 @@ export class SummaryBuild {
       }
       if (rows.length < limit || this.host.closed()) break;
       after = { session: rows.at(-1)!.session, seq: rows.at(-1)!.seq };
-      limit = Math.max(16, Math.min(FIRST_PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.length))));
+      limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.length))));
     }
     if (this.host.closed()) return;
     if (current) finish(current);
@@ -153,5 +159,6 @@ export class SummaryBuild {
     for (const id of headers.keys()) if (!seen.has(id)) finish(begin(id));
     await this.host.db.saveBuiltSummaries(built);
     for (const id of toLoad) if (!this.host.known(id)) await this.host.load(id);
+    for (const id of opened) await this.host.opened(id);
   }
 }

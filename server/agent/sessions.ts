@@ -206,6 +206,7 @@ export class Sessions implements ClusterHost {
       index: this.index,
       isLoaded: (id) => this.live.has(id),
       load: (id, warnings) => this.load(id, warnings),
+      peek: (id) => this.live.get(id),
       idle: (live) => this.idle(live),
       unload: (id) => this.unload(id),
       entryOf: (live) => this.entryOf(live),

@@ -10,10 +10,9 @@
 // sessions. Compiled server (dist/), a local temporary cluster; medians.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { migrate } from '../../server/store/postgres/migrations.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
-import { sessionEvents } from '../helpers/session-logs.js';
+import { insertSessions } from '../helpers/pg-sessions.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 import { getJson, healthzDuring, loopDelay, rssOf, startBenchServer, timeToFullList } from './scale-server.js';
 
@@ -40,45 +39,16 @@ async function sql(url: string, text: string): Promise<void> {
   }
 }
 
-/**
- * A database holding MANY sessions of the shape writeSessionLogs writes (the
- * same events), in the schema's tables as `skein migrate --from-jsonl` leaves
- * them: rows and events, no summaries. Inserted in bulk (the importer's one
- * transaction per session takes minutes at this size on a loaded machine).
- */
-async function databaseWith(postgres: TempPostgres, count: number): Promise<string> {
+/** A database holding `count` sessions of EVENTS events as `skein migrate --from-jsonl` left them before it wrote summaries: rows and events, no summaries. */
+export async function databaseWith(postgres: TempPostgres, count: number): Promise<string> {
   const url = await postgres.database();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    await migrate(pool);
-    const CHUNK = 100;
-    for (let first = 0; first < count; first += CHUNK) {
-      const ids: string[] = [];
-      const headers: string[] = [];
-      const lastSeqs: number[] = [];
-      const sessions: string[] = [];
-      const seqs: number[] = [];
-      const lines: string[] = [];
-      for (let i = first; i < Math.min(count, first + CHUNK); i++) {
-        const id = `20250101-000000-s${String(i).padStart(5, '0')}`;
-        const events = sessionEvents({ id, events: EVENTS, topic: i === 7 ? 'zanzibar' : 'question' });
-        ids.push(id);
-        headers.push(JSON.stringify({ skein: 1, session: id, createdAt: '2025-01-01T00:00:00.000Z', model: 'predictable' }));
-        lastSeqs.push(events.at(-1)?.seq ?? 0);
-        for (const e of events) {
-          sessions.push(id);
-          seqs.push(e.seq);
-          lines.push(JSON.stringify(e));
-        }
-      }
-      await pool.query('INSERT INTO skein_sessions (id, header, last_seq) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])', [ids, headers, lastSeqs]);
-      await pool.query('INSERT INTO skein_events (session, seq, line) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])', [sessions, seqs, lines]);
-    }
-  } finally {
-    await pool.end();
-  }
+  await insertSessions(url, count, EVENTS);
   return url;
 }
+
+/** The one huge session of the search and open rows: BIG_LOG_MB of typed text in 100 KB messages (as scale-sessions.ts writes it). */
+export const BIG_SESSION = '20250101-000000-big000';
+const BIG_LOG_MB = 150;
 
 interface StartRun {
   fullListMs: number;

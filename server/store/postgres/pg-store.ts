@@ -16,8 +16,9 @@ import { PgEventLog } from './pg-event-log.js';
 import { listSessions, readSummaries, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
 import type { SummaryEntry } from './pg-summaries.js';
 
-/** Rows of a session's first page when it is read (later pages are sized by the bytes of the rows before). */
-const FIRST_PAGE_ROWS = 2000;
+/** Rows of a session's first page when it is read (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
+const FIRST_PAGE_ROWS = 64;
+const PAGE_ROWS = 10_000;
 /** Bytes of lines a page of events should hold about. */
 const PAGE_BYTES = 2 * 1024 * 1024;
 /** Lines are parsed back to back for at most this long, then the event loop gets a turn. */
@@ -243,7 +244,7 @@ export class PgStore {
       }
       if (rows.rows.length < limit) return read;
       from = read.at(-1)!.seq;
-      limit = Math.max(16, Math.min(FIRST_PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.rows.length))));
+      limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.rows.length))));
     }
   }
 
