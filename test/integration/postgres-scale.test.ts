@@ -240,4 +240,29 @@ describe('PostgreSQL at scale', () => {
     expect(store.rowsRead.get(id)).toBe(count);
     expect((await api<{ sessions: SessionSnapshot[] }>(server.url, `/api/sessions?q=part%20${count}`)).body.sessions.map((s) => [s.id, (s as SessionSnapshot & { match?: unknown }).match])).toEqual([[id, { seq: count }]]);
   }, 180_000);
+
+  it('reads only the leases that changed at each heartbeat, not the whole table', async () => {
+    const url = await postgres.database();
+    const ids = await insertSessions(url, 300, 6);
+    // Leased to another instance that looks alive (its heartbeat ahead): nothing for this one to take over.
+    await sql(url, "INSERT INTO skein_instances (id, heartbeat_at) VALUES ('elsewhere', now() + interval '1 hour'), ('another', now() + interval '1 hour')");
+    await sql(url, "INSERT INTO skein_leases (session, owner) SELECT id, 'elsewhere' FROM skein_sessions");
+    const server = await start(url, tempDir('pg-scale'), { SKEIN_LEASE_TIMEOUT_MS: '1000' });
+    const store = server.sessions.store!;
+    const reads: number[] = [];
+    const query = store.pool.query.bind(store.pool);
+    store.pool.query = (async (...args: Parameters<typeof query>) => {
+      const result = (await query(...args)) as unknown as pg.QueryResult;
+      if (typeof args[0] === 'string' && /^SELECT session, owner, rev FROM skein_leases/.test(args[0])) reads.push(result.rows.length);
+      return result;
+    }) as typeof query;
+    // Heartbeats every 200 ms: five of them read no lease (none changed since the one read at start).
+    await until(() => reads.length >= 5, 'five heartbeats');
+    expect(reads.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    // One lease changes hands: the next heartbeat reads that row alone.
+    await sql(url, "UPDATE skein_leases SET owner = 'another', rev = nextval('skein_lease_rev') WHERE session = $1", [ids[42]]);
+    const seen = reads.length;
+    await until(() => reads.slice(seen).some((n) => n > 0), 'the changed lease read');
+    expect(reads.slice(seen).filter((n) => n > 0)).toEqual([1]);
+  }, 120_000);
 });
