@@ -265,4 +265,24 @@ describe('PostgreSQL at scale', () => {
     await until(() => reads.slice(seen).some((n) => n > 0), 'the changed lease read');
     expect(reads.slice(seen).filter((n) => n > 0)).toEqual([1]);
   }, 120_000);
+
+  it('the heartbeat asks for the inboxes of the sessions run here in one query, not one per session', async () => {
+    const url = await postgres.database();
+    const ids = await insertSessions(url, 40, 6);
+    const server = await start(url, tempDir('pg-scale'), { SKEIN_LEASE_TIMEOUT_MS: '1000' });
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entries built');
+    // Opened here, no other instance: each is taken (no lease yet) and runs here.
+    for (const id of ids) expect((await api(server.url, `/api/sessions/${id}`)).status).toBe(200);
+    await until(() => ids.every((id) => server.sessions.peek(id) && !server.sessions.peek(id)!.session.remote), 'every session run here', 60_000);
+    const store = server.sessions.store!;
+    const inboxQueries: string[] = [];
+    const query = store.pool.query.bind(store.pool);
+    store.pool.query = ((...args: Parameters<typeof query>) => {
+      if (typeof args[0] === 'string' && args[0].includes('FROM skein_inbox')) inboxQueries.push(args[0]);
+      return query(...args);
+    }) as typeof query;
+    await until(() => inboxQueries.length >= 5, 'five heartbeats');
+    // One query a heartbeat, whatever the number of sessions run here.
+    expect(inboxQueries.every((q) => q.startsWith('SELECT DISTINCT session FROM skein_inbox'))).toBe(true);
+  }, 120_000);
 });
