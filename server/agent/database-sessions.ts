@@ -57,10 +57,13 @@ function listEntry(entry: SummaryEntry): IndexEntry {
 /** Lists every session from its summary; the ones without (or with a stale one) are built after, see SummaryBuild. */
 export async function loadFromDatabase(host: DatabaseHost): Promise<DatabaseStart> {
   const warnings: string[] = [];
-  const stale: { id: string; lastSeq: number }[] = [];
+  const stale: { id: string; lastSeq: number; run: number }[] = [];
+  // Stale sessions with no fresh one between them (in id order) are one run: their lines are one range.
+  let run = 0;
   for (const { id, lastSeq, fresh } of await host.db.listing()) {
-    if (!fresh) stale.push({ id, lastSeq });
+    if (!fresh) stale.push({ id, lastSeq, run });
     else {
+      if (stale.at(-1)?.run === run) run++;
       host.index.set(id, listEntry(fresh), false);
       host.typed(id, fresh);
       if (fresh.needsStart) await loadOnce(host, id, warnings, false);

@@ -53,9 +53,13 @@ export class SummaryBuild {
   private slice = performance.now();
   private told = 0;
 
-  /** `sessions`: each with its committed last seq (about how many rows it has). */
+  /**
+   * `sessions`: in id order, each with its committed last seq (about how many
+   * rows it has) and its run: sessions of one run follow each other in the
+   * database's id order with no other between (their lines are read as one range).
+   */
   constructor(
-    private readonly sessions: readonly { id: string; lastSeq: number }[],
+    private readonly sessions: readonly { id: string; lastSeq: number; run: number }[],
     private readonly host: BuildHost,
   ) {
     this.waiting = new Set(sessions.map((s) => s.id));
@@ -75,7 +79,8 @@ export class SummaryBuild {
       for (let i = 0; i < this.sessions.length && !this.host.closed(); ) {
         const chunk: string[] = [];
         let rows = 0;
-        while (i < this.sessions.length && chunk.length < SESSIONS_PER_CHUNK && (!chunk.length || rows + this.sessions[i]!.lastSeq <= ROWS_PER_CHUNK)) {
+        const run = this.sessions[i]!.run;
+        while (i < this.sessions.length && this.sessions[i]!.run === run && chunk.length < SESSIONS_PER_CHUNK && (!chunk.length || rows + this.sessions[i]!.lastSeq <= ROWS_PER_CHUNK)) {
           rows += this.sessions[i]!.lastSeq;
           chunk.push(this.sessions[i++]!.id);
         }
@@ -96,9 +101,12 @@ export class SummaryBuild {
     }
   }
 
-  /** The event loop gets a turn once the current slice is used up. */
+  /** The current slice is used up: the event loop gets a turn (checked inline: an await per line costs more than the line). */
+  private spent(): boolean {
+    return performance.now() - this.slice >= SLICE_MS;
+  }
+
   private async breathe(): Promise<void> {
-    if (performance.now() - this.slice < SLICE_MS) return;
     await new Promise((r) => setImmediate(r));
     this.slice = performance.now();
   }
@@ -136,9 +144,10 @@ export class SummaryBuild {
       this.host.indexed(building.id, entry);
       built.push({ id: building.id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
     };
-    let after = { session: '', seq: 0 };
+    // The range from the first to the last (a session made meanwhile in it is not among the headers: skipped).
+    let after: { session: string; seq: number } | undefined;
     for (let limit = FIRST_PAGE_ROWS; ; ) {
-      const rows = await this.host.db.linesAfter(ids, after, limit);
+      const rows = await this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit);
       let bytes = 0;
       for (const row of rows) {
         if (current?.id !== row.session) {
@@ -147,7 +156,7 @@ export class SummaryBuild {
         }
         current?.scan.add(row.line);
         bytes += row.line.length;
-        await this.breathe();
+        if (this.spent()) await this.breathe();
       }
       if (rows.length < limit || this.host.closed()) break;
       after = { session: rows.at(-1)!.session, seq: rows.at(-1)!.seq };

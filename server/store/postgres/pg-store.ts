@@ -92,14 +92,15 @@ export class PgStore {
   }
 
   /**
-   * At most `limit` event lines of these sessions, past (`after.session`,
-   * `after.seq`) in (session, seq) order: summaries are built a page at a time
-   * (keyset paging on the primary key; nothing is kept).
+   * At most `limit` event lines of the sessions from `first` to `last` (by
+   * id), past (`after.session`, `after.seq`) in (session, seq) order:
+   * summaries are built a page at a time (keyset paging on the primary key, a
+   * plain range scan: several times faster than `session = ANY(…)`; nothing is kept).
    */
-  async linesAfter(ids: string[], after: { session: string; seq: number }, limit: number): Promise<{ session: string; seq: number; line: string }[]> {
+  async linesInRange(first: string, last: string, after: { session: string; seq: number } | undefined, limit: number): Promise<{ session: string; seq: number; line: string }[]> {
     const rows = await this.pool.query<{ session: string; seq: string; line: string }>(
-      'SELECT session, seq, line FROM skein_events WHERE session = ANY($1) AND (session, seq) > ($2, $3) ORDER BY session, seq LIMIT $4',
-      [ids, after.session, after.seq, limit],
+      'SELECT session, seq, line FROM skein_events WHERE (session, seq) > ($1, $2) AND session <= $3 ORDER BY session, seq LIMIT $4',
+      [after?.session ?? first, after?.seq ?? -1, last, limit],
     );
     return rows.rows.map((r) => ({ session: r.session, seq: Number(r.seq), line: r.line }));
   }
