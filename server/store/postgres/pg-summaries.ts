@@ -3,7 +3,8 @@
 // the same transaction as the events it describes (insertBatch), so a start
 // lists every session from this table without reading one event; a row whose
 // last_seq is behind the session's (a database from before migration 3, a
-// rename lost in a crash) is rebuilt by loading that one session.
+// rename lost in a crash) is rebuilt from its event lines after the start,
+// while the list is served (agent/database-summary-build.ts).
 import type pg from 'pg';
 import { parseCompactCommand, type SkeinEvent } from '../../../shared/protocol.js';
 import type { IndexEntry } from '../session-index.js';
