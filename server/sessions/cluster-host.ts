@@ -8,7 +8,7 @@ import type { PageQuery, Page } from '../http/event-page.js';
 import type { SessionsHost } from './host.js';
 import { SummaryFollower, type DatabaseHost } from './database-sessions.js';
 
-export type ClusterSideHost = Pick<SessionsHost, 'get' | 'open' | 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing'>;
+export type ClusterSideHost = Pick<SessionsHost, 'get' | 'open' | 'options' | 'index' | 'live' | 'load' | 'idle' | 'unload' | 'entryOf' | 'emit' | 'listed' | 'scanContext' | 'search' | 'lastUsed' | 'dirty' | 'indexDirty' | 'saveIndex' | 'changed' | 'closing' | 'pending'>;
 
 export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 'noticed' | 'vanished'> {
   private dbHost: DatabaseHost | undefined;
@@ -29,12 +29,16 @@ export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 
       index: this.host.index,
       isLoaded: (id) => this.host.live.has(id),
       load: (id, warnings) => this.host.load(id, warnings),
+      peek: (id) => this.host.live.get(id),
       idle: (live) => this.host.idle(live),
       unload: (id) => this.host.unload(id),
       entryOf: (live) => this.host.entryOf(live),
       entryChanged: (snapshot) => this.host.emit({ type: 'session', session: snapshot }),
       listed: (entry) => this.host.listed(entry),
       scanContext: (id) => this.host.scanContext(id),
+      search: this.host.search,
+      progress: (progress) => this.host.emit({ type: 'scanning', ...progress }),
+      closed: () => this.host.closing(),
       // What the search file (this data folder's, from the last run) lacks comes from the row; its words
       // point at the last message (the row does not say which held them) until the session is opened.
       typed: (id, entry) => {
@@ -90,7 +94,7 @@ export class ClusterSide implements Pick<ClusterHost, 'reload' | 'discovered' | 
   /** GET /events: on PostgreSQL the page is cut in SQL (the session need not be loaded); undefined: no such session. */
   async page(id: string, query: PageQuery, pageOf: (events: readonly SkeinEvent[], query: PageQuery) => Page): Promise<Page | undefined> {
     const db = this.host.options.database;
-    if (db) return this.host.index.has(id) || this.host.live.has(id) ? db.page(id, query) : undefined;
+    if (db) return this.host.index.has(id) || this.host.live.has(id) || this.host.pending(id) ? db.page(id, query) : undefined;
     const live = await this.host.open(id);
     return live && pageOf(live.session.events(), query);
   }

@@ -3,14 +3,18 @@
 // must run at once (mid-turn, queued compactions) are loaded. A session
 // whose summary is missing or stale (a database from before the summaries, an
 // import) gets it built from its event lines as the JSONL first start scans a
-// log (log-scan.ts), a few sessions per query, none started and none kept.
+// log (log-scan.ts), a page of lines at a time while the list is served
+// (database-summary-build.ts), none started and none kept.
 // Sessions changed on other instances are listed from their summary rows,
 // never by reading their events.
-import type { SessionSnapshot } from '../../shared/protocol.js';
+import type { ScanProgress, SessionSnapshot } from '../../shared/protocol.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
+import type { PgEventLog } from '../store/postgres/pg-event-log.js';
 import type { IndexEntry, SessionIndex } from '../store/session-index.js';
-import { scanLines, type ScanContext } from '../store/log-scan.js';
-import type { Summary, SummaryEntry } from '../store/postgres/pg-summaries.js';
+import type { ScanContext } from '../store/log-scan.js';
+import type { SummaryEntry } from '../store/postgres/pg-summaries.js';
+import type { SessionSearch } from './session-search.js';
+import { SummaryBuild } from './database-summary-build.js';
 import { log as logger } from '../log.js';
 import type { LiveSession } from '../agent/live-session.js';
 
@@ -19,6 +23,8 @@ export interface DatabaseHost {
   readonly index: SessionIndex;
   isLoaded(id: string): boolean;
   load(id: string, warnings: string[]): LiveSession | undefined;
+  /** The session if it is loaded. */
+  peek(id: string): LiveSession | undefined;
   idle(live: LiveSession): boolean;
   unload(id: string): void;
   entryOf(live: LiveSession): IndexEntry | undefined;
@@ -29,41 +35,60 @@ export interface DatabaseHost {
   typed(id: string, entry: SummaryEntry): void;
   /** What a scan of the session's events cannot know by itself (its meta file, the empty gauge). */
   scanContext(id: string): ScanContext;
+  readonly search: SessionSearch;
+  /** How far the build of missing list entries got (list clients are told). */
+  progress(progress: ScanProgress): void;
+  /** The server is shutting down. */
+  closed(): boolean;
 }
 
-/** Stale summaries rebuilt per query (their events read together, then dropped). */
-const REBUILD_CHUNK = 50;
+/** What a start from the database leaves: warnings, and the build of the missing list entries (run while the list is served). */
+export interface DatabaseStart {
+  warnings: string[];
+  build: SummaryBuild;
+}
 
-/** Lists every session from its summary; returns warnings for the server log. */
-export async function loadFromDatabase(host: DatabaseHost): Promise<string[]> {
+/** The list entry as kept in memory: the typed text is in the search index already. */
+function listEntry(entry: SummaryEntry): IndexEntry {
+  const { userText: _text, userTextComplete: _complete, ...listed } = entry;
+  return listed;
+}
+
+/** Lists every session from its summary; the ones without (or with a stale one) are built after, see SummaryBuild. */
+export async function loadFromDatabase(host: DatabaseHost): Promise<DatabaseStart> {
   const warnings: string[] = [];
-  const stale: string[] = [];
-  for (const { id, fresh } of await host.db.listing()) {
-    if (!fresh) stale.push(id);
+  const stale: { id: string; lastSeq: number; run: number }[] = [];
+  // Stale sessions with no fresh one between them (in id order) are one run: their lines are one range.
+  let run = 0;
+  for (const { id, lastSeq, fresh } of await host.db.listing()) {
+    if (!fresh) stale.push({ id, lastSeq, run });
     else {
-      host.index.set(id, fresh, false);
+      if (stale.at(-1)?.run === run) run++;
+      host.index.set(id, listEntry(fresh), false);
       host.typed(id, fresh);
       if (fresh.needsStart) await loadOnce(host, id, warnings, false);
     }
   }
-  // No summary (a database from before the table, an import): built from the event lines as the
-  // JSONL first start scans logs, no session started; one that must run (or is damaged) is loaded.
-  for (let i = 0; i < stale.length; i += REBUILD_CHUNK) {
-    const chunk = stale.slice(i, i + REBUILD_CHUNK);
-    const read = await host.db.linesOf(chunk);
-    const built: { id: string; summary: Summary }[] = [];
-    for (const id of chunk) {
-      const found = read.get(id);
-      const entry = found && scanLines(found.header, found.lines, host.scanContext(id));
-      if (entry) {
-        host.index.set(id, entry, false);
-        built.push({ id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
-      } else if (found) await loadOnce(host, id, warnings, true);
-    }
-    await host.db.saveSummaries(built);
-  }
-  if (stale.length) logger.info(`built the list entries of ${stale.length} sessions from their events (a database from before the summaries table)`);
-  return warnings;
+  if (stale.length) logger.info(`building the list entries of ${stale.length} sessions from their events (no summary row yet), while the list is served`);
+  const build = new SummaryBuild(stale, {
+    db: host.db,
+    context: (id) => host.scanContext(id),
+    known: (id) => host.index.has(id) || host.isLoaded(id),
+    indexed: (id, entry) => {
+      host.index.set(id, listEntry(entry), false);
+      // Every message was fed to the search index with its seq: its mark says so (the next start adds nothing).
+      host.search.marked(id, entry.snapshot.lastSeq, -1);
+    },
+    opened: (id) => saveLoaded(host, id),
+    load: async (id) => {
+      const loaded: string[] = [];
+      await loadOnce(host, id, loaded, true);
+      for (const warning of loaded) logger.warn(warning);
+    },
+    progress: (progress) => host.progress(progress),
+    closed: () => host.closed(),
+  });
+  return { warnings, build };
 }
 
 /** Loads a session (its interrupted turn closed), writes its summary if asked, and unloads it again if it is idle. */
@@ -71,12 +96,22 @@ async function loadOnce(host: DatabaseHost, id: string, warnings: string[], summ
   await host.db.fetch(id);
   const live = host.load(id, warnings);
   if (!live) return;
-  const entry = summarize && host.entryOf(live);
-  // What is committed now (a session run here appends nothing before it is used).
-  if (entry) await host.db.saveSummary(id, { lastSeq: live.session.log.durableSeq, entry });
+  if (summarize) await saveLoaded(host, id);
   if (host.idle(live)) {
     host.unload(id);
     host.db.release(id);
+  }
+}
+
+/** Writes the summary of a loaded session as it is committed now, with its typed text (kept if a newer row is there). */
+async function saveLoaded(host: DatabaseHost, id: string): Promise<void> {
+  const live = host.peek(id);
+  const entry = live && (live.session.log as PgEventLog).summarize?.();
+  if (!live || !entry) return;
+  try {
+    await host.db.saveBuiltSummaries([{ id, summary: { lastSeq: live.session.log.durableSeq, entry } }]);
+  } catch (err) {
+    logger.warn(`could not write the list entry: ${err instanceof Error ? err.message : String(err)}`, { session: id });
   }
 }
 
@@ -104,7 +139,7 @@ export class SummaryFollower {
       const entries = await this.host.db.summaries(ids);
       for (const [id, entry] of entries) {
         if (this.host.isLoaded(id)) continue;
-        this.host.index.set(id, entry, false);
+        this.host.index.set(id, listEntry(entry), false);
         this.host.typed(id, entry);
         this.host.entryChanged(this.host.listed(entry));
       }

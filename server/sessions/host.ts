@@ -36,6 +36,8 @@ export interface SessionsHost {
   readonly reads: LogReads;
   /** The server is shutting down. */
   closing(): boolean;
+  /** Listed by neither the index nor memory yet: the start's scan (or PostgreSQL's build) has still to reach it. */
+  pending(id: string): boolean;
   open(id: string): Promise<LiveSession | undefined>;
   get(id: string): LiveSession | undefined;
   load(id: string, warnings?: string[]): LiveSession | undefined;

@@ -106,6 +106,7 @@ export class Sessions implements ClusterHost {
       search: this.search,
       trash: this.trash,
       claimed: this.claimed,
+      pending: (id) => this.starter.pending(id) === true,
       reads: this.reads,
       closing: () => this.closing,
       open: (id) => this.open(id),
@@ -168,7 +169,9 @@ export class Sessions implements ClusterHost {
     const warnings: string[] = this.trash.purge();
     this.index.clear();
     this.search.load();
-    warnings.push(...(await loadFromDatabase(this.databaseHost())));
+    const { warnings: loaded, build } = await loadFromDatabase(this.databaseHost());
+    warnings.push(...loaded);
+    this.starter.adopt(build);
     this.startSweep();
     return warnings;
   }
@@ -195,7 +198,7 @@ export class Sessions implements ClusterHost {
   /** PostgreSQL: the session is listed but its events are not in memory (open() reads them). */
   mustFetch(id: string): boolean {
     const db = this.options.database;
-    return db !== undefined && !this.live.has(id) && this.index.has(id) && !db.fetched(id);
+    return db !== undefined && !this.live.has(id) && (this.index.has(id) || this.starter.pending(id) === true) && !db.fetched(id);
   }
 
   /** GET /events: on PostgreSQL the page is cut in SQL (cluster-host.ts). */

@@ -19,7 +19,7 @@ export type StartHost = Pick<SessionsHost, 'dir' | 'config' | 'reads' | 'live' |
 
 export class StartScan {
   /** The first scan of logs the index did not describe (see loadAll). */
-  private scan: LogScan | undefined;
+  private scan: Pick<LogScan, 'pending' | 'progress' | 'run'> | undefined;
   /** Resolves once that scan is done and its entries written. */
   scanned: Promise<void> = Promise.resolve();
   private readonly emptyGauges = new Map<string, Gauge>();
@@ -77,6 +77,12 @@ export class StartScan {
       .then(() => this.host.saveIndex());
     void this.host.saveIndex();
     return warnings;
+  }
+
+  /** PostgreSQL: the build of the list entries the summaries table lacks runs as this start's scan. */
+  adopt(build: Pick<LogScan, 'pending' | 'progress' | 'run'>): void {
+    this.scan = build;
+    this.scanned = build.run();
   }
 
   /** How far the first scan of the logs the index did not describe has got (absent once it is done). */

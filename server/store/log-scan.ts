@@ -254,11 +254,26 @@ function detached(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
 
+/** A scan fed one event line at a time (the PostgreSQL store's rows, read a page at a time: see database-summary-build.ts). */
+export interface LineScan {
+  add(line: string): void;
+  /** The entry once every line is given; undefined: the session must be loaded. */
+  entry(): IndexEntry | undefined;
+}
+
+export function lineScan(header: LogHeader, context: ScanContext): LineScan {
+  const state = new ScanState(context.onUser);
+  return {
+    add: (line) => {
+      if (line) state.lines(`${line}\n`, line.length, header);
+    },
+    entry: () => state.entry(header, { size: -1, mtimeMs: -1 } as fs.Stats, context),
+  };
+}
+
 /** The entry of a session from its event lines (the PostgreSQL store's rows hold the JSONL lines, see database-sessions.ts); undefined: it must be loaded. */
 export function scanLines(header: LogHeader, lines: Iterable<string>, context: ScanContext): IndexEntry | undefined {
-  const state = new ScanState(context.onUser);
-  for (const line of lines) {
-    if (line) state.lines(`${line}\n`, line.length, header);
-  }
-  return state.entry(header, { size: -1, mtimeMs: -1 } as fs.Stats, context);
+  const scan = lineScan(header, context);
+  for (const line of lines) scan.add(line);
+  return scan.entry();
 }

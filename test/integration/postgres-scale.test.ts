@@ -10,6 +10,7 @@ import type { SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { insertBigSession, insertSessions } from '../helpers/pg-sessions.js';
 
 let postgres: TempPostgres;
 beforeAll(async () => {
@@ -118,6 +119,8 @@ describe('PostgreSQL at scale', () => {
 
     server = await start(url, dataDir);
     expect((await sql<{ version: number }>(url, 'SELECT version FROM skein_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3]);
+    // Built while the list is served (as the JSONL first scan): done once `scanning` is gone.
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entries built');
     // Built from the event lines, as a JSONL first start scans logs: no session started, none kept.
     expect(server.sessions.logsLoaded).toBe(0);
     expect(ids.every((id) => !server.sessions.isLoaded(id) && !server.sessions.store!.fetched(id))).toBe(true);
@@ -156,4 +159,130 @@ describe('PostgreSQL at scale', () => {
     expect(opened.runsElsewhere).toMatch(/runs on instance/);
     expect(b.sessions.store!.rowsRead.get(id)).toBe(committed);
   }, 180_000);
+
+  it('builds the missing list entries while the list is served, and a search then reads nothing from the database', async () => {
+    const url = await postgres.database();
+    const dataDir = tempDir('pg-scale');
+    // As an older `skein migrate --from-jsonl` leaves them: rows and events, no summary.
+    const ids = await insertSessions(url, 1000, 140);
+    let server = await start(url, dataDir);
+    // Serving before the build is done, which says how far it got (as the JSONL first scan).
+    expect(server.sessions.scanning).toMatchObject({ total: 1000 });
+    // A session the build has not reached is opened all the same.
+    const last = (await api<SessionSnapshot>(server.url, `/api/sessions/${ids[999]}`)).body;
+    expect(last).toMatchObject({ id: ids[999], title: `question 0 of ${ids[999]}`, state: 'WaitingForUserInput' });
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entries built', 120_000);
+    const listed = await list(server.url);
+    expect(listed.map((s) => s.id).sort()).toEqual(ids);
+    expect(listed.find((s) => s.id === ids[500])).toMatchObject({ title: `question 0 of ${ids[500]}`, lastSeq: 138, state: 'WaitingForUserInput' });
+    // No session was started for it but the one opened; every summary describes what is committed.
+    // (the build reads lines without the store's events; only an opened session's rows are counted)
+    expect([...server.sessions.loaded()].map(([id]) => id)).toEqual([ids[999]]);
+    expect([...server.sessions.store!.rowsRead.keys()]).toEqual([ids[999]]);
+    const rows = await sql<{ committed: string; summarized: string }>(url, 'SELECT s.last_seq AS committed, m.last_seq AS summarized FROM skein_sessions s JOIN skein_summaries m ON m.session = s.id');
+    expect(rows).toHaveLength(1000);
+    for (const row of rows) expect(row.summarized).toBe(row.committed);
+
+    // A search costs no query and no row: it is answered from the search index in memory.
+    const searchesRead = async (srv: TestServer) => {
+      const store = srv.sessions.store!;
+      const queries: string[] = [];
+      const query = store.pool.query.bind(store.pool);
+      store.pool.query = ((...args: Parameters<typeof query>) => {
+        if (typeof args[0] === 'string' && /skein_(events|summaries|sessions)/.test(args[0])) queries.push(args[0]);
+        return query(...args);
+      }) as typeof query;
+      const rowsBefore = [...store.rowsRead.values()].reduce((a, b) => a + b, 0);
+      const found = (await api<{ sessions: SessionSnapshot[] }>(srv.url, '/api/sessions?q=zanzibar%2012')).body.sessions;
+      const none = (await api<{ sessions: SessionSnapshot[] }>(srv.url, '/api/sessions?q=absentword')).body.sessions;
+      store.pool.query = query;
+      return { found, none, queries, rows: [...store.rowsRead.values()].reduce((a, b) => a + b, 0) - rowsBefore };
+    };
+    let searched = await searchesRead(server);
+    expect(searched.found.map((s) => [s.id, (s as SessionSnapshot & { match?: unknown }).match])).toEqual([[ids[7], { seq: 73 }]]);
+    expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
+    await stop(server);
+
+    // The next start lists from the summaries and searches as well (the typed text is in the rows), reading no event.
+    server = await start(url, dataDir);
+    expect(server.sessions.scanning).toBeUndefined();
+    searched = await searchesRead(server);
+    expect(searched.found.map((s) => s.id)).toEqual([ids[7]]);
+    expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
+    expect(server.sessions.logsLoaded).toBe(0);
+    expect([...server.sessions.store!.rowsRead.values()].reduce((a, b) => a + b, 0)).toBe(0);
+  }, 300_000);
+
+  it('reads a big session a page of about 2 MB at a time, when it is opened and when its list entry is built', async () => {
+    const url = await postgres.database();
+    const id = '20250101-000000-big000';
+    const count = await insertBigSession(url, id, 8, 20);
+    const server = await start(url);
+    const pages: number[] = [];
+    const store = server.sessions.store!;
+    const query = store.pool.query.bind(store.pool);
+    store.pool.query = (async (...args: Parameters<typeof query>) => {
+      const result = (await query(...args)) as unknown as pg.QueryResult<{ line?: string }>;
+      if (typeof args[0] === 'string' && args[0].includes('FROM skein_events')) pages.push(result.rows.reduce((n, r) => n + (r.line?.length ?? 0), 0));
+      return result;
+    }) as typeof query;
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entry built');
+    expect((await list(server.url)).find((s) => s.id === id)).toMatchObject({ lastSeq: count, title: expect.stringMatching(/^lorem ipsum/) });
+    const built = pages.splice(0);
+    // The open: every event read, in pages; no page much above 2 MB (the first is sized by rows).
+    expect((await api<SessionSnapshot>(server.url, `/api/sessions/${id}`)).body.lastSeq).toBe(count);
+    const opened = pages.splice(0);
+    for (const read of [built, opened]) {
+      expect(read.length).toBeGreaterThanOrEqual(4);
+      expect(read.reduce((a, b) => a + b, 0)).toBeGreaterThan(8 * 1024 * 1024);
+      expect(Math.max(...read.slice(1))).toBeLessThan(2.5 * 1024 * 1024);
+    }
+    expect(store.rowsRead.get(id)).toBe(count);
+    expect((await api<{ sessions: SessionSnapshot[] }>(server.url, `/api/sessions?q=part%20${count}`)).body.sessions.map((s) => [s.id, (s as SessionSnapshot & { match?: unknown }).match])).toEqual([[id, { seq: count }]]);
+  }, 180_000);
+
+  it('reads only the leases that changed at each heartbeat, not the whole table', async () => {
+    const url = await postgres.database();
+    const ids = await insertSessions(url, 300, 6);
+    // Leased to another instance that looks alive (its heartbeat ahead): nothing for this one to take over.
+    await sql(url, "INSERT INTO skein_instances (id, heartbeat_at) VALUES ('elsewhere', now() + interval '1 hour'), ('another', now() + interval '1 hour')");
+    await sql(url, "INSERT INTO skein_leases (session, owner) SELECT id, 'elsewhere' FROM skein_sessions");
+    const server = await start(url, tempDir('pg-scale'), { SKEIN_LEASE_TIMEOUT_MS: '1000' });
+    const store = server.sessions.store!;
+    const reads: number[] = [];
+    const query = store.pool.query.bind(store.pool);
+    store.pool.query = (async (...args: Parameters<typeof query>) => {
+      const result = (await query(...args)) as unknown as pg.QueryResult;
+      if (typeof args[0] === 'string' && /^SELECT session, owner, rev FROM skein_leases/.test(args[0])) reads.push(result.rows.length);
+      return result;
+    }) as typeof query;
+    // Heartbeats every 200 ms: five of them read no lease (none changed since the one read at start).
+    await until(() => reads.length >= 5, 'five heartbeats');
+    expect(reads.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    // One lease changes hands: the next heartbeat reads that row alone.
+    await sql(url, "UPDATE skein_leases SET owner = 'another', rev = nextval('skein_lease_rev') WHERE session = $1", [ids[42]]);
+    const seen = reads.length;
+    await until(() => reads.slice(seen).some((n) => n > 0), 'the changed lease read');
+    expect(reads.slice(seen).filter((n) => n > 0)).toEqual([1]);
+  }, 120_000);
+
+  it('the heartbeat asks for the inboxes of the sessions run here in one query, not one per session', async () => {
+    const url = await postgres.database();
+    const ids = await insertSessions(url, 40, 6);
+    const server = await start(url, tempDir('pg-scale'), { SKEIN_LEASE_TIMEOUT_MS: '1000' });
+    await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entries built');
+    // Opened here, no other instance: each is taken (no lease yet) and runs here.
+    for (const id of ids) expect((await api(server.url, `/api/sessions/${id}`)).status).toBe(200);
+    await until(() => ids.every((id) => server.sessions.peek(id) && !server.sessions.peek(id)!.session.remote), 'every session run here', 60_000);
+    const store = server.sessions.store!;
+    const inboxQueries: string[] = [];
+    const query = store.pool.query.bind(store.pool);
+    store.pool.query = ((...args: Parameters<typeof query>) => {
+      if (typeof args[0] === 'string' && args[0].includes('FROM skein_inbox')) inboxQueries.push(args[0]);
+      return query(...args);
+    }) as typeof query;
+    await until(() => inboxQueries.length >= 5, 'five heartbeats');
+    // One query a heartbeat, whatever the number of sessions run here.
+    expect(inboxQueries.every((q) => q.startsWith('SELECT DISTINCT session FROM skein_inbox'))).toBe(true);
+  }, 120_000);
 });

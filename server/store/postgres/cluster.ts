@@ -241,6 +241,13 @@ export class Cluster {
     return rows.rows.map((r) => ({ id: Number(r.id), command: JSON.parse(r.command) as InboxCommand }));
   }
 
+  /** Which of these sessions have inbox rows (one query per heartbeat, whatever the number of sessions run here). */
+  async withInbox(sessions: string[]): Promise<Set<string>> {
+    if (!sessions.length) return new Set();
+    const rows = await this.pool.query<{ session: string }>('SELECT DISTINCT session FROM skein_inbox WHERE session = ANY($1)', [sessions]);
+    return new Set(rows.rows.map((r) => r.session));
+  }
+
   /** Forgets these inbox rows (their effect is durable in the log). */
   async done(session: string, ids: number[]): Promise<void> {
     if (ids.length) await this.pool.query('DELETE FROM skein_inbox WHERE session = $1 AND id = ANY($2::bigint[])', [session, ids]);

@@ -6,14 +6,23 @@
 // (release). New sessions get their row in the same transaction as their
 // first events.
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { SkeinEvent } from '../../../shared/protocol.js';
 import type { LogHeader, LoadReport } from '../event-log.js';
 import type { PageQuery, Page } from '../../http/event-page.js';
 import { migrate } from './migrations.js';
 import { PgEventLog } from './pg-event-log.js';
-import { listSessions, readSummaries, saveSummary, upsertSummary, type ListedSession, type Summary } from './pg-summaries.js';
+import { listSessions, readSummaries, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
 import type { SummaryEntry } from './pg-summaries.js';
+
+/** Rows of a session's first page when it is read (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
+const FIRST_PAGE_ROWS = 64;
+const PAGE_ROWS = 10_000;
+/** Bytes of lines a page of events should hold about. */
+const PAGE_BYTES = 2 * 1024 * 1024;
+/** Lines are parsed back to back for at most this long, then the event loop gets a turn. */
+const SLICE_MS = 8;
 
 export class PgStore {
   /** Every session in the database as far as this instance knows (read at connect, then told). */
@@ -76,33 +85,29 @@ export class PgStore {
     return this.known.has(id);
   }
 
-  /** The headers and event lines of a few sessions, for building their summaries without starting them (kept nowhere). */
-  async linesOf(ids: string[]): Promise<Map<string, { header: LogHeader; lines: string[] }>> {
-    const found = new Map<string, { header: LogHeader; lines: string[] }>();
-    const headers = await this.pool.query<{ id: string; header: string }>('SELECT id, header FROM skein_sessions WHERE id = ANY($1)', [ids]);
-    for (const row of headers.rows) found.set(row.id, { header: JSON.parse(row.header) as LogHeader, lines: [] });
-    const rows = await this.pool.query<{ session: string; line: string }>('SELECT session, line FROM skein_events WHERE session = ANY($1) ORDER BY session, seq', [ids]);
-    for (const row of rows.rows) found.get(row.session)?.lines.push(row.line);
-    return found;
+  /** The headers of these sessions (kept nowhere). */
+  async headersOf(ids: string[]): Promise<Map<string, LogHeader>> {
+    const rows = await this.pool.query<{ id: string; header: string }>('SELECT id, header FROM skein_sessions WHERE id = ANY($1)', [ids]);
+    return new Map(rows.rows.map((row) => [row.id, JSON.parse(row.header) as LogHeader]));
   }
 
-  /** Writes several summaries in one transaction. */
-  async saveSummaries(summaries: readonly { id: string; summary: Summary }[]): Promise<void> {
-    if (!summaries.length) return;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      for (const { id, summary } of summaries) {
-        const { text, params } = upsertSummary(id, summary);
-        await client.query(text, params);
-      }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  /**
+   * At most `limit` event lines of the sessions from `first` to `last` (by
+   * id), past (`after.session`, `after.seq`) in (session, seq) order:
+   * summaries are built a page at a time (keyset paging on the primary key, a
+   * plain range scan: several times faster than `session = ANY(…)`; nothing is kept).
+   */
+  async linesInRange(first: string, last: string, after: { session: string; seq: number } | undefined, limit: number): Promise<{ session: string; seq: number; line: string }[]> {
+    const rows = await this.pool.query<{ session: string; seq: string; line: string }>(
+      'SELECT session, seq, line FROM skein_events WHERE (session, seq) > ($1, $2) AND session <= $3 ORDER BY session, seq LIMIT $4',
+      [after?.session ?? first, after?.seq ?? -1, last, limit],
+    );
+    return rows.rows.map((r) => ({ session: r.session, seq: Number(r.seq), line: r.line }));
+  }
+
+  /** Writes summaries built from the events (see saveBuiltSummaries), in one statement. */
+  saveBuiltSummaries(summaries: readonly { id: string; summary: Summary }[]): Promise<void> {
+    return saveBuiltSummaries(this.pool, summaries);
   }
 
   /** Whether the session's events are held here (open() needs them). */
@@ -189,8 +194,7 @@ export class PgStore {
    * the table; the next open starts from there.
    */
   async reread(id: string): Promise<void> {
-    const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 ORDER BY seq', [id]);
-    this.events.set(id, this.counted(id, rows.rows).map((r) => JSON.parse(r.line) as SkeinEvent));
+    this.events.set(id, await this.readAfter(id, 0));
     this.logs.delete(id);
   }
 
@@ -206,19 +210,43 @@ export class PgStore {
     // This instance writes the session: its own appends are ahead of the table.
     if (log && !log.readOnly && !log.isClosed) return;
     const held = this.events.get(id)!;
-    const from = held.at(-1)?.seq ?? 0;
-    const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq > $2 ORDER BY seq', [id, from]);
+    const read = await this.readAfter(id, held.at(-1)?.seq ?? 0);
     // Checked again after the wait: the session may have been deleted, reread, or opened here as its writer.
     const now = this.logs.get(id);
     if (this.events.get(id) !== held || (now && !now.readOnly && !now.isClosed)) return;
     let added = false;
-    for (const row of this.counted(id, rows.rows)) {
-      const event = JSON.parse(row.line) as SkeinEvent;
+    for (const event of read) {
       if (event.seq <= (held.at(-1)?.seq ?? 0)) continue;
       held.push(event);
       added = true;
     }
     if (added) now?.merged(held.at(-1)!.seq);
+  }
+
+  /**
+   * The session's events past `from`, read a page at a time (about
+   * PAGE_BYTES of lines each, whatever the events' sizes) and parsed in
+   * slices of SLICE_MS: a 150 MB session is opened without holding the event
+   * loop (one query and one parse of it all took seconds).
+   */
+  private async readAfter(id: string, from: number): Promise<SkeinEvent[]> {
+    const read: SkeinEvent[] = [];
+    let slice = performance.now();
+    for (let limit = FIRST_PAGE_ROWS; ; ) {
+      const rows = await this.pool.query<{ line: string }>('SELECT line FROM skein_events WHERE session = $1 AND seq > $2 ORDER BY seq LIMIT $3', [id, from, limit]);
+      let bytes = 0;
+      for (const row of this.counted(id, rows.rows)) {
+        read.push(JSON.parse(row.line) as SkeinEvent);
+        bytes += row.line.length;
+        if (performance.now() - slice > SLICE_MS) {
+          await new Promise((r) => setImmediate(r));
+          slice = performance.now();
+        }
+      }
+      if (rows.rows.length < limit) return read;
+      from = read.at(-1)!.seq;
+      limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.rows.length))));
+    }
   }
 
   create(header: LogHeader): PgEventLog {

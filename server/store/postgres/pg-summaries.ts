@@ -3,7 +3,8 @@
 // the same transaction as the events it describes (insertBatch), so a start
 // lists every session from this table without reading one event; a row whose
 // last_seq is behind the session's (a database from before migration 3, a
-// rename lost in a crash) is rebuilt by loading that one session.
+// rename lost in a crash) is rebuilt from its event lines after the start,
+// while the list is served (sessions/database-summary-build.ts).
 import type pg from 'pg';
 import { parseCompactCommand, type SkeinEvent } from '../../../shared/protocol.js';
 import type { IndexEntry } from '../session-index.js';
@@ -71,6 +72,31 @@ export function upsertSummary(session: string, summary: Summary): { text: string
     text: `INSERT INTO skein_summaries (${COLUMNS}) SELECT ${selected} WHERE EXISTS (SELECT 1 FROM skein_sessions WHERE id = $1) ON CONFLICT (session) DO UPDATE SET ${updates}, updated_at = now()`,
     params,
   };
+}
+
+/**
+ * Writes summaries built from the events (a first start over sessions that
+ * had none), in one statement; a row that describes more events already (the
+ * session moved on meanwhile, on this instance or another) is kept.
+ */
+export async function saveBuiltSummaries(pool: pg.Pool, summaries: readonly { id: string; summary: Summary }[]): Promise<void> {
+  if (!summaries.length) return;
+  const params: unknown[] = [];
+  const rows = summaries.map(({ id, summary }) => {
+    const first = params.length;
+    params.push(...values(id, summary));
+    return `(${TYPES.map((type, i) => `$${first + i + 1}::${type}`).join(', ')})`;
+  });
+  const updates = COLUMNS.split(', ')
+    .slice(1)
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ');
+  await pool.query(
+    `INSERT INTO skein_summaries (${COLUMNS}) SELECT * FROM (VALUES ${rows.join(', ')}) AS v (${COLUMNS})
+     WHERE EXISTS (SELECT 1 FROM skein_sessions s WHERE s.id = v.session)
+     ON CONFLICT (session) DO UPDATE SET ${updates}, updated_at = now() WHERE skein_summaries.last_seq < EXCLUDED.last_seq`,
+    params,
+  );
 }
 
 export async function saveSummary(pool: pg.Pool, session: string, summary: Summary): Promise<void> {

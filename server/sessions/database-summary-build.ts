@@ -1,0 +1,173 @@
+// The list entries of sessions that have no summary row (a database from
+// before migration 3, sessions imported by an older `skein migrate
+// --from-jsonl`, a row lost): built from their event lines as the JSONL first
+// scan reads logs (log-scan.ts), while the server already serves the list
+// (`scanning`, as on JSONL). The lines are read a page at a time (keyset
+// paging, a byte budget per page, whatever the sessions' sizes) and scanned
+// in slices of the event loop; only the entries are kept, never the events.
+import { performance } from 'node:perf_hooks';
+import type { ScanProgress } from '../../shared/protocol.js';
+import { lineScan, type LineScan, type ScanContext } from '../store/log-scan.js';
+import type { PgStore } from '../store/postgres/pg-store.js';
+import { USER_TEXT_CAP, type Summary, type SummaryEntry } from '../store/postgres/pg-summaries.js';
+
+export interface BuildHost {
+  readonly db: PgStore;
+  context(id: string): ScanContext;
+  /** Listed or loaded already (opened by a client before the build got to it: its loaded copy wrote the entry). */
+  known(id: string): boolean;
+  /** An entry built (its user text fed to search on the way). */
+  indexed(id: string, entry: SummaryEntry): void;
+  /** Opened before the build got to it: its loaded copy's summary is written (it may append nothing that would). */
+  opened(id: string): Promise<void>;
+  /** The session must run (it ended mid-turn, a queued compaction) or its lines are damaged: loaded as before. */
+  load(id: string): Promise<void>;
+  progress(progress: ScanProgress): void;
+  closed(): boolean;
+}
+
+/** Sessions whose lines one query reads (a page at a time). */
+const SESSIONS_PER_CHUNK = 400;
+/** Event rows a chunk of sessions should hold about (their last seqs say how many they have). */
+const ROWS_PER_CHUNK = 40_000;
+/** Bytes of lines one page should hold about (a 150 MB session is read in pages like a small one). */
+const PAGE_BYTES = 2 * 1024 * 1024;
+/** Rows of the first page (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
+const FIRST_PAGE_ROWS = 64;
+const PAGE_ROWS = 10_000;
+/** Lines are scanned back to back for at most this long, then the event loop gets a turn. */
+const SLICE_MS = 8;
+const PROGRESS_MS = 250;
+
+interface Building {
+  id: string;
+  scan: LineScan;
+  text: string;
+  complete: boolean;
+}
+
+export class SummaryBuild {
+  private done = 0;
+  private finished = false;
+  private readonly waiting: Set<string>;
+  private slice = performance.now();
+  private told = 0;
+
+  /**
+   * `sessions`: in id order, each with its committed last seq (about how many
+   * rows it has) and its run: sessions of one run follow each other in the
+   * database's id order with no other between (their lines are read as one range).
+   */
+  constructor(
+    private readonly sessions: readonly { id: string; lastSeq: number; run: number }[],
+    private readonly host: BuildHost,
+  ) {
+    this.waiting = new Set(sessions.map((s) => s.id));
+  }
+
+  /** Still to be built: a client asking for it has it loaded at once. */
+  pending(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
+  progress(): ScanProgress | undefined {
+    return this.finished || !this.sessions.length ? undefined : { done: this.done, total: this.sessions.length };
+  }
+
+  async run(): Promise<void> {
+    try {
+      for (let i = 0; i < this.sessions.length && !this.host.closed(); ) {
+        const chunk: string[] = [];
+        let rows = 0;
+        const run = this.sessions[i]!.run;
+        while (i < this.sessions.length && this.sessions[i]!.run === run && chunk.length < SESSIONS_PER_CHUNK && (!chunk.length || rows + this.sessions[i]!.lastSeq <= ROWS_PER_CHUNK)) {
+          rows += this.sessions[i]!.lastSeq;
+          chunk.push(this.sessions[i++]!.id);
+        }
+        const wanted = chunk.filter((id) => !this.host.known(id));
+        if (wanted.length) await this.build(wanted);
+        for (const id of chunk) if (!wanted.includes(id)) await this.host.opened(id);
+        for (const id of chunk) this.waiting.delete(id);
+        this.done += chunk.length;
+        if (Date.now() - this.told >= PROGRESS_MS) {
+          this.told = Date.now();
+          this.host.progress({ done: this.done, total: this.sessions.length });
+        }
+      }
+    } finally {
+      this.finished = true;
+      this.waiting.clear();
+      if (this.sessions.length) this.host.progress({ done: this.done, total: this.sessions.length });
+    }
+  }
+
+  /** The current slice is used up: the event loop gets a turn (checked inline: an await per line costs more than the line). */
+  private spent(): boolean {
+    return performance.now() - this.slice >= SLICE_MS;
+  }
+
+  private async breathe(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    this.slice = performance.now();
+  }
+
+  private async build(ids: string[]): Promise<void> {
+    const headers = await this.host.db.headersOf(ids);
+    const built: { id: string; summary: Summary }[] = [];
+    const toLoad: string[] = [];
+    const opened: string[] = [];
+    const seen = new Set<string>();
+    let current: Building | undefined;
+    const begin = (id: string): Building => {
+      seen.add(id);
+      const context = this.host.context(id);
+      const building: Building = { id, scan: undefined!, text: '', complete: true };
+      // The summary row keeps the typed text as UserTextTracker does (the scan gives no compact command).
+      const fed = context.onUser;
+      building.scan = lineScan(headers.get(id)!, {
+        ...context,
+        onUser: (seq, text) => {
+          fed?.(seq, text);
+          if (!building.complete) return;
+          building.text += (building.text ? '\n' : '') + text.toLowerCase();
+          if (building.text.length > USER_TEXT_CAP) Object.assign(building, { text: building.text.slice(0, USER_TEXT_CAP), complete: false });
+        },
+      });
+      return building;
+    };
+    const finish = (building: Building) => {
+      // Opened meanwhile: its loaded copy wrote the entry.
+      if (this.host.known(building.id)) return void opened.push(building.id);
+      const scanned = building.scan.entry();
+      if (!scanned) return void toLoad.push(building.id);
+      const entry: SummaryEntry = { ...scanned, userText: building.text, userTextComplete: building.complete };
+      this.host.indexed(building.id, entry);
+      built.push({ id: building.id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
+    };
+    // The range from the first to the last (a session made meanwhile in it is not among the headers: skipped).
+    let after: { session: string; seq: number } | undefined;
+    for (let limit = FIRST_PAGE_ROWS; ; ) {
+      const rows = await this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit);
+      let bytes = 0;
+      for (const row of rows) {
+        if (current?.id !== row.session) {
+          if (current) finish(current);
+          current = headers.has(row.session) ? begin(row.session) : undefined;
+        }
+        current?.scan.add(row.line);
+        bytes += row.line.length;
+        if (this.spent()) await this.breathe();
+      }
+      if (rows.length < limit || this.host.closed()) break;
+      after = { session: rows.at(-1)!.session, seq: rows.at(-1)!.seq };
+      limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.length))));
+    }
+    if (this.host.closed()) return;
+    if (current) finish(current);
+    // Sessions with no event yet: the entry of the header alone.
+    for (const id of headers.keys()) if (!seen.has(id)) finish(begin(id));
+    await this.host.db.saveBuiltSummaries(built);
+    for (const id of toLoad) if (!this.host.known(id)) await this.host.load(id);
+    for (const id of opened) await this.host.opened(id);
+  }
+}
