@@ -97,3 +97,36 @@ describe('resolveInside', () => {
     }
   });
 });
+
+describe('resolveInside: names and other roots', () => {
+  it('a backslash is part of a name here, not a separator: `..\\x` is one file inside the folder', () => {
+    const { root } = folders();
+    expect(resolveInside(root, 'sub\\file.txt')).toBe(path.join(root, 'sub\\file.txt'));
+    expect(resolveInside(root, '..\\..\\etc\\passwd')).toBe(path.join(root, '..\\..\\etc\\passwd'));
+  });
+
+  it('the saved-outputs folder as root: its files by absolute path, links and `..` out of it refused', () => {
+    const outputs = fs.realpathSync(tempDir('paths-outputs'));
+    const outside = fs.realpathSync(tempDir('paths-outside'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
+    fs.writeFileSync(path.join(outputs, '7-call.txt'), 'saved output');
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(outputs, '8-call.txt'));
+    fs.symlinkSync(outside, path.join(outputs, 'dir'));
+    expect(resolveInside(outputs, `${outputs}/7-call.txt`)).toBe(path.join(outputs, '7-call.txt'));
+    // Template strings, not path.join: that would fold the `..` before resolveInside sees it.
+    for (const p of ['8-call.txt', 'dir/secret.txt', 'dir/../secret.txt', '../secret.txt']) refused(outputs, `${outputs}/${p}`, /outside the working folder/);
+  });
+
+  it('an absolute link target is followed from the top, also when reached through a relative one', () => {
+    const { root, outside } = folders();
+    fs.symlinkSync(path.join(root, 'sub'), path.join(root, 'abs'));
+    fs.symlinkSync('abs/deeper', path.join(root, 'rel-to-abs'));
+    fs.symlinkSync(outside, path.join(root, 'sub', 'deeper', 'away'));
+    expect(resolveInside(root, 'rel-to-abs/../file.txt')).toBe(path.join(root, 'sub', 'file.txt'));
+    refused(root, 'rel-to-abs/away', /outside/);
+    // A root given through a link: the answer is the real path.
+    const viaLink = path.join(outside, 'root-link');
+    fs.symlinkSync(root, viaLink);
+    expect(resolveInside(viaLink, 'sub/file.txt')).toBe(path.join(root, 'sub', 'file.txt'));
+  });
+});

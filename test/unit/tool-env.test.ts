@@ -1,7 +1,7 @@
 // The scrub rules of the tools' environment, the allow-list and the mask.
 import { describe, expect, it } from 'vitest';
 import { InvalidSettingError, loadConfig } from '../../server/config.js';
-import { isScrubbed, maskSecrets, secretValues, toolEnvironment, urlSecrets } from '../../server/tools/env.js';
+import { absolutePathEntries, isScrubbed, maskSecrets, secretValues, toolEnvironment, urlSecrets } from '../../server/tools/env.js';
 
 const SERVER_ENV = {
   PATH: '/usr/bin:/bin',
@@ -92,5 +92,32 @@ describe('secrets in values (mutation testing found these untested)', () => {
     expect(urlSecrets('X', undefined)).toEqual([]);
     const masked = maskSecrets('connect postgres://me:p%40ss-word-99@db.example/x as p@ss-word-99', secretValues({ DATABASE_URL: 'postgres://me:p%40ss-word-99@db.example/x' }));
     expect(masked).not.toContain('ss-word-99');
+  });
+});
+
+describe('the environment a tool starts with', () => {
+  it('keeps only the absolute PATH entries: a relative one would find a program in the repository', () => {
+    const env = toolEnvironment({ PATH: `.:/usr/local/bin::bin:/usr/bin:./node_modules/.bin:/bin`, HOME: '/home/someone' });
+    expect(env.PATH).toBe('/usr/local/bin:/usr/bin:/bin');
+    expect(absolutePathEntries('/usr/bin')).toBe('/usr/bin');
+    expect(absolutePathEntries('.')).toBe('');
+  });
+
+  it('gets no PATH when the server has none, and no name whose value is unset', () => {
+    const env = toolEnvironment({ HOME: '/home/someone', GONE: undefined, API_TOKEN: undefined });
+    expect(env).toEqual({ HOME: '/home/someone' });
+    expect(Object.keys(env)).toEqual(['HOME']);
+  });
+
+  it('an allow-listed name passes only when the server has it set', () => {
+    const env = toolEnvironment({ GITHUB_TOKEN: undefined, NPM_TOKEN: 'npm-0123456789' }, ['GITHUB_TOKEN', 'NPM_TOKEN']);
+    expect(Object.keys(env)).toEqual(['NPM_TOKEN']);
+  });
+
+  it('drops every provider and skein prefix, whatever follows it', () => {
+    for (const name of ['ANTHROPIC_BASE_URL', 'OPENAI_ORG_ID', 'GEMINI_MODEL', 'GOOGLE_API_BASE', 'GOOGLE_GENAI_USE_VERTEXAI', 'SKEIN_PORT', 'skein_data_dir']) {
+      expect(toolEnvironment({ [name]: 'x', LANG: 'C' }), name).toEqual({ LANG: 'C' });
+    }
+    expect(toolEnvironment({ GOOGLE_CLOUD_PROJECT: 'p', LANG: 'C' })).toEqual({ GOOGLE_CLOUD_PROJECT: 'p', LANG: 'C' });
   });
 });
