@@ -9,7 +9,7 @@ import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SLASH_COMMANDS } from '../../shared/slash-commands.js';
 import { png } from '../helpers/images.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/until.js';
 import { agentText, startAcp, updatesOf, type AcpRun } from './acp-client.js';
 

@@ -10,7 +10,7 @@ import { defaultStrategies } from '../../server/compaction/strategies/index.js';
 import { ReplayProvider } from '../../server/llm/replay.js';
 import { EventLog } from '../../server/store/event-log.js';
 import { startAgent } from '../helpers/agent.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { longRecording } from './long-recording.js';
 import { fmt, percentile, type BenchSection } from './types.js';
 

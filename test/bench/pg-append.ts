@@ -4,7 +4,7 @@
 import { Session } from '../../server/agent/session.js';
 import { PgStore } from '../../server/store/postgres/pg-store.js';
 import { startTempPostgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { timeAppends, type AppendRun } from './time-appends.js';
 
 export type PgAppendRun = AppendRun;

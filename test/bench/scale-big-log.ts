@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { writeBigLog as writeTurnsLog } from '../helpers/big-log.js';
 import { writeSessionLog } from '../helpers/session-logs.js';
 import { fmt, type BenchRow } from './types.js';

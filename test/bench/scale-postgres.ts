@@ -14,7 +14,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startTempPostgres, type TempPostgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { insertBigSession, insertSessions } from '../helpers/pg-sessions.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 import { cpuMsOf, getJson, healthzDuring, loopDelay, rssOf, startBenchServer, timeToFullList } from './scale-server.js';

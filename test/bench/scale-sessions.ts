@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { writeSessionLog, writeSessionLogs } from '../helpers/session-logs.js';
 import { fmt, median, percentile, type BenchRow, type BenchSection } from './types.js';
 import { bigLogPart, writeTypedLog } from './scale-big-log.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DEFAULT_UI_DIR } from '../../server/server.js';
 import { Session } from '../../server/agent/session.js';
 import { EventLog, type SyncMode } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { fmt, median, type BenchRow, type BenchSection } from './types.js';
 import { measureUi, type UiMeasurement } from './ui-measure.js';
 import { startScaleRows } from './start-scale.js';

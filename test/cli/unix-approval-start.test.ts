@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../server/cli/exit-codes.js';
 import { lastState, loggedEvents, sessionIdOf } from '../helpers/cli-session.js';
 import { jsonEvents, runCli, SOURCE_CLI, startCli, type CliResult } from '../helpers/cli.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/until.js';
 
 const SLOW = { timeout: 300_000 };

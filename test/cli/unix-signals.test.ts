@@ -9,7 +9,7 @@ import { EXIT } from '../../server/cli/exit-codes.js';
 import { embeddedServer, lastState, loggedEvents, sessionIdOf } from '../helpers/cli-session.js';
 import { jsonEvents, runCli, startCli } from '../helpers/cli.js';
 import { alive, pidIn, untilGone } from '../helpers/processes.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SLOW = { timeout: 300_000 };
 const dirs = () => ({ SKEIN_DATA_DIR: tempDir('unix-data'), SKEIN_WORKDIR: tempDir('unix-work') });

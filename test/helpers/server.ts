@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import type { HubOptions } from '../../server/http/ws-hub.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { authHeaders, rememberToken } from './auth.js';
+import { tempDir } from './temp-dir.js';
 import { assertDocumented } from './openapi.js';
 import { startTempPostgres, type TempPostgres } from './postgres.js';
 
@@ -37,9 +38,7 @@ export interface TestServer extends RunningServer {
   config: Config;
 }
 
-export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `skein-${prefix}-`));
-}
+export { tempDir };
 
 export async function startTestServer(env: Record<string, string> = {}, dirs?: { dataDir?: string; workDir?: string }, hub?: HubOptions): Promise<TestServer> {
   const dataDir = dirs?.dataDir ?? tempDir('data');

@@ -12,7 +12,7 @@ import { bashTool } from '../../server/tools/bash.js';
 import { absolutePathEntries, toolEnvironment } from '../../server/tools/env.js';
 import { sandboxSettingsOf } from '../../server/tools/sandbox.js';
 import type { ToolContext } from '../../server/tools/tool.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const realPath = process.env.PATH ?? '';
 afterEach(() => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../server/tools/files.js';
 import { sandboxSettingsOf } from '../../server/tools/sandbox.js';
 import type { ToolContext } from '../../server/tools/tool.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function repo(): string {
   const work = tempDir('sandbox-file-tools');

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const HOOK = `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/node_modules/')) process._rawDebug('loaded ' + r.url.split('/node_modules/').pop()); return r; }`;
 const REGISTER = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}));`;

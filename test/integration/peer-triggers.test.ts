@@ -16,7 +16,7 @@ import { openCode, openCodeUsable, pruneThrough } from '../bench/policies/openco
 import { MAX_SIZE, openHands } from '../bench/policies/openhands.js';
 import { sketch, sketchCut, SKETCH_THRESHOLD } from '../bench/policies/sketch.js';
 import { replayThroughServer, type RunStats } from '../bench/survival.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const WINDOW = 32_000;
 const STEPS = 90;

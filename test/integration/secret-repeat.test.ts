@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import { MIN_MASKED_LENGTH, maskSecrets, secretValues } from '../../server/tools/env.js';
 import { startAgent, type TestAgent } from '../helpers/agent.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const KEY = 'sk-repeat-test-0123456789abcdef';
 const GENERATED = { name: 'SKEIN access token', value: 'generated-repeat-0123456789' };

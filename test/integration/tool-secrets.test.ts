@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import { startAgent, type TestAgent } from '../helpers/agent.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRETS = {
   ANTHROPIC_API_KEY: 'sk-ant-api03-test-0123456789abcdefXYZ',

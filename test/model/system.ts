@@ -20,7 +20,7 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { startResponsesFake, type ResponsesFake } from '../fakes/openai-responses-fake.js';
 import { startOpenAIRouter, type Router } from '../fakes/openai-router.js';
 import { observePredictableRequests } from '../helpers/request-rules.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { seenRequest, type SeenRequest } from './requests.js';
 
 export const MODELS = ['predictable', 'claude-sonnet-4-5', 'gpt-4.1', 'gemini-2.5-pro', 'claude-sonnet-5-5', 'gpt-5.6-terra'] as const;

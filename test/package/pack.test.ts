@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../server/config.js';
 import { EXIT } from '../../server/cli/exit-codes.js';
 import { runCli, startCli, type CliRun } from '../helpers/cli.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SOURCES = ['server', 'shared', 'webui', 'scripts', 'docs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vite.config.ts', 'README.md'];
 const running: CliRun[] = [];

@@ -24,7 +24,7 @@ import { ApprovalGate } from '../../server/agent/approvals.js';
 import { Session } from '../../server/agent/session.js';
 import type { ToolCall } from '../../server/llm/types.js';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SEED = Number(process.env.SKEIN_PROPERTY_SEED ?? 21);
 const PATH_TOOLS = ['read_file', 'write_file', 'edit_file'];

@@ -12,7 +12,7 @@ import { verdictOf } from '../../server/agent/mode-rules.js';
 import { Session } from '../../server/agent/session.js';
 import type { ToolCall } from '../../server/llm/types.js';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/until.js';
 
 function gate(mode: ApprovalMode, session = newSession()) {

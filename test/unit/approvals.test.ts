@@ -10,7 +10,7 @@ import { ruleWords } from '../../webui/approval-words.js';
 import { previewOf } from '../../server/agent/approval-preview.js';
 import { TOOLS } from '../../server/tools/registry.js';
 import { LogBuilder } from '../helpers/events.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('needsApproval', () => {
   it('never: nothing asks; always: everything asks', () => {

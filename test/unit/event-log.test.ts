@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const header = (id: string) => ({ skein: 1 as const, session: id, createdAt: new Date(0).toISOString(), model: 'predictable' });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DIFF_MAX_LINES, unifiedDiff } from '../../server/tools/diff.js';
 import { runTool } from '../../server/tools/registry.js';
 import type { ToolContext } from '../../server/tools/tool.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function ctx(): ToolContext {
   return { workDir: tempDir('diffs'), signal: new AbortController().signal, bashTimeoutMs: 10_000, outputLimit: 50_000 };

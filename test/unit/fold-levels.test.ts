@@ -13,7 +13,7 @@ import type { CompactionContext, CompactionStrategy } from '../../server/compact
 import { defaultStrategies } from '../../server/compaction/strategies/index.js';
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const WINDOW = 20_000;
 const TARGET_RATIO = 0.5;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, GitError, hardenedFor, pinnedFor } from '../../server/workspace/git.js';
 import { gitEnvironment, overridesFor, parseConfigList } from '../../server/workspace/git-hardening.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function listConfig(home: string, localConfig: string, globalConfig = ''): string {
   const repo = tempDir('hardening-repo');

@@ -10,7 +10,7 @@ import { checkInputSchema, mcpToolName, parseMcpToolName } from '../../server/mc
 import { startServer } from '../../server/server.js';
 import { TEST_TOOLS } from '../fixtures/mcp/tools.js';
 import { checkGeminiTools } from '../fakes/rules/tools.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('MCP config', () => {
   it('reads stdio and http servers, expanding ${VAR} and ${VAR:-default}', () => {

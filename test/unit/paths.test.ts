@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { resolveInside } from '../../server/tools/paths.js';
 import { ToolInputError } from '../../server/tools/tool.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function folders() {
   const root = fs.realpathSync(tempDir('paths-root'));

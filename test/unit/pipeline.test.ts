@@ -9,7 +9,7 @@ import { applyCompaction, deriveView, isSummaryMessage } from '../../server/comp
 import { PredictableProvider } from '../../server/llm/predictable.js';
 import { LogBuilder } from '../helpers/events.js';
 import { context, summariser } from '../helpers/compaction.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function longSession(steps = 12, output = 40): LogBuilder {
   const log = new LogBuilder();

@@ -10,7 +10,7 @@ import { PredictableProvider } from '../../server/llm/predictable.js';
 import type { LlmRequest } from '../../server/llm/types.js';
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import { TimelineModel } from '../../webui/timeline-model.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function tree(files: Record<string, string>, gitAt?: string): string {
   const root = tempDir('instr-unit');

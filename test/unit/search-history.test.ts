@@ -6,7 +6,7 @@ import { deriveView, plain } from '../../server/compaction/view.js';
 import { runTool, TOOLS } from '../../server/tools/registry.js';
 import { MAX_OUTPUT_CHARS, searchHistory } from '../../server/tools/search-history.js';
 import { LogBuilder } from '../helpers/events.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const viewText = (log: LogBuilder) => plain(deriveView(log.events)).map((m) => m.content).join('\n');
 const search = (log: LogBuilder, input: Record<string, unknown>, readRoots: string[] = []) => searchHistory(log.events, input, { readRoots });

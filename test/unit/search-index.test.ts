@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SearchIndex, words } from '../../server/store/search-index.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('search index', () => {
   it('splits text into distinct lower-cased words, any script, long ones cut', () => {

@@ -11,7 +11,7 @@ import { findRipgrep } from '../../server/tools/search/grep-ripgrep.js';
 import { listTool } from '../../server/tools/search/list.js';
 import { runTool, TOOLS } from '../../server/tools/registry.js';
 import type { ToolContext } from '../../server/tools/tool.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let outside: string;

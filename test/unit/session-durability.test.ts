@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SkeinEvent } from '../../shared/protocol.js';
 import { Session } from '../../server/agent/session.js';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionIndex, type IndexEntry } from '../../server/store/session-index.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function entry(id: string, title: string, size = 100): IndexEntry {
   return {

@@ -7,7 +7,7 @@ import { killAllToolProcesses } from '../../server/tools/processes.js';
 import { runTool } from '../../server/tools/registry.js';
 import type { ToolContext } from '../../server/tools/tool.js';
 import { pidIn, untilGone } from '../helpers/processes.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function ctx(overrides: Partial<ToolContext> = {}): ToolContext {
   return { workDir: tempDir('tools'), signal: new AbortController().signal, bashTimeoutMs: 10_000, outputLimit: 1000, ...overrides };
