@@ -90,11 +90,10 @@ export function parseConfigList(out: string): ConfigEntry[] {
 }
 
 /** Section and variable names are case-insensitive, a subsection is not: `filter.LFS.Clean` → `filter.LFS.clean`. */
+// With one dot or none the middle slice is empty (indexOf is -1 for both when there is none): all lower-cased.
 function normalKey(key: string): string {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
-  if (first < 0) return key.toLowerCase();
-  if (first === last) return key.toLowerCase();
   return `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
 }
 
