@@ -72,15 +72,19 @@ function systemArgs(): string[] {
     else args.push('--ro-bind', dir, dir);
   }
   for (const secret of [...ETC_SECRETS, ...sshHostKeys()]) args.push(...hide(secret));
-  // systemd-resolved links /etc/resolv.conf into /run, which is hidden: the one file is shown.
-  const resolv = safeRealpath('/etc/resolv.conf');
-  if (resolv && !SYSTEM_FOLDERS.some((dir) => within(dir, resolv))) args.push('--ro-bind', resolv, resolv);
+  args.push(...resolvConfArgs(safeRealpath('/etc/resolv.conf')));
   return args;
 }
 
-function sshHostKeys(): string[] {
+/** systemd-resolved links /etc/resolv.conf into /run, which is hidden: the one file it points to is shown. */
+export function resolvConfArgs(resolv: string | undefined): string[] {
+  return resolv && !SYSTEM_FOLDERS.some((dir) => within(dir, resolv)) ? ['--ro-bind', resolv, resolv] : [];
+}
+
+/** The host's private keys in `dir` (the public ones may stay). */
+export function sshHostKeys(dir = '/etc/ssh'): string[] {
   try {
-    return fs.readdirSync('/etc/ssh').filter((f) => /^ssh_host_.*_key$/.test(f)).map((f) => path.join('/etc/ssh', f));
+    return fs.readdirSync(dir).filter((f) => /^ssh_host_.*_key$/.test(f)).map((f) => path.join(dir, f));
   } catch {
     return [];
   }
@@ -94,8 +98,8 @@ function hide(p: string): string[] {
 }
 
 /** The folder of the node running skein, when it is not in a system folder (nvm and the like): sandboxed tools may need the same node. */
-function runtimeFolder(): string | undefined {
-  const prefix = path.dirname(path.dirname(fs.realpathSync(process.execPath)));
+export function runtimeFolder(execPath = process.execPath): string | undefined {
+  const prefix = path.dirname(path.dirname(fs.realpathSync(execPath)));
   if (prefix === '/' || SYSTEM_FOLDERS.some((dir) => within(dir, prefix))) return undefined;
   return prefix;
 }
@@ -122,6 +126,8 @@ export function mountPlan(input: MountInput): MountPlan {
   // A worktree session lives in <data dir>/worktrees/<id>: the data folder goes first, the worktree on top.
   if (projectInsideData) args.push('--tmpfs', dataDir);
   if (showRepo) args.push('--ro-bind', repoRoot, repoRoot);
+  // A working folder inside a data folder that is itself inside the repository: hidden between the two.
+  if (dataDir !== undefined && !projectInsideData && within(dataDir, workDir)) args.push('--tmpfs', dataDir);
   args.push('--bind', workDir, workDir);
 
   // The repository's git metadata: read-only, apart from a worktree's own (git-metadata.ts).
