@@ -3,6 +3,7 @@
 // decision is pinned to the exact content, a symlinked folder shares its
 // target's decision, a changed file is asked about again with a diff, and a
 // file that is a link, not a file, too large or broken never parses as trusted.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,6 +97,7 @@ describe('TrustStore', () => {
       ['{"version":1}', /expected/],
       ['{"version":1,"folders":[]}', /expected/],
       ['{"version":1,"folders":"x"}', /expected/],
+      ['{"version":1,"folders":null}', /expected/],
     ] as const) {
       fs.writeFileSync(file, text);
       expect(() => store.get('/x', '.mcp.json'), text).toThrow(TrustStoreError);
@@ -128,6 +130,13 @@ describe('TrustStore', () => {
     const other = new TrustStore(data);
     expect(() => (other as unknown as { write(d: unknown): void }).write({ version: 1, folders: {} })).toThrow(/cannot write .*trust\.json/);
     expect(fs.readdirSync(data)).toEqual([TRUST_FILE]);
+  });
+
+  it('a data folder where no file can be made is a TrustStoreError naming the file (no other error escapes)', () => {
+    // /proc/self exists, and nothing can be created in it: the temporary file is never made.
+    const store = new TrustStore('/proc/self');
+    expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(TrustStoreError);
+    expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(/cannot write \/proc\/self\/trust\.json: ENOENT/);
   });
 
   it('folderKey is the real path, and the resolved path of a folder that does not exist', () => {
@@ -181,6 +190,17 @@ describe('inspectProjectFile', () => {
     expect(inspectProjectFile(folder, store.decide(folder, '.mcp.json', changed, 'ignored'))?.status).toBe('ignored');
     // Ignored on top of a trusted version: still the diff from what was trusted.
     expect(inspectProjectFile(folder, store.get(folder, '.mcp.json'))?.diff).toContain('evil.js');
+  });
+
+  it('a FIFO in its place is refused without waiting for a writer; a path that cannot be opened is an error, not "no file"', () => {
+    const folder = temp();
+    execFileSync('mkfifo', [path.join(folder, '.mcp.json')]);
+    const fifo = inspectProjectFile(folder, undefined)!;
+    expect(fifo.error).toMatch(/\.mcp\.json is not a regular file/);
+    expect(fifo.parsed).toBeUndefined();
+    const long = inspectProjectFile(path.join(temp(), 'x'.repeat(300)), undefined)!;
+    expect(long.error).toMatch(/^cannot read .*\.mcp\.json: ENAMETOOLONG$/);
+    expect(long.servers).toEqual([]);
   });
 
   it('a file that does not parse: shown with the parser’s reason and no servers, never parsed', () => {
