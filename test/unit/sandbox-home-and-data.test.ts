@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mountPlan } from '../../server/tools/sandbox/mounts.js';
 
 const made: string[] = [];
@@ -43,16 +43,16 @@ function plan(input: Parameters<typeof mountPlan>[0]) {
 }
 
 describe('the sandbox home', () => {
-  it("is the user's home from the environment when none is given: an empty tmpfs of its own", () => {
+  it("is the user's home when none is given: an empty tmpfs of its own", () => {
     const home = temp();
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    // os.homedir() reads the process's real environment (a test worker's process.env is a copy).
+    const spy = vi.spyOn(os, 'homedir').mockReturnValue(home);
     try {
       const p = plan({ workDir: temp() });
       expect(p.privateHome).toBe(home);
       expect(has(p.args, '--tmpfs', home)).toBe(true);
     } finally {
-      process.env.HOME = saved;
+      spy.mockRestore();
     }
   });
 
