@@ -4,10 +4,11 @@
 // target's decision, a changed file is asked about again with a diff, and a
 // file that is a link, not a file, too large or broken never parses as trusted.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { folderKey, sha256, TRUST_FILE, TrustStore, TrustStoreError } from '../../server/trust/store.js';
 import { inspectProjectFile, shown } from '../../server/trust/project-files.js';
 
@@ -100,7 +101,7 @@ describe('TrustStore', () => {
       ['{"version":1,"folders":null}', /expected/],
     ] as const) {
       fs.writeFileSync(file, text);
-      expect(() => store.get('/x', '.mcp.json'), text).toThrow(TrustStoreError);
+      expect(() => store.get('/x', '.mcp.json'), text).toThrow(expect.objectContaining({ name: 'TrustStoreError' }));
       expect(() => store.get('/x', '.mcp.json'), text).toThrow(words);
       expect(() => store.decide('/x', '.mcp.json', 'c', 'trusted'), text).toThrow(words);
       // Unchanged: a broken file is never overwritten by a decision made on top of nothing.
@@ -130,6 +131,21 @@ describe('TrustStore', () => {
     const other = new TrustStore(data);
     expect(() => (other as unknown as { write(d: unknown): void }).write({ version: 1, folders: {} })).toThrow(/cannot write .*trust\.json/);
     expect(fs.readdirSync(data)).toEqual([TRUST_FILE]);
+  });
+
+  it('a link planted at the temporary file’s name is not written through: the decision fails and the link’s target is untouched', () => {
+    const store = new TrustStore(temp());
+    const victim = path.join(temp(), 'victim');
+    fs.writeFileSync(victim, 'keep');
+    const spy = vi.spyOn(crypto, 'randomBytes').mockReturnValue(Buffer.alloc(4) as never);
+    try {
+      fs.symlinkSync(victim, `${store.file}.${process.pid}.00000000.tmp`);
+      expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(/cannot write .*trust\.json: EEXIST/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
+    expect(fs.existsSync(store.file)).toBe(false);
   });
 
   it('a data folder where no file can be made is a TrustStoreError naming the file (no other error escapes)', () => {
@@ -166,7 +182,7 @@ describe('inspectProjectFile', () => {
       { name: 'tool', transport: 'stdio', command: 'node', args: ['server.js', '${HOME}'], env: { A: '1' } },
       { name: 'web', transport: 'http', url: 'https://example.test/mcp', headerNames: ['authorization'], shadowed: true },
     ]);
-    expect(inspected.error).toBeUndefined();
+    expect('error' in inspected).toBe(false);
     expect(inspected.diff).toBeUndefined();
     expect(inspected.parsed?.get('tool')).toMatchObject({ type: 'stdio', command: 'node' });
     const seen = shown(inspected);
@@ -203,6 +219,24 @@ describe('inspectProjectFile', () => {
     expect(long.servers).toEqual([]);
   });
 
+  it('leaves no descriptor open on the file it read, or on one it refused', () => {
+    const folder = temp();
+    const at = path.join(folder, '.mcp.json');
+    fs.writeFileSync(at, MCP);
+    const big = temp();
+    fs.writeFileSync(path.join(big, '.mcp.json'), ' '.repeat(256 * 1024 + 1));
+    expect(inspectProjectFile(folder, undefined)?.status).toBe('untrusted');
+    expect(inspectProjectFile(big, undefined)?.error).toMatch(/not read/);
+    const open = fs.readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return fs.readlinkSync(path.join('/proc/self/fd', fd));
+      } catch {
+        return '';
+      }
+    });
+    expect(open.filter((p) => p.endsWith('.mcp.json'))).toEqual([]);
+  });
+
   it('a file that does not parse: shown with the parser’s reason and no servers, never parsed', () => {
     const folder = temp();
     fs.writeFileSync(path.join(folder, '.mcp.json'), '{"mcpServers": {"x": {"type": "sse", "url": "http://a"}}}');
@@ -225,7 +259,11 @@ describe('inspectProjectFile', () => {
 
     const dirFolder = temp();
     fs.mkdirSync(path.join(dirFolder, '.mcp.json'));
-    expect(inspectProjectFile(dirFolder, undefined)?.error).toMatch(/is not a regular file/);
+    const dir = inspectProjectFile(dirFolder, undefined)!;
+    expect(dir.error).toMatch(/is not a regular file/);
+    // Nothing but the reason is shown of a file that is not read: its content is empty, and so is what its hash names.
+    expect(dir.content).toBe('');
+    expect(dir.sha256).toBe(sha256(''));
 
     const big = temp();
     const padded = JSON.stringify({ mcpServers: {}, pad: 'x'.repeat(256 * 1024) });
@@ -233,6 +271,7 @@ describe('inspectProjectFile', () => {
     const large = inspectProjectFile(big, undefined)!;
     expect(large.error).toMatch(new RegExp(`is ${Buffer.byteLength(padded)} bytes \\(more than ${256 * 1024}\\): not read`));
     expect(large.parsed).toBeUndefined();
+    expect(large.content).toBe('');
     // Exactly at the limit it is read.
     const edge = temp();
     const exact = JSON.stringify({ mcpServers: {} }).padEnd(256 * 1024, ' ');
