@@ -126,7 +126,8 @@ export function overridesFor(entries: readonly ConfigEntry[]): [string, string][
     const filter = /^filter\.(.+)\.([^.]+)$/.exec(key);
     if (filter) {
       out.set(`filter.${filter[1]}.required`, userValue.get(`filter.${filter[1]}.required`) ?? 'false');
-      if (user === undefined && filter[2] !== 'required') emptied.add(filter[1]!);
+      // (A repository's own `required` emptied here is 'false' already: adding it to `emptied` changes nothing.)
+      if (user === undefined) emptied.add(filter[1]!);
     }
   }
   for (const name of emptied) out.set(`filter.${name}.required`, 'false');

@@ -70,6 +70,8 @@ describe('overridesFor', () => {
     expect(required.get('filter.lfs.required')).toBe('false');
     // The driver's name may hold dots: "a.b" is the driver, "clean" the variable.
     expect(overrides(e('local', 'filter.a.b.clean', 'evil')).get('filter.a.b.required')).toBe('false');
+    // A diff driver named "filter.x" is no filter: nothing about a filter "x" is set.
+    expect(overrides(e('local', 'diff.filter.x.textconv', 'evil'))).toEqual(new Map([['diff.filter.x.textconv', '']]));
   });
 
   it("a filter program the user installed keeps the user's required setting (git-lfs keeps working)", () => {

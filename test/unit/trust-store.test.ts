@@ -217,6 +217,7 @@ describe('inspectProjectFile', () => {
     const long = inspectProjectFile(path.join(temp(), 'x'.repeat(300)), undefined)!;
     expect(long.error).toMatch(/^cannot read .*\.mcp\.json: ENAMETOOLONG$/);
     expect(long.servers).toEqual([]);
+    expect(long.content).toBe('');
   });
 
   it('leaves no descriptor open on the file it read, or on one it refused', () => {
