@@ -54,10 +54,13 @@ describe('gitMounts', () => {
     });
   });
 
-  it('a .git that is a link, or a gitdir that is a file: nothing writable', () => {
+  it('a .git that is a link (even to a valid pointer), or a gitdir that is a file: nothing writable', () => {
     const admin = temp();
+    fs.writeFileSync(path.join(admin, 'commondir'), '.\n');
+    const pointer = path.join(temp(), 'pointer');
+    fs.writeFileSync(pointer, `gitdir: ${admin}\n`);
     const root = temp();
-    fs.symlinkSync(path.join(admin, 'x'), path.join(root, '.git'));
+    fs.symlinkSync(pointer, path.join(root, '.git'));
     expect(gitMounts(root)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
     const other = temp();
     const file = path.join(admin, 'file');

@@ -110,6 +110,18 @@ describe('the data folder', () => {
     expect(mounts(p.args).slice(indexOf(p.args, '--bind', work, work) + 1).some((m) => m[0] === '--tmpfs' && (m[1] === data || m[1] === work))).toBe(false);
   });
 
+  it('a repository inside the data folder: the data folder hidden before the repository is shown', () => {
+    const data = temp();
+    const repo = path.join(data, 'clones', 'r');
+    const work = path.join(repo, 'pkg');
+    fs.mkdirSync(work, { recursive: true });
+    fs.mkdirSync(path.join(repo, '.git'));
+    const p = plan({ workDir: work, dataDir: data, home: temp() });
+    const hidden = indexOf(p.args, '--tmpfs', data);
+    expect(hidden).toBeGreaterThanOrEqual(0);
+    expect(hidden).toBeLessThan(indexOf(p.args, '--ro-bind', repo, repo));
+  });
+
   it('a SKEIN_SANDBOX_READ folder that does not hold the data folder hides nothing', () => {
     const extra = temp();
     const data = temp();
@@ -126,6 +138,30 @@ describe('the project', () => {
     expect(has(p.args, '--bind', repo, repo)).toBe(true);
     expect(has(p.args, '--ro-bind', repo, repo)).toBe(false);
     expect(has(p.args, '--ro-bind', path.join(repo, '.git'), path.join(repo, '.git'))).toBe(true);
+  });
+
+  it("a worktree's shared repository is read-only under its writable parts, and a second release leaves another sandbox's stand-ins", () => {
+    const common = path.join(temp(), 'repo.git');
+    const admin = path.join(common, 'worktrees', 'w');
+    fs.mkdirSync(path.join(common, 'objects'), { recursive: true });
+    fs.mkdirSync(admin, { recursive: true });
+    fs.writeFileSync(path.join(admin, 'commondir'), '../..\n');
+    const work = temp();
+    fs.writeFileSync(path.join(work, '.git'), `gitdir: ${admin}\n`);
+    const first = mountPlan({ workDir: work, home: temp() });
+    const second = mountPlan({ workDir: work, home: temp() });
+    try {
+      expect(indexOf(first.args, '--ro-bind', common, common)).toBeGreaterThanOrEqual(0);
+      expect(indexOf(first.args, '--ro-bind', common, common)).toBeLessThan(indexOf(first.args, '--bind', admin, admin));
+      first.release();
+      first.release();
+      // The second sandbox still runs: its stand-ins stay.
+      expect(fs.existsSync(path.join(work, '.mcp.json'))).toBe(true);
+      expect(fs.existsSync(path.join(admin, 'config.worktree'))).toBe(true);
+    } finally {
+      second.release();
+    }
+    expect(fs.existsSync(path.join(work, '.mcp.json'))).toBe(false);
   });
 
   it('a protected name that is a dangling link: no mount and no stand-in (the link is left as it is)', () => {

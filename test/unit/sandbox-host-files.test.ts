@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolvConfArgs, runtimeFolder, sshHostKeys } from '../../server/tools/sandbox/mounts.js';
+import { resolvConfArgs, runtimeFolder, sshHostKeys, systemFolderArgs } from '../../server/tools/sandbox/mounts.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -62,5 +62,15 @@ describe('runtimeFolder', () => {
     } finally {
       fs.rmSync(top, { force: true });
     }
+  });
+});
+
+describe('systemFolderArgs', () => {
+  it('binds each present folder read-only, keeps a link a link (merged /usr), and skips an absent one', () => {
+    const root = temp();
+    fs.mkdirSync(path.join(root, 'usr'));
+    fs.symlinkSync('usr', path.join(root, 'bin'));
+    const [usr, bin, none] = ['usr', 'bin', 'none'].map((d) => path.join(root, d));
+    expect(systemFolderArgs([usr!, bin!, none!])).toEqual(['--ro-bind', usr, usr, '--symlink', 'usr', bin]);
   });
 });
