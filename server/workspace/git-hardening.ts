@@ -90,11 +90,10 @@ export function parseConfigList(out: string): ConfigEntry[] {
 }
 
 /** Section and variable names are case-insensitive, a subsection is not: `filter.LFS.Clean` → `filter.LFS.clean`. */
+// With one dot or none the middle slice is empty (indexOf is -1 for both when there is none): all lower-cased.
 function normalKey(key: string): string {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
-  if (first < 0) return key.toLowerCase();
-  if (first === last) return key.toLowerCase();
   return `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
 }
 
@@ -127,7 +126,8 @@ export function overridesFor(entries: readonly ConfigEntry[]): [string, string][
     const filter = /^filter\.(.+)\.([^.]+)$/.exec(key);
     if (filter) {
       out.set(`filter.${filter[1]}.required`, userValue.get(`filter.${filter[1]}.required`) ?? 'false');
-      if (user === undefined && filter[2] !== 'required') emptied.add(filter[1]!);
+      // (A repository's own `required` emptied here is 'false' already: adding it to `emptied` changes nothing.)
+      if (user === undefined) emptied.add(filter[1]!);
     }
   }
   for (const name of emptied) out.set(`filter.${name}.required`, 'false');

@@ -3,10 +3,12 @@
 // decision is pinned to the exact content, a symlinked folder shares its
 // target's decision, a changed file is asked about again with a diff, and a
 // file that is a link, not a file, too large or broken never parses as trusted.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { folderKey, sha256, TRUST_FILE, TrustStore, TrustStoreError } from '../../server/trust/store.js';
 import { inspectProjectFile, shown } from '../../server/trust/project-files.js';
 
@@ -96,9 +98,10 @@ describe('TrustStore', () => {
       ['{"version":1}', /expected/],
       ['{"version":1,"folders":[]}', /expected/],
       ['{"version":1,"folders":"x"}', /expected/],
+      ['{"version":1,"folders":null}', /expected/],
     ] as const) {
       fs.writeFileSync(file, text);
-      expect(() => store.get('/x', '.mcp.json'), text).toThrow(TrustStoreError);
+      expect(() => store.get('/x', '.mcp.json'), text).toThrow(expect.objectContaining({ name: 'TrustStoreError' }));
       expect(() => store.get('/x', '.mcp.json'), text).toThrow(words);
       expect(() => store.decide('/x', '.mcp.json', 'c', 'trusted'), text).toThrow(words);
       // Unchanged: a broken file is never overwritten by a decision made on top of nothing.
@@ -130,6 +133,28 @@ describe('TrustStore', () => {
     expect(fs.readdirSync(data)).toEqual([TRUST_FILE]);
   });
 
+  it('a link planted at the temporary file’s name is not written through: the decision fails and the link’s target is untouched', () => {
+    const store = new TrustStore(temp());
+    const victim = path.join(temp(), 'victim');
+    fs.writeFileSync(victim, 'keep');
+    const spy = vi.spyOn(crypto, 'randomBytes').mockReturnValue(Buffer.alloc(4) as never);
+    try {
+      fs.symlinkSync(victim, `${store.file}.${process.pid}.00000000.tmp`);
+      expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(/cannot write .*trust\.json: EEXIST/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
+    expect(fs.existsSync(store.file)).toBe(false);
+  });
+
+  it('a data folder where no file can be made is a TrustStoreError naming the file (no other error escapes)', () => {
+    // /proc/self exists, and nothing can be created in it: the temporary file is never made.
+    const store = new TrustStore('/proc/self');
+    expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(TrustStoreError);
+    expect(() => store.decide(temp(), '.mcp.json', 'c', 'trusted')).toThrow(/cannot write \/proc\/self\/trust\.json: ENOENT/);
+  });
+
   it('folderKey is the real path, and the resolved path of a folder that does not exist', () => {
     const folder = temp();
     const link = path.join(temp(), 'l');
@@ -157,7 +182,7 @@ describe('inspectProjectFile', () => {
       { name: 'tool', transport: 'stdio', command: 'node', args: ['server.js', '${HOME}'], env: { A: '1' } },
       { name: 'web', transport: 'http', url: 'https://example.test/mcp', headerNames: ['authorization'], shadowed: true },
     ]);
-    expect(inspected.error).toBeUndefined();
+    expect('error' in inspected).toBe(false);
     expect(inspected.diff).toBeUndefined();
     expect(inspected.parsed?.get('tool')).toMatchObject({ type: 'stdio', command: 'node' });
     const seen = shown(inspected);
@@ -183,6 +208,36 @@ describe('inspectProjectFile', () => {
     expect(inspectProjectFile(folder, store.get(folder, '.mcp.json'))?.diff).toContain('evil.js');
   });
 
+  it('a FIFO in its place is refused without waiting for a writer; a path that cannot be opened is an error, not "no file"', () => {
+    const folder = temp();
+    execFileSync('mkfifo', [path.join(folder, '.mcp.json')]);
+    const fifo = inspectProjectFile(folder, undefined)!;
+    expect(fifo.error).toMatch(/\.mcp\.json is not a regular file/);
+    expect(fifo.parsed).toBeUndefined();
+    const long = inspectProjectFile(path.join(temp(), 'x'.repeat(300)), undefined)!;
+    expect(long.error).toMatch(/^cannot read .*\.mcp\.json: ENAMETOOLONG$/);
+    expect(long.servers).toEqual([]);
+    expect(long.content).toBe('');
+  });
+
+  it('leaves no descriptor open on the file it read, or on one it refused', () => {
+    const folder = temp();
+    const at = path.join(folder, '.mcp.json');
+    fs.writeFileSync(at, MCP);
+    const big = temp();
+    fs.writeFileSync(path.join(big, '.mcp.json'), ' '.repeat(256 * 1024 + 1));
+    expect(inspectProjectFile(folder, undefined)?.status).toBe('untrusted');
+    expect(inspectProjectFile(big, undefined)?.error).toMatch(/not read/);
+    const open = fs.readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return fs.readlinkSync(path.join('/proc/self/fd', fd));
+      } catch {
+        return '';
+      }
+    });
+    expect(open.filter((p) => p.endsWith('.mcp.json'))).toEqual([]);
+  });
+
   it('a file that does not parse: shown with the parser’s reason and no servers, never parsed', () => {
     const folder = temp();
     fs.writeFileSync(path.join(folder, '.mcp.json'), '{"mcpServers": {"x": {"type": "sse", "url": "http://a"}}}');
@@ -205,7 +260,11 @@ describe('inspectProjectFile', () => {
 
     const dirFolder = temp();
     fs.mkdirSync(path.join(dirFolder, '.mcp.json'));
-    expect(inspectProjectFile(dirFolder, undefined)?.error).toMatch(/is not a regular file/);
+    const dir = inspectProjectFile(dirFolder, undefined)!;
+    expect(dir.error).toMatch(/is not a regular file/);
+    // Nothing but the reason is shown of a file that is not read: its content is empty, and so is what its hash names.
+    expect(dir.content).toBe('');
+    expect(dir.sha256).toBe(sha256(''));
 
     const big = temp();
     const padded = JSON.stringify({ mcpServers: {}, pad: 'x'.repeat(256 * 1024) });
@@ -213,6 +272,7 @@ describe('inspectProjectFile', () => {
     const large = inspectProjectFile(big, undefined)!;
     expect(large.error).toMatch(new RegExp(`is ${Buffer.byteLength(padded)} bytes \\(more than ${256 * 1024}\\): not read`));
     expect(large.parsed).toBeUndefined();
+    expect(large.content).toBe('');
     // Exactly at the limit it is read.
     const edge = temp();
     const exact = JSON.stringify({ mcpServers: {} }).padEnd(256 * 1024, ' ');

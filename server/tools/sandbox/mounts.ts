@@ -43,7 +43,8 @@ export interface MountPlan {
 /** `inner` is `outer` or inside it. */
 export function within(outer: string, inner: string): boolean {
   const rel = path.relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  // The folder itself gives '' (neither '..' nor absolute).
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 function exists(p: string): fs.Stats | undefined {
@@ -63,24 +64,34 @@ function repoRootOf(dir: string): string | undefined {
 }
 
 function systemArgs(): string[] {
+  const args = systemFolderArgs(SYSTEM_FOLDERS);
+  for (const secret of [...ETC_SECRETS, ...sshHostKeys()]) args.push(...hide(secret));
+  args.push(...resolvConfArgs(safeRealpath('/etc/resolv.conf')));
+  return args;
+}
+
+/** Each of `dirs` that exists, read-only; one that is a link stays the same link. */
+export function systemFolderArgs(dirs: readonly string[]): string[] {
   const args: string[] = [];
-  for (const dir of SYSTEM_FOLDERS) {
+  for (const dir of dirs) {
     const stat = exists(dir);
     if (!stat) continue;
     // Merged /usr: /bin -> usr/bin stays a link, as on the host.
     if (stat.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(dir), dir);
     else args.push('--ro-bind', dir, dir);
   }
-  for (const secret of [...ETC_SECRETS, ...sshHostKeys()]) args.push(...hide(secret));
-  // systemd-resolved links /etc/resolv.conf into /run, which is hidden: the one file is shown.
-  const resolv = safeRealpath('/etc/resolv.conf');
-  if (resolv && !SYSTEM_FOLDERS.some((dir) => within(dir, resolv))) args.push('--ro-bind', resolv, resolv);
   return args;
 }
 
-function sshHostKeys(): string[] {
+/** systemd-resolved links /etc/resolv.conf into /run, which is hidden: the one file it points to is shown. */
+export function resolvConfArgs(resolv: string | undefined): string[] {
+  return resolv && !SYSTEM_FOLDERS.some((dir) => within(dir, resolv)) ? ['--ro-bind', resolv, resolv] : [];
+}
+
+/** The host's private keys in `dir` (the public ones may stay). */
+export function sshHostKeys(dir = '/etc/ssh'): string[] {
   try {
-    return fs.readdirSync('/etc/ssh').filter((f) => /^ssh_host_.*_key$/.test(f)).map((f) => path.join('/etc/ssh', f));
+    return fs.readdirSync(dir).filter((f) => /^ssh_host_.*_key$/.test(f)).map((f) => path.join(dir, f));
   } catch {
     return [];
   }
@@ -94,8 +105,8 @@ function hide(p: string): string[] {
 }
 
 /** The folder of the node running skein, when it is not in a system folder (nvm and the like): sandboxed tools may need the same node. */
-function runtimeFolder(): string | undefined {
-  const prefix = path.dirname(path.dirname(fs.realpathSync(process.execPath)));
+export function runtimeFolder(execPath = process.execPath): string | undefined {
+  const prefix = path.dirname(path.dirname(fs.realpathSync(execPath)));
   if (prefix === '/' || SYSTEM_FOLDERS.some((dir) => within(dir, prefix))) return undefined;
   return prefix;
 }
@@ -107,7 +118,8 @@ export function mountPlan(input: MountInput): MountPlan {
   const releases: (() => void)[] = [];
   const args = [...systemArgs(), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
   // An empty, writable home of its own (programs expect one); the real one shows only where the project is.
-  const homeIsSystem = home === '/' || SYSTEM_FOLDERS.some((dir) => within(dir, home)) || within(home, '/tmp');
+  // ('/' holds /tmp: the last test covers it.)
+  const homeIsSystem = SYSTEM_FOLDERS.some((dir) => within(dir, home)) || within(home, '/tmp');
   if (!homeIsSystem) args.push('--tmpfs', home);
   const runtime = runtimeFolder();
   if (runtime) args.push('--ro-bind', runtime, runtime);
@@ -122,6 +134,8 @@ export function mountPlan(input: MountInput): MountPlan {
   // A worktree session lives in <data dir>/worktrees/<id>: the data folder goes first, the worktree on top.
   if (projectInsideData) args.push('--tmpfs', dataDir);
   if (showRepo) args.push('--ro-bind', repoRoot, repoRoot);
+  // A working folder inside a data folder that is itself inside the repository: hidden between the two.
+  if (dataDir !== undefined && !projectInsideData && within(dataDir, workDir)) args.push('--tmpfs', dataDir);
   args.push('--bind', workDir, workDir);
 
   // The repository's git metadata: read-only, apart from a worktree's own (git-metadata.ts).
@@ -143,7 +157,8 @@ export function mountPlan(input: MountInput): MountPlan {
       if (target && within(projectRoot, target)) args.push('--ro-bind', target, target);
       continue;
     }
-    if (!stat) releases.push(holdPlaceholder(p, 'folder'));
+    // A stand-in where it is absent; an existing one is left as it is (holdPlaceholder does nothing then).
+    releases.push(holdPlaceholder(p, 'folder'));
     args.push('--ro-bind', p, p);
   }
   // The data folder inside the project: an empty tmpfs over it (the token, the logs, other sessions' worktrees).
@@ -152,14 +167,12 @@ export function mountPlan(input: MountInput): MountPlan {
   if (within(workDir, home)) {
     for (const rel of HOME_SECRETS) args.push(...hide(path.join(home, rel)));
   }
-  let released = false;
   return {
     args,
     workDir,
     privateHome: homeIsSystem ? undefined : home,
+    // Each release runs once however often it is called (placeholders.ts), so this may be called again.
     release() {
-      if (released) return;
-      released = true;
       for (const r of releases) r();
     },
   };
