@@ -32,7 +32,6 @@ describe('groupMessages', () => {
 
   it('a result without a call id does not close a call: the group stays open for the real one', () => {
     expect(shape([answer(1, 'a'), result(2, undefined), result(3, 'a'), user(4)])).toEqual(['0:1,2,3', '3:4']);
-    // A call whose id is empty is not closed by a result without one either way: the group still ends at the messages' end.
     expect(shape([answer(1, 'a'), result(2, undefined)])).toEqual(['0:1,2']);
   });
 
