@@ -336,3 +336,56 @@ describe('notes and held-back messages', () => {
     expect(p).toEqual({ role: 'user', content: m.content });
   });
 });
+
+describe('the names a cleared result lists', () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `WidgetFactory${String(i).padStart(3, '0')}Impl`);
+  const listed = (content: string) => /Names in it: (.*?)(?: \(\+(\d+) more\))?\. search_history/.exec(content);
+
+  it('spend at most 30% of the output, the rest counted; at most 4,000 characters however long the output', () => {
+    const small = names(40).join(' ');
+    const text = clearedPlaceholder({ name: 'bash', input: {} }, small.length, 5, small);
+    const [, list, more] = listed(text)!;
+    expect(list!.split(', ').join('').length).toBeLessThanOrEqual(Math.floor(0.3 * small.length));
+    expect(Number(more)).toBe(40 - list!.split(', ').length);
+    expect(Number(more)).toBeGreaterThan(0);
+
+    const huge = names(700).join(' ');
+    const [, hugeList, hugeMore] = listed(clearedPlaceholder({ name: 'bash', input: {} }, huge.length, 5, huge))!;
+    const chars = hugeList!.split(', ').join('').length;
+    expect(chars).toBeLessThanOrEqual(4000);
+    expect(chars).toBeGreaterThan(3000);
+    expect(huge.length * 0.3).toBeGreaterThan(4000);
+    expect(Number(hugeMore)).toBe(700 - hugeList!.split(', ').length);
+  });
+
+  it('an output with no names lists none; all of them fitting counts nothing more', () => {
+    expect(clearedPlaceholder(undefined, 500, 5, 'x '.repeat(250))).not.toContain('Names in it');
+    const few = `${names(2).join(' ')} ${'x '.repeat(200)}`;
+    const text = clearedPlaceholder(undefined, few.length, 5, few);
+    expect(text).toContain(`Names in it: ${names(2).join(', ')}. search_history`);
+    expect(text).not.toContain('more)');
+  });
+
+  it('clearing an image changes the prefix from that message on: later Anthropic thinking goes', () => {
+    const m: SourcedMessage[] = [
+      { role: 'user', content: 'see', seq: 1, images: [image] },
+      { role: 'assistant', content: 'a2', seq: 2, reasoning: thinking('anthropic') },
+    ];
+    applyCompaction(m, { clearedThroughSeq: 1 }, new Map());
+    expect(m[0]!.images).toBeUndefined();
+    expect(m[1]!.reasoning).toBeUndefined();
+  });
+});
+
+describe('a message too large for the window', () => {
+  it('is seen as its head and where the whole of it is kept', () => {
+    const text = 'line one\nline two\nline three';
+    const log = new LogBuilder();
+    log.add({ kind: 'user', text, saved: { file: 'big.txt', chars: text.length, tokens: 9, headChars: 8 } } as never);
+    const [m] = deriveView(log.events);
+    expect(m!.content).toContain('kept whole in the file big.txt');
+    expect(m!.content).toContain('line one\n[… ');
+    expect(m!.content).not.toContain('line two');
+    expect(m!.seq).toBe(1);
+  });
+});
