@@ -389,3 +389,42 @@ describe('a message too large for the window', () => {
     expect(m!.seq).toBe(1);
   });
 });
+
+describe('order kept in the places a log rarely reaches', () => {
+  it('a note with no call open takes its place at once: the answer after it comes after it', () => {
+    const log = new LogBuilder();
+    log.user('u1');
+    log.add({ kind: 'status', text: 'STATUS' } as never);
+    log.agent('a3');
+    expect(deriveView(log.events).map((m) => m.content)).toEqual(['u1', 'STATUS', 'a3']);
+  });
+
+  it('a call logged after a user message belongs to no earlier answer', () => {
+    const log = new LogBuilder();
+    log.user('u1');
+    log.agent('a2');
+    log.user('u3');
+    log.add({ kind: 'tool_call', callId: 'x', name: 'bash', input: {} });
+    const view = deriveView(log.events);
+    expect(view[1]!.toolCalls).toBeUndefined();
+    expect(view.map((m) => m.content)).toEqual(['u1', 'a2', 'u3']);
+  });
+
+  it('a summary-only compaction clears no tool result; a span with nothing of the view in it inserts no summary', () => {
+    const log = new LogBuilder();
+    log.user('u1'); // 1
+    log.tools(['a'], true, big('out')); // 2,3,4
+    log.agent('a5'); // 5
+    log.user('u6'); // 6
+    log.compaction([5, 5], 'S'); // 7
+    const view = deriveView(log.events);
+    expect(view.find((m) => m.role === 'tool')!.content).toBe(big('out'));
+    const gap: SourcedMessage[] = [
+      { role: 'user', content: 'u1', seq: 1 },
+      { role: 'assistant', content: 'a2', seq: 2 },
+      { role: 'user', content: 'u10', seq: 10 },
+    ];
+    applyCompaction(gap, { coversSeq: [5, 6], summary: 'S' }, new Map());
+    expect(gap.map((m) => m.content)).toEqual(['u1', 'a2', 'u10']);
+  });
+});
