@@ -38,6 +38,7 @@ export default defineConfig({
       // Approvals.
       'test/unit/approvals*.test.ts',
       'test/unit/approval-gate.test.ts',
+      'test/unit/approval-modes.test.ts',
       // The event log.
       'test/unit/event-log*.test.ts',
       'test/unit/session-durability.test.ts',
