@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseInsensitive, offerFor, protectedWhy, ruleMatches, scopeOf } from '../../server/agent/approval-rules.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** A working folder `name` beside a link whose name is `name` with its case flipped: what a case-folding filesystem looks like from here. */
 function foldingFolder(name: string): string {

@@ -10,7 +10,7 @@ import { previewOf } from '../../server/agent/approval-preview.js';
 import { Session } from '../../server/agent/session.js';
 import type { ToolCall } from '../../server/llm/types.js';
 import { EventLog } from '../../server/store/event-log.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/until.js';
 
 const work = tempDir('restart-work');
