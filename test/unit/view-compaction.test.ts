@@ -21,6 +21,7 @@ import {
   type SourcedMessage,
 } from '../../server/compaction/view.js';
 import { LogBuilder } from '../helpers/events.js';
+import { emptyLedger, renderLedger } from '../../server/compaction/ledger.js';
 
 const big = (tag: string) => `${tag} `.repeat(Math.ceil((CLEARABLE_CHARS + 50) / (tag.length + 1)));
 const image: ImageRef = { file: 'img-1.png', mediaType: 'image/png', bytes: 2048, width: 10, height: 20 };
@@ -171,6 +172,18 @@ describe('a summary replaces exactly the span it covers', () => {
     const noProvider = messages.map((m) => ({ ...m }));
     applyCompaction(noProvider, { coversSeq: [1, 2], summary: 'S' }, new Map());
     expect(noProvider[0]).not.toHaveProperty('compacted');
+  });
+
+  it('a summary with a ledger carries it: its text after the summary inside the markers, the ledger itself kept on the message', () => {
+    const ledger = { ...emptyLedger(), filesRead: ['src/app.ts'], userMessages: [{ text: 'fix the parser', seq: 2 }] };
+    const m = summaryMessage('the summary', ledger, [2, 7]);
+    const rendered = renderLedger(ledger);
+    expect(m.content).toBe(`${COMPACTED_OPEN}\n${m.content.split('\n')[1]}\n\nthe summary\n\n${rendered}\n${COMPACTED_CLOSE}`);
+    expect(m.content).toContain('- fix the parser');
+    expect(m.summaryOf).toEqual({ summary: 'the summary', ledger, covers: [2, 7] });
+    // Without one, no ledger key at all (a later fold must not read an undefined ledger as one).
+    expect(summaryMessage('s', undefined, [2, 7]).summaryOf).toEqual({ summary: 's', covers: [2, 7] });
+    expect(summaryMessage('s', undefined, [2, 7]).content).toBe(`${COMPACTED_OPEN}\n${m.content.split('\n')[1]}\n\ns\n${COMPACTED_CLOSE}`);
   });
 
   it('a summary with a ledger renders it after the text; the range of a fold counts a summary as its whole span', () => {
