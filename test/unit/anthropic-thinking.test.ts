@@ -89,3 +89,23 @@ describe('prefixRefusal', () => {
     expect(prefixRefusal('Invalid `signature` in `thinking` block')).toBeUndefined();
   });
 });
+
+describe('the prefix fingerprint matches what is sent', () => {
+  it('an undefined array entry counts as the null JSON sends for it', () => {
+    expect(prefixOf(BASE, [{ role: 'user', content: ['a', undefined] }])).toBe(prefixOf(BASE, [{ role: 'user', content: ['a', null] }]));
+    expect(prefixOf(BASE, [{ role: 'user', content: ['a', undefined] }])).not.toBe(prefixOf(BASE, [{ role: 'user', content: ['a'] }]));
+  });
+});
+
+describe('the readable thinking text', () => {
+  it('takes only text from thinking blocks: no other block’s fields, nothing that is not a string', () => {
+    const r = readReasoning(answer([
+      { type: 'thinking', thinking: ['not', 'text'], signature: 's' },
+      { type: 'redacted_thinking', thinking: 'not readable', data: 'x' },
+      { type: 'text', text: 'y', thinking: 'nor this' },
+      { type: 'thinking', thinking: 'real', signature: 't' },
+    ]), 'm', 'p')!;
+    expect(r.text).toBe('real');
+    expect(r.output).toHaveLength(4);
+  });
+});
