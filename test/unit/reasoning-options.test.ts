@@ -51,18 +51,18 @@ describe('effortsOf', () => {
 describe('anthropicThinking', () => {
   const adaptive = caps('adaptive', ...ALL);
   it('sends nothing for a model without Anthropic thinking', () => {
-    expect(anthropicThinking(undefined, 'high')).toEqual({});
-    expect(anthropicThinking(caps('responses', ...ALL), 'high')).toEqual({});
-    expect(anthropicThinking(caps('level', ...ALL), 'high')).toEqual({});
+    expect(anthropicThinking(undefined, 'high')).toStrictEqual({});
+    expect(anthropicThinking(caps('responses', ...ALL), 'high')).toStrictEqual({});
+    expect(anthropicThinking(caps('level', ...ALL), 'high')).toStrictEqual({});
   });
 
   it('adaptive thinking with summaries and the effort; `none` disables it where that is allowed, never on an always-on model', () => {
-    expect(anthropicThinking(adaptive, 'low')).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
-    expect(anthropicThinking(adaptive, undefined)).toEqual({ thinking: { type: 'adaptive', display: 'summarized' } });
-    expect(anthropicThinking(adaptive, 'none')).toEqual({ thinking: { type: 'disabled' } });
-    expect(anthropicThinking(caps('always', ...ALL), 'none')).toEqual({});
-    expect(anthropicThinking(caps('always', 'low', 'high'), 'none')).toEqual({ thinking: { type: 'adaptive', display: 'summarized' } });
-    expect(anthropicThinking(caps('always', 'low', 'high'), 'medium')).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
+    expect(anthropicThinking(adaptive, 'low')).toStrictEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
+    expect(anthropicThinking(adaptive, undefined)).toStrictEqual({ thinking: { type: 'adaptive', display: 'summarized' } });
+    expect(anthropicThinking(adaptive, 'none')).toStrictEqual({ thinking: { type: 'disabled' } });
+    expect(anthropicThinking(caps('always', ...ALL), 'none')).toStrictEqual({});
+    expect(anthropicThinking(caps('always', 'low', 'high'), 'none')).toStrictEqual({ thinking: { type: 'adaptive', display: 'summarized' } });
+    expect(anthropicThinking(caps('always', 'low', 'high'), 'medium')).toStrictEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
   });
 });
 
@@ -90,12 +90,12 @@ describe('geminiThinking', () => {
 
   it('thought summaries always; a level or a budget for the effort; a zero budget for none', () => {
     const level = caps('level', 'low', 'high');
-    expect(geminiThinking(level, undefined)).toEqual({ includeThoughts: true });
-    expect(geminiThinking(level, 'medium')).toEqual({ includeThoughts: true, thinkingLevel: 'low' });
+    expect(geminiThinking(level, undefined)).toStrictEqual({ includeThoughts: true });
+    expect(geminiThinking(level, 'medium')).toStrictEqual({ includeThoughts: true, thinkingLevel: 'low' });
     const budget = caps('budget', ...ALL);
-    expect(geminiThinking(budget, 'none')).toEqual({ thinkingBudget: 0 });
-    expect(geminiThinking(budget, 'default')).toEqual({ includeThoughts: true });
-    expect((['low', 'medium', 'high', 'max'] as const).map((e) => geminiThinking(budget, e))).toEqual([
+    expect(geminiThinking(budget, 'none')).toStrictEqual({ thinkingBudget: 0 });
+    expect(geminiThinking(budget, 'default')).toStrictEqual({ includeThoughts: true });
+    expect((['low', 'medium', 'high', 'max'] as const).map((e) => geminiThinking(budget, e))).toStrictEqual([
       { includeThoughts: true, thinkingBudget: 1024 },
       { includeThoughts: true, thinkingBudget: 8192 },
       { includeThoughts: true, thinkingBudget: 24_576 },
