@@ -201,6 +201,19 @@ describe('close()', () => {
     expect(group).not.toHaveBeenCalled();
   });
 
+  it('with the only group in flight: the file stays open under it and is closed when it returns', async () => {
+    const file = path.join(dir(), 's.jsonl');
+    const log = EventLog.create(file, header);
+    const { release, held } = holdSyncs(log);
+    log.append({ kind: 'user', text: 'x' });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    log.close();
+    expect(log.durableSeq).toBe(1);
+    expect(isOpen(file)).toBe(true);
+    await release();
+    await vi.waitFor(() => expect(isOpen(file)).toBe(false));
+  });
+
   it('with a group fdatasync in flight: the file stays open under it and is closed when it returns', async () => {
     const file = path.join(dir(), 's.jsonl');
     const log = EventLog.create(file, header);

@@ -37,6 +37,13 @@ describe('a damaged line keeps the seq it held', () => {
     log.close();
   });
 
+  it('after a gap too: the line keeps the seq it claims, not the one after the last', () => {
+    const { log, seqs } = load([ev(1), ev(2), `{"seq":5,"ts":"${tsOf(5)}","kind":"us\u0000`, ev(6)]);
+    expect(seqs).toEqual(['1:user', '2:user', '5:error', '6:user']);
+    expect(log.append({ kind: 'user', text: 'next' }).seq).toBe(7);
+    log.close();
+  });
+
   it('a claimed seq that is not above the last one is not trusted: the line takes the next seq', () => {
     const { log, seqs } = load([ev(1), ev(2), '{"seq":2,"ts":"x","kind":"us\u0000', '{"seq":1,garbage']);
     expect(seqs).toEqual(['1:user', '2:user', '3:error', '4:error']);
