@@ -204,7 +204,6 @@ function parseEvent(line: string): SkeinEvent | undefined {
   try {
     const event = JSON.parse(line) as SkeinEvent;
     return Number.isSafeInteger(event.seq) && event.seq > 0 && typeof event.kind === 'string' ? event : undefined;
-    // Stryker disable next-line BlockStatement: an empty catch block returns undefined just the same
   } catch {
     return undefined;
   }

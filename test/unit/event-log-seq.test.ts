@@ -38,9 +38,9 @@ describe('a damaged line keeps the seq it held', () => {
   });
 
   it('after a gap too: the line keeps the seq it claims, not the one after the last', () => {
-    const { log, seqs } = load([ev(1), ev(2), `{"seq":5,"ts":"${tsOf(5)}","kind":"us\u0000`, ev(6)]);
-    expect(seqs).toEqual(['1:user', '2:user', '5:error', '6:user']);
-    expect(log.append({ kind: 'user', text: 'next' }).seq).toBe(7);
+    const { log, seqs } = load([ev(1), ev(2), `{"seq":5,"ts":"${tsOf(5)}","kind":"us\u0000`, ev(6), `{"seq":15,"ts":"${tsOf(15)}","kind":"us\u0000`, ev(16)]);
+    expect(seqs).toEqual(['1:user', '2:user', '5:error', '6:user', '15:error', '16:user']);
+    expect(log.append({ kind: 'user', text: 'next' }).seq).toBe(17);
     log.close();
   });
 
