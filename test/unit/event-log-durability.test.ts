@@ -11,6 +11,9 @@ import { EventLog } from '../../server/store/event-log.js';
 
 afterEach(() => vi.restoreAllMocks());
 
+/** Waits on a condition, polling often: an fdatasync returns in a few ms, vi.waitFor's 50 ms default would be most of each test. */
+const soon = (check: () => void) => vi.waitFor(check, { interval: 2, timeout: 3_000 });
+
 const header = { skein: 1 as const, session: 's', createdAt: '2026-01-01T00:00:00.000Z', model: 'predictable' };
 const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'skein-durable-'));
 
@@ -37,7 +40,7 @@ function holdSyncs(log: EventLog, fail?: NodeJS.ErrnoException) {
   return {
     held,
     release: async () => {
-      await vi.waitFor(() => expect(held.length).toBeGreaterThan(0));
+      await soon(() => expect(held.length).toBeGreaterThan(0));
       held.shift()!();
     },
   };
@@ -108,7 +111,7 @@ describe('a reopened log', () => {
     log.append({ kind: 'user', text: 'grouped' });
     expect(syncSync).not.toHaveBeenCalled();
     expect(log.durableSeq).toBe(3);
-    await vi.waitFor(() => expect(log.durableSeq).toBe(4));
+    await soon(() => expect(log.durableSeq).toBe(4));
     log.close();
   });
 });
@@ -156,7 +159,7 @@ describe('a failed fdatasync', () => {
     expect(() => log.close()).not.toThrow();
     expect(errors.map((e) => e.message)).toEqual(['EIO: i/o error, fdatasync']);
     expect(log.durableSeq).toBe(1);
-    await vi.waitFor(() => expect(isOpen(file)).toBe(false));
+    await soon(() => expect(isOpen(file)).toBe(false));
   });
 });
 
@@ -179,7 +182,7 @@ describe('close()', () => {
     const file = path.join(dir(), 's.jsonl');
     const log = EventLog.create(file, header);
     log.append({ kind: 'user', text: 'x' });
-    await vi.waitFor(() => expect(log.durableSeq).toBe(1));
+    await soon(() => expect(log.durableSeq).toBe(1));
     // The group's callback has run (the log is idle).
     await new Promise((r) => setImmediate(r));
     const sync = vi.spyOn(fs, 'fdatasyncSync');
@@ -197,7 +200,7 @@ describe('close()', () => {
     log.append({ kind: 'user', text: 'x' });
     log.close();
     expect(log.durableSeq).toBe(1);
-    await vi.waitFor(() => expect(isOpen(file)).toBe(false));
+    await soon(() => expect(isOpen(file)).toBe(false));
     expect(group).not.toHaveBeenCalled();
   });
 
@@ -206,12 +209,12 @@ describe('close()', () => {
     const log = EventLog.create(file, header);
     const { release, held } = holdSyncs(log);
     log.append({ kind: 'user', text: 'x' });
-    await vi.waitFor(() => expect(held).toHaveLength(1));
+    await soon(() => expect(held).toHaveLength(1));
     log.close();
     expect(log.durableSeq).toBe(1);
     expect(isOpen(file)).toBe(true);
     await release();
-    await vi.waitFor(() => expect(isOpen(file)).toBe(false));
+    await soon(() => expect(isOpen(file)).toBe(false));
   });
 
   it('with a group fdatasync in flight: the file stays open under it and is closed when it returns', async () => {
@@ -221,13 +224,13 @@ describe('close()', () => {
     const announced: number[] = [];
     log.onDurable((upTo) => announced.push(upTo));
     log.append({ kind: 'user', text: 'x' });
-    await vi.waitFor(() => expect(held).toHaveLength(1));
+    await soon(() => expect(held).toHaveLength(1));
     log.append({ kind: 'user', text: 'y' });
     log.close();
     expect(announced).toEqual([2]);
     expect(isOpen(file)).toBe(true);
     await release();
-    await vi.waitFor(() => expect(isOpen(file)).toBe(false));
+    await soon(() => expect(isOpen(file)).toBe(false));
     // No second group after close, and nothing announced twice.
     expect(held).toHaveLength(0);
     expect(announced).toEqual([2]);
