@@ -32,7 +32,8 @@ export class EventLog extends LoadedEvents implements SessionLog {
   private fd: number;
   /** Size of the file after the last complete append. */
   private bytes: number;
-  private readonly sync: SyncMode;
+  /** `each` mode: an fdatasync per append (else group commit). */
+  private readonly syncEach: boolean;
   /** An fdatasync is in flight (its callback starts the next one if more was appended). */
   private syncing = false;
   private closed = false;
@@ -49,7 +50,7 @@ export class EventLog extends LoadedEvents implements SessionLog {
     super(events, events.at(-1)?.seq ?? 0);
     this.fd = fd;
     this.bytes = fs.fstatSync(fd).size;
-    this.sync = options.sync ?? 'group';
+    this.syncEach = options.sync === 'each';
   }
 
   static create(file: string, header: LogHeader, options: LogOptions = {}): EventLog {
@@ -130,7 +131,7 @@ export class EventLog extends LoadedEvents implements SessionLog {
     const line = JSON.stringify(full) + '\n';
     try {
       writeAll(this.fd, line);
-      if (this.sync === 'each') fs.fdatasyncSync(this.fd);
+      if (this.syncEach) fs.fdatasyncSync(this.fd);
     } catch (err) {
       // Disk full or similar: cut any partial line so the file stays valid.
       try {
@@ -142,7 +143,7 @@ export class EventLog extends LoadedEvents implements SessionLog {
     }
     this.bytes += Buffer.byteLength(line);
     this.events.push(full);
-    if (this.sync === 'each') this.madeDurable(full.seq);
+    if (this.syncEach) this.madeDurable(full.seq);
     else if (!this.syncing) {
       this.syncing = true;
       // After the current tick: everything appended in it shares the one fdatasync.
@@ -179,7 +180,6 @@ export class EventLog extends LoadedEvents implements SessionLog {
   }
 
   private finishClose(): void {
-    this.syncing = false;
     fs.closeSync(this.fd);
   }
 }

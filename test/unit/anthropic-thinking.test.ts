@@ -89,3 +89,48 @@ describe('prefixRefusal', () => {
     expect(prefixRefusal('Invalid `signature` in `thinking` block')).toBeUndefined();
   });
 });
+
+describe('the prefix fingerprint matches what is sent', () => {
+  it('an undefined array entry counts as the null JSON sends for it', () => {
+    expect(prefixOf(BASE, [{ role: 'user', content: ['a', undefined] }])).toBe(prefixOf(BASE, [{ role: 'user', content: ['a', null] }]));
+    expect(prefixOf(BASE, [{ role: 'user', content: ['a', undefined] }])).not.toBe(prefixOf(BASE, [{ role: 'user', content: ['a'] }]));
+  });
+});
+
+describe('the readable thinking text', () => {
+  it('takes only text from thinking blocks: no other block’s fields, nothing that is not a string', () => {
+    const r = readReasoning(answer([
+      { type: 'thinking', thinking: ['not', 'text'], signature: 's' },
+      { type: 'redacted_thinking', thinking: 'not readable', data: 'x' },
+      { type: 'text', text: 'y', thinking: 'nor this' },
+      { type: 'thinking', thinking: 'real', signature: 't' },
+    ]), 'm', 'p')!;
+    expect(r.text).toBe('real');
+    expect(r.output).toHaveLength(4);
+  });
+});
+
+describe('the prefix fingerprint is one-to-one', () => {
+  it('a list and an object with the same entries differ; so do lists whose items run together', () => {
+    const fp = (content: unknown) => prefixOf(BASE, [{ role: 'user', content }]);
+    expect(fp(['hi'])).not.toBe(fp({ 0: 'hi' }));
+    expect(fp([1, 2])).not.toBe(fp([12]));
+  });
+
+  it('the same keys in any order give the same fingerprint, also for a large object (a long tool schema)', () => {
+    const keys = Array.from({ length: 80 }, (_, i) => `p${(i * 37) % 80}`);
+    const build = (order: string[]) => Object.fromEntries(order.map((k) => [k, { type: 'string', description: k }]));
+    const schema = (order: string[]) => ({ model: 'm', system: null, tools: [{ name: 't', input_schema: { type: 'object', properties: build(order) } }] });
+    const sorted = [...keys].sort();
+    const fingerprint = prefixOf(schema(sorted), []);
+    expect(prefixOf(schema([...sorted].reverse()), [])).toBe(fingerprint);
+    expect(prefixOf(schema(keys), [])).toBe(fingerprint);
+    expect(prefixOf(schema([...keys.slice(40), ...keys.slice(0, 40)]), [])).toBe(fingerprint);
+  });
+});
+
+describe('prefixRefusal names the turn whatever block it is about', () => {
+  it('also a block past the tenth', () => {
+    expect(prefixRefusal('messages.7.content.12: Invalid `signature` in `thinking` block')).toEqual({ message: 7 });
+  });
+});

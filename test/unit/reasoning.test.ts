@@ -34,7 +34,8 @@ describe('reasoning options', () => {
     const plain: ViewMessage = { role: 'assistant', content: 'done' };
     const reasoning: Reasoning = { provider: 'openai', model: 'gpt-5', output: [{ type: 'reasoning', encrypted_content: 'x'.repeat(400) }], text: 'a long plan '.repeat(20) };
     expect(messageTokens({ ...plain, reasoning }) - messageTokens(plain)).toBeGreaterThan(100 + 20);
-  });
+    // The first count loads the tokenizer's tables: seconds on a busy machine, past the mutation config's 4 s limit.
+  }, 30_000);
 
   it("recognises Anthropic's prefix refusals (and nothing else)", () => {
     expect(prefixRefusal('invalid_request_error: messages.5.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.')).toEqual({ message: 5 });
