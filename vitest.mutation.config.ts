@@ -1,11 +1,10 @@
-// The tests Stryker runs (stryker.config.mjs): the unit and property tests of
-// the code in its `mutate` scope and the few integration tests that take
-// seconds, no browser. Every mutant runs only the tests that covered it in the
-// first run, so a test that starts servers and sessions (thinking-*, access,
-// approvals: each touches the view, the log and the access check) would be
-// run for hundreds of mutants: those stay in the normal suite, and the code
-// they guard has unit tests here. So do the property tests (a minute, and
-// vitest runs the slowest file first for every mutant).
+// The tests Stryker runs (stryker.config.mjs): fast unit tests of the code in
+// its `mutate` scope, no server, no browser, no agent loop. Every mutant runs
+// the tests that covered it in the first run, each run importing their modules
+// again, so a test that starts servers or sessions (thinking-*, access,
+// approvals, round-trip, secret-repeat) would cost seconds for hundreds of
+// mutants: those stay in `npm test`, and the code they guard has unit tests
+// here. So do the property tests (a minute each).
 import { defineConfig } from 'vitest/config';
 import base from './vite.config.js';
 
@@ -30,10 +29,10 @@ export default defineConfig({
       'test/unit/access*.test.ts',
       'test/unit/headers.test.ts',
       // Secrets and the tools' environment; path confinement. tools.test.ts (bash runs, seconds per mutant)
-      // stays in `npm test`: secret-mask, tool-env and paths kill every mutant it killed, in milliseconds.
+      // and secret-repeat.test.ts (an agent loop) stay in `npm test`: secret-mask, tool-env and paths kill
+      // every mutant they killed, in milliseconds.
       'test/unit/tool-env.test.ts',
       'test/unit/secret-mask*.test.ts',
-      'test/integration/secret-repeat.test.ts',
       'test/unit/paths*.test.ts',
       // Approvals.
       'test/unit/approvals*.test.ts',
@@ -49,7 +48,7 @@ export default defineConfig({
       // Thinking and reasoning round trips.
       'test/unit/reasoning*.test.ts',
       'test/unit/anthropic-thinking*.test.ts',
-      'test/integration/round-trip.test.ts',
+      // (round-trip.test.ts, the turns sent back through each provider's fake, runs agents: it stays in `npm test`.)
       // Trust and sandbox (issue 21).
       'test/unit/trust*.test.ts',
       'test/unit/sandbox*.test.ts',
