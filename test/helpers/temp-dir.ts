@@ -4,7 +4,24 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `skein-${prefix}-`));
+}
+
+/**
+ * For a test file: a maker of temporary folders (their real path, links
+ * resolved), each removed after the test that made it.
+ */
+export function tempDirsPerTest(prefix: string): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.realpathSync(tempDir(prefix));
+    made.push(dir);
+    return dir;
+  };
 }

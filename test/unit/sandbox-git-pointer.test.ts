@@ -4,20 +4,12 @@
 // folder does not), line ends and spaces around the path are not part of it,
 // and of the shared repository only the folders that exist become writable.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gitdirOf, gitMounts } from '../../server/tools/sandbox/git-metadata.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function temp(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-gitptr-')));
-  made.push(dir);
-  return dir;
-}
+const temp = tempDirsPerTest('gitptr');
 
 describe('gitdirOf', () => {
   it('reads "gitdir: <path>" with a CRLF line end or trailing spaces, relative to the file’s folder', () => {

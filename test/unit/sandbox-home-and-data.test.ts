@@ -8,18 +8,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mountPlan } from '../../server/tools/sandbox/mounts.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function temp(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-hd-')));
-  made.push(dir);
-  return dir;
-}
+const temp = tempDirsPerTest('hd');
 
 /** The [flag, ...paths] mounts of an argument list. */
 function mounts(args: string[]): string[][] {

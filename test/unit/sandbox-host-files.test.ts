@@ -4,20 +4,12 @@
 // folders shown as that one file, and a node installed outside them (nvm)
 // shown read-only so sandboxed tools find it, never "/" or a system folder.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolvConfArgs, runtimeFolder, sshHostKeys, systemFolderArgs } from '../../server/tools/sandbox/mounts.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function temp(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-host-')));
-  made.push(dir);
-  return dir;
-}
+const temp = tempDirsPerTest('host');
 
 describe('sshHostKeys', () => {
   it('lists the private host keys with their path, not the public keys or the client config', () => {

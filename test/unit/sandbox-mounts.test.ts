@@ -7,22 +7,14 @@
 // these are the fast checks of the plan itself.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gitdirOf, gitMounts } from '../../server/tools/sandbox/git-metadata.js';
 import { mountPlan, within } from '../../server/tools/sandbox/mounts.js';
 import { isProtectedProjectPath, PROTECTED_PROJECT_PATHS } from '../../server/tools/sandbox/protected-paths.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function temp(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-mounts-')));
-  made.push(dir);
-  return dir;
-}
+const temp = tempDirsPerTest('mounts');
 
 /** The [flag, ...paths] mounts of an argument list, e.g. ['--bind', '/w', '/w']. */
 function mounts(args: string[]): string[][] {
