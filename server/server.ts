@@ -9,7 +9,7 @@ import { Sessions, type SessionOptions } from './sessions/sessions.js';
 import type { Config } from './config.js';
 import { Access } from './http/access.js';
 import { PgStore } from './store/postgres/pg-store.js';
-import { Cluster } from './store/postgres/cluster.js';
+import { Cluster } from './cluster/leases.js';
 import { ClusterRoles } from './cluster/cluster-roles.js';
 import { createApp } from './http/app.js';
 import { loadOrCreateToken } from './http/token-file.js';

@@ -1,5 +1,5 @@
 // Which sessions this instance runs when several share one PostgreSQL
-// database (server/store/postgres/cluster.ts holds the database side). A
+// database (leases.ts holds the database side: leases, heartbeats, the inbox). A
 // session is run by the instance holding its lease; every other instance
 // keeps a read-only copy that shows what the owner commits and forwards
 // what its clients ask through the inbox. When an owner stops heartbeating,
@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LogHeader } from '../store/event-log.js';
-import type { Cluster, InboxRow } from '../store/postgres/cluster.js';
+import type { Cluster, InboxRow } from './leases.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { log } from '../log.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';

@@ -1,11 +1,11 @@
 // A session whose agent runs on another skein instance (several instances on
-// one PostgreSQL database, see server/store/postgres/cluster.ts). This copy
+// one PostgreSQL database, see leases.ts). This copy
 // shows what the owner commits; what a client asks of it is forwarded to the
 // owner, or refused with the reason when no instance can run it.
 
 /** What a client asked of a session on an instance that does not run it (it travels through the inbox table). */
-export type { InboxCommand as ForwardedCommand } from '../store/postgres/cluster.js';
-import type { InboxCommand as ForwardedCommand } from '../store/postgres/cluster.js';
+export type { InboxCommand as ForwardedCommand } from './leases.js';
+import type { InboxCommand as ForwardedCommand } from './leases.js';
 
 export interface RemoteOwner {
   /** Why this instance does not run the session, for the snapshot ("runs on instance …", or why it is read-only). */

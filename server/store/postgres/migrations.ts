@@ -22,7 +22,7 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );`,
   },
   {
-    // Several instances on one database (see cluster.ts): who is alive, who runs each session's
+    // Several instances on one database (see server/cluster/leases.ts): who is alive, who runs each session's
     // agent, and what other instances posted to a session for its owner.
     version: 2,
     sql: `

@@ -172,7 +172,7 @@ export async function insertBatch(pool: pg.Pool, session: string, batch: readonl
     await client.query(`INSERT INTO skein_events (session, seq, line) VALUES ${values.join(', ')}`, params);
     // The list entry commits with the events it describes (a start lists from it, reading no event).
     await writeSummary();
-    // Delivered at COMMIT to every instance listening (cluster.ts): they read the new rows and show them.
+    // Delivered at COMMIT to every instance listening (server/cluster/leases.ts): they read the new rows and show them.
     await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${session} ${last}`]);
     await client.query('COMMIT');
     return batch.length;

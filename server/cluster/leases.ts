@@ -10,8 +10,8 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { ImageInput } from '../../../shared/protocol.js';
-import { EVENTS_CHANNEL } from './pg-event-log.js';
+import type { ImageInput } from '../../shared/protocol.js';
+import { EVENTS_CHANNEL } from '../store/postgres/pg-event-log.js';
 
 const INBOX_CHANNEL = 'skein_inbox';
 const LEASES_CHANNEL = 'skein_leases';
