@@ -14,6 +14,7 @@ const JSONL_FILES = new Set([
   'lazy-sessions', // 1,000 JSONL logs and the index beside them
   'token-masking', // the log file searched for the token
   'shutdown', // the log file read after shutdown
+  'open-off-loop', // a 30 MB JSONL log written by hand, read in slices off the event loop
   'postgres-store',
   'postgres-cluster',
   'postgres-scale',
