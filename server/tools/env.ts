@@ -68,22 +68,20 @@ export function secretValues(env: NodeJS.ProcessEnv, extra: readonly NamedSecret
     .sort((a, b) => b.value.length - a.value.length);
 }
 
-/** Cheap test before parsing: `scheme://user:password@` (most values are no URL at all). */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#\s]*@/i;
-
 /**
  * A URL's credentials: the whole URL (as given) and its password, as written
  * and percent-decoded (a client prints either). Nothing for a URL without a password.
+ * The URL parser decides, not a pattern: it finds a password where no simple
+ * pattern would (`http:me:pw@host` without slashes, backslashes for slashes,
+ * a tab or newline anywhere). A scheme it does not know, written without `//`
+ * (`postgres:me:pw@db/x`), is a path to the parser; it is read again with the
+ * slashes the user meant (a false hit costs a masked word, a miss a password).
  */
 export function urlSecrets(name: string, value: string | undefined): NamedSecret[] {
-  const text = value?.trim();
-  if (!text || !URL_WITH_PASSWORD.test(text)) return [];
-  let password: string;
-  try {
-    password = new URL(text).password;
-  } catch {
-    return [];
-  }
+  if (value === undefined) return [];
+  const text = value.trim();
+  const colon = text.indexOf(':');
+  const password = passwordIn(text) || passwordIn(`${text.slice(0, colon + 1)}//${text.slice(colon + 1)}`);
   if (!password) return [];
   const out: NamedSecret[] = [{ name, value: text }, { name: `${name} password`, value: password }];
   try {
@@ -93,6 +91,11 @@ export function urlSecrets(name: string, value: string | undefined): NamedSecret
     /* not valid percent-encoding: the password as written is all there is */
   }
   return out;
+}
+
+/** The password the URL parser reads in `text` ('' for none, or for no URL at all). */
+function passwordIn(text: string): string {
+  return URL.canParse(text) ? new URL(text).password : '';
 }
 
 /** Replaces every exact occurrence of a secret with `[redacted NAME]`. */

@@ -69,7 +69,7 @@ function preview(name: string, config: McpServerConfig, shadowed: boolean): Proj
 }
 
 /** The file's text; a symlink or anything but a regular file is shown as an error, never followed. */
-function readGated(file: string): { content: string; error?: string } | undefined {
+export function readGated(file: string): { content: string; error?: string } | undefined {
   let fd: number;
   try {
     // O_NOFOLLOW: a symlink swapped in after a check is not read either.

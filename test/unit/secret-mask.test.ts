@@ -59,6 +59,51 @@ describe('secret masking', () => {
     );
   });
 
+  it('every spelling the URL parser reads a password in is masked, not only `scheme://user:password@`', () => {
+    // Each of these is a URL with a password to the WHATWG parser (Node's, and every client built on it).
+    const spellings = [
+      'http:me:password1@host.example',
+      'HTTPS:me:password1@host.example',
+      'http:/me:password1@host.example',
+      'http:\\\\me:password1@host.example',
+      'https:///me:password1@host.example',
+      'ws:me:password1@host.example',
+      'ftp:me:password1@host.example/file',
+      'ht\ttp://me:password1@host.example',
+      'http://me:pass\nword1@host.example',
+      'x:\t//me:password1@host.example',
+      '\u0001http://me:password1@host.example',
+      'http://me:pass%2Fword1@host.example',
+      'http://me:p@ss-word1@host.example',
+    ];
+    for (const url of spellings) {
+      const parsed = new URL(url).password;
+      expect(parsed, JSON.stringify(url)).not.toBe('');
+      const plain = decodeURIComponent(parsed);
+      const masked = maskWith({ SOME_URL: url }, `url ${url} password ${parsed} decoded ${plain}`);
+      expect(masked, JSON.stringify(url)).toBe('url [redacted SOME_URL] password [redacted SOME_URL password] decoded [redacted SOME_URL password]');
+    }
+  });
+
+  it('a scheme the parser does not know, written without `//`, is read with the slashes the user meant', () => {
+    // To the parser `postgres:me:secret-99@db/x` is a path, no password; the user meant one.
+    expect(new URL('postgres:me:secret-99@db/x').password).toBe('');
+    expect(urlSecrets('DATABASE_URL', 'postgres:me:secret-99@db.example/x')).toEqual([
+      { name: 'DATABASE_URL', value: 'postgres:me:secret-99@db.example/x' },
+      { name: 'DATABASE_URL password', value: 'secret-99' },
+    ]);
+    expect(urlSecrets('DATABASE_URL', 'postgres:me:s%40cret-99@db.example/x')).toEqual([
+      { name: 'DATABASE_URL', value: 'postgres:me:s%40cret-99@db.example/x' },
+      { name: 'DATABASE_URL password', value: 's%40cret-99' },
+      { name: 'DATABASE_URL password', value: 's@cret-99' },
+    ]);
+    // Written with slashes it is read as it is; no password, or no URL, is still nothing.
+    expect(urlSecrets('DATABASE_URL', 'postgres://me:secret-99@db.example/x')[1]).toEqual({ name: 'DATABASE_URL password', value: 'secret-99' });
+    for (const none of ['postgres:me@db.example/x', 'postgres:db.example/x', 'mailto:someone@example.com', 'C:\\Users\\me', 'plain-text-value', '']) {
+      expect(urlSecrets('X', none), none).toEqual([]);
+    }
+  });
+
   it('a URL that looks like one with a password but does not parse, or whose percent-encoding is broken, loses nothing', () => {
     // An unclosed IPv6 host: the URL parser refuses it; no secrets from it, no error either.
     expect(urlSecrets('PROXY', 'http://me:password1@[::1/')).toEqual([]);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { folderKey, sha256, TRUST_FILE, TrustStore, TrustStoreError } from '../../server/trust/store.js';
-import { inspectProjectFile, shown } from '../../server/trust/project-files.js';
+import { inspectProjectFile, readGated, shown } from '../../server/trust/project-files.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -218,6 +218,12 @@ describe('inspectProjectFile', () => {
     expect(long.error).toMatch(/^cannot read .*\.mcp\.json: ENAMETOOLONG$/);
     expect(long.servers).toEqual([]);
     expect(long.content).toBe('');
+  });
+
+  it('a regular file that opens but whose read fails is an error naming the file and the code, with nothing read', () => {
+    // The kernel's /proc/self/mem is a regular file that opens; reading it at address 0 fails with EIO.
+    expect(fs.lstatSync('/proc/self/mem').isFile()).toBe(true);
+    expect(readGated('/proc/self/mem')).toEqual({ content: '', error: 'cannot read /proc/self/mem: EIO' });
   });
 
   it('leaves no descriptor open on the file it read, or on one it refused', () => {
