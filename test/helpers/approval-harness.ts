@@ -10,7 +10,10 @@ import type { ToolCall } from '../../server/llm/types.js';
 import { MemorySession } from './memory-session.js';
 import { tempDir } from './temp-dir.js';
 
-export function gateOn(mode: ApprovalMode, session = new MemorySession(), initial: AgentState = 'RunningTools', workDir = tempDir('gate-work')) {
+/** One working folder for every gate of the process: the gate only reads it (a test that writes makes its own). */
+let sharedWork: string | undefined;
+
+export function gateOn(mode: ApprovalMode, session = new MemorySession(), initial: AgentState = 'RunningTools', workDir = (sharedWork ??= tempDir('gate-work'))) {
   const transitions: string[] = [];
   const machine = new StateMachine(initial, (from, to, reason) => {
     session.append({ kind: 'state', from, to, reason });

@@ -58,7 +58,7 @@ describe('a call found waiting after a restart', () => {
   it('under never: it runs, and the reason names SKEIN_APPROVAL, or the session mode once it switched', async () => {
     const s = await stoppedWhileWaiting(bash('c1', 'make'));
     const r = restarted(s, 'never');
-    expect(await r.g.clear(bash('c1', 'make'), live())).toEqual({ run: true });
+    expect(await soon(r.g.clear(bash('c1', 'make'), live()))).toEqual({ run: true });
     expect(r.transitions).toEqual(['RunningTools: SKEIN_APPROVAL is now never: bash runs without asking']);
     // Runs by the mode: no decision of anyone's is made up.
     expect(decisions(s)).toEqual([]);
@@ -67,7 +67,7 @@ describe('a call found waiting after a restart', () => {
     s2.append({ kind: 'mode', from: 'on-write', to: 'never' });
     const r2 = restarted(s2);
     expect(r2.g.mode).toBe('never');
-    expect(await r2.g.clear(bash('c2', 'make'), live())).toEqual({ run: true });
+    expect(await soon(r2.g.clear(bash('c2', 'make'), live()))).toEqual({ run: true });
     expect(r2.transitions).toEqual(["RunningTools: the session's mode is now never: bash runs without asking"]);
   });
 
@@ -75,12 +75,12 @@ describe('a call found waiting after a restart', () => {
     const s = await stoppedWhileWaiting(bash('c1', 'make'));
     s.append({ kind: 'mode', from: 'on-write', to: 'plan' });
     const r = restarted(s);
-    const cleared = await r.g.clear(bash('c1', 'make'), live());
+    const cleared = await soon(r.g.clear(bash('c1', 'make'), live()));
     expect(cleared).toMatchObject({ run: false, output: expect.stringMatching(/^refused: this session is in plan mode/) });
     expect(decisions(s)).toEqual([expect.objectContaining({ callId: 'c1', name: 'bash', decision: 'deny', by: 'mode', reason: 'the session is in plan mode' })]);
     expect(r.transitions).toEqual(['RunningTools: bash refused: the session is in plan mode']);
     const fresh = gateOn('plan');
-    expect((await fresh.g.clear(bash('c9', 'make'), live())).run).toBe(false);
+    expect((await soon(fresh.g.clear(bash('c9', 'make'), live()))).run).toBe(false);
     expect(fresh.transitions).toEqual([]);
     expect(fresh.session.events).toEqual([]);
   });
@@ -91,7 +91,7 @@ describe('a call found waiting after a restart', () => {
     // As a log can hold them: the rule was recorded, and a request for a call it covers is still open.
     s.append({ kind: 'approval_request', callId: 'c1', name: 'bash', input: { command: 'make' }, preview: { kind: 'command', text: 'make' }, rule: { tool: 'bash', command: 'make' } });
     const r = restarted(s);
-    expect(await r.g.clear(bash('c1', 'make'), live())).toEqual({ run: true });
+    expect(await soon(r.g.clear(bash('c1', 'make'), live()))).toEqual({ run: true });
     expect(decisions(s).at(-1)).toMatchObject({ callId: 'c1', decision: 'approve', by: 'rule', rule: { tool: 'bash', command: 'make' } });
     expect(r.transitions).toEqual(['RunningTools: bash approved by a session rule']);
   });
@@ -130,6 +130,20 @@ describe('a call found waiting after a restart', () => {
     const empty = restarted(new MemorySession());
     expect(empty.g.denyForFork()).toBe(false);
     expect(empty.session.events).toEqual([]);
+  });
+
+  it('a fork cut after a call was decided (approved, not run yet) denies nothing: nothing waits there', async () => {
+    const s = new MemorySession();
+    const t = gateOn('on-write', s);
+    const { done } = await asked(t, bash('c1', 'make'));
+    t.g.decide('c1', 'approve');
+    await soon(done);
+    const before = s.events.length;
+    // The copy's gate (its agent state as the copied log left it) finds no open request.
+    const copy = restarted(s);
+    expect(copy.g.pendingInLog()).toBeUndefined();
+    expect(copy.g.denyForFork()).toBe(false);
+    expect(s.events).toHaveLength(before);
   });
 });
 

@@ -10,14 +10,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApprovalSuspended, NoPendingApprovalError } from '../../server/agent/approvals.js';
 import { MemorySession } from '../helpers/memory-session.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { abortListeners, asked, bash, decisions, gateOn, live, requests, soon, stillWaiting } from '../helpers/approval-harness.js';
 
 describe('a call waiting for the user', () => {
   it('a read-only call, and any call in mode never, runs at once with nothing recorded', async () => {
     const t = gateOn('on-write');
-    expect(await t.g.clear({ id: 'r', name: 'read_file', input: { path: 'x' } }, live())).toEqual({ run: true });
+    expect(await soon(t.g.clear({ id: 'r', name: 'read_file', input: { path: 'x' } }, live()))).toEqual({ run: true });
     const never = gateOn('never');
-    expect(await never.g.clear(bash('b', 'rm -rf x'), live())).toEqual({ run: true });
+    expect(await soon(never.g.clear(bash('b', 'rm -rf x'), live()))).toEqual({ run: true });
     expect(t.session.events).toEqual([]);
     expect(never.session.events).toEqual([]);
   });
@@ -44,7 +45,7 @@ describe('a call waiting for the user', () => {
     expect(await soon(done)).toEqual({ run: true });
     expect(decisions(t.session)[0]).toMatchObject({ callId: 'c1', name: 'bash', decision: 'approve_session', by: 'user', rule: { tool: 'bash', command: 'npm test' } });
     const before = t.transitions.length;
-    expect(await t.g.clear(bash('c2', 'npm test'), live())).toEqual({ run: true });
+    expect(await soon(t.g.clear(bash('c2', 'npm test'), live()))).toEqual({ run: true });
     expect(decisions(t.session)[1]).toMatchObject({ callId: 'c2', name: 'bash', decision: 'approve', by: 'rule', rule: { tool: 'bash', command: 'npm test' } });
     // Still running tools: the rule decided without the agent ever waiting.
     expect(t.transitions).toHaveLength(before);
@@ -55,8 +56,8 @@ describe('a call waiting for the user', () => {
   });
 
   it('approve for the session of a protected path records no rule: the same call asks again', async () => {
-    const t = gateOn('on-write');
-    fs.mkdirSync(path.join(t.workDir, '.git'), { recursive: true });
+    const t = gateOn('on-write', new MemorySession(), 'RunningTools', tempDir('gate-git'));
+    fs.mkdirSync(path.join(t.workDir, '.git'));
     const write = (id: string) => ({ id, name: 'write_file', input: { path: '.git/config', content: 'x' } });
     const { done } = await asked(t, write('w1'));
     expect(requests(t.session)[0]).toMatchObject({ rule: { tool: 'write_file', path: '.git/config' }, alwaysAsks: expect.stringContaining('.git/') });
@@ -105,7 +106,7 @@ describe('a message typed while a call waits', () => {
     expect(decisions(t.session)[0]).toMatchObject({ callId: 'c1', decision: 'deny', by: 'message', reason: 'stop, deploy tomorrow' });
     expect(t.transitions.at(-1)).toBe('RunningTools: bash denied');
     const moves = t.transitions.length;
-    expect(await t.g.clear(bash('c2', 'deploy --force'), live())).toEqual({ run: false, output: 'denied by the user: stop, deploy tomorrow' });
+    expect(await soon(t.g.clear(bash('c2', 'deploy --force'), live()))).toEqual({ run: false, output: 'denied by the user: stop, deploy tomorrow' });
     expect(decisions(t.session)[1]).toMatchObject({ callId: 'c2', name: 'bash', decision: 'deny', by: 'message', reason: 'stop, deploy tomorrow' });
     expect(t.transitions).toHaveLength(moves);
     expect(requests(t.session)).toHaveLength(1);
@@ -210,7 +211,7 @@ describe('the session rules a gate starts with', () => {
     // A protected path's approval for the session: no rule.
     s.append({ kind: 'approval_decision', callId: 'd', name: 'write_file', decision: 'approve_session', by: 'user' });
     const t = gateOn('on-write', s);
-    expect(await t.g.clear(bash('c1', 'make'), live())).toEqual({ run: true });
+    expect(await soon(t.g.clear(bash('c1', 'make'), live()))).toEqual({ run: true });
     expect(decisions(s).at(-1)).toMatchObject({ callId: 'c1', decision: 'approve', by: 'rule', rule: { tool: 'bash', command: 'make' } });
     for (const [id, command] of [['c2', 'make deploy'], ['c3', 'rm -rf /']] as const) {
       const { done } = await asked(t, bash(id, command));
