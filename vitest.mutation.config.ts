@@ -34,10 +34,13 @@ export default defineConfig({
       'test/unit/tool-env.test.ts',
       'test/unit/secret-mask*.test.ts',
       'test/unit/paths*.test.ts',
-      // Approvals.
-      'test/unit/approvals*.test.ts',
-      'test/unit/approval-gate.test.ts',
-      'test/unit/approval-modes.test.ts',
+      // Approvals: the rules and unansweredCalls; the gate on an in-memory session (approval-wait, approval-resume:
+      // milliseconds). approval-gate, approval-modes and approvals-restart, the same on a session log on disk,
+      // polling for the wait, stay in `npm test`: the fast two kill every mutant they killed.
+      'test/unit/approvals.test.ts',
+      'test/unit/approvals-case.test.ts',
+      'test/unit/approval-wait.test.ts',
+      'test/unit/approval-resume.test.ts',
       // The event log.
       'test/unit/event-log*.test.ts',
       'test/unit/session-durability.test.ts',

@@ -26,6 +26,9 @@ import { offerFor, ruleMatches } from './approval-rules.js';
 import { planRefusal, verdictOf } from './mode-rules.js';
 import type { Session } from './session.js';
 
+/** What the gate uses of its session: a Session (tests give a small one of their own). */
+export type ApprovalSession = Pick<Session, 'append' | 'subscribe'> & { readonly log: Pick<Session['log'], 'all' | 'last'> };
+
 /** Whether a call to `name` waits for the user in this mode (plan mode asks about nothing: it runs or refuses). */
 export function needsApproval(mode: ApprovalMode, name: string): boolean {
   return verdictOf(mode, name) === 'ask';
@@ -55,12 +58,13 @@ interface Decided {
 }
 
 interface Pending {
-  call: ToolCall;
+  /** The call's request: the log's open one until a decision or a result follows it. */
+  request: ApprovalRequestEvent;
   settle: (d: Decided) => void;
 }
 
 export interface ApprovalDeps {
-  session: Session;
+  session: ApprovalSession;
   /** SKEIN_APPROVAL: the mode of a session that never switched. */
   mode: ApprovalMode;
   workDir: string;
@@ -99,7 +103,7 @@ export class ApprovalGate {
     this.current = to;
     const pending = this.pending;
     if (!pending) return true;
-    const verdict = verdictOf(to, pending.call.name);
+    const verdict = verdictOf(to, pending.request.name);
     if (verdict === 'ask') return true;
     this.pending = undefined;
     pending.settle({ decision: verdict === 'run' ? 'approve' : 'deny', by: 'mode', reason: `the session switched to ${to} mode` });
@@ -108,7 +112,7 @@ export class ApprovalGate {
 
   /** The call waiting for a decision now, if any. */
   get waitingFor(): string | undefined {
-    return this.pending?.call.id;
+    return this.pending?.request.callId;
   }
 
   /** A new answer's calls: a message that denied the previous answer's calls does not deny these. */
@@ -131,14 +135,14 @@ export class ApprovalGate {
    */
   decide(callId: string, decision: ApprovalDecision, reason?: string): void {
     const pending = this.pending;
-    if (!pending || pending.call.id !== callId) {
-      const now = pending ? `; the call waiting now is ${pending.call.id}` : '; no tool call is waiting for approval';
+    if (!pending || pending.request.callId !== callId) {
+      const now = pending ? `; the call waiting now is ${pending.request.callId}` : '; no tool call is waiting for approval';
       throw new NoPendingApprovalError(`tool call ${JSON.stringify(callId)} is not waiting for approval${now}`);
     }
-    const request = this.openRequest();
+    const { request } = pending;
     // A protected path: approved once, and the next such call asks again.
-    const rule = decision === 'approve_session' && request && !request.alwaysAsks ? request.rule : undefined;
-    this.deps.session.append({ kind: 'approval_decision', callId, name: request?.name ?? '', decision, by: 'user', ...(reason && { reason }), ...(rule && { rule }) });
+    const rule = decision === 'approve_session' && !request.alwaysAsks ? request.rule : undefined;
+    this.deps.session.append({ kind: 'approval_decision', callId, name: request.name, decision, by: 'user', ...(reason && { reason }), ...(rule && { rule }) });
     if (rule) this.rules.push(rule);
     this.pending = undefined;
     pending.settle({ decision, by: 'user', ...(reason && { reason }) });
@@ -172,10 +176,10 @@ export class ApprovalGate {
       if (resumed) this.deps.transition('RunningTools', `${call.name} approved by a session rule`);
       return { run: true };
     }
+    // Never a resumed call: the message's own call was decided after every request before it.
     if (this.deniedByMessage !== undefined) {
       const reason = this.deniedByMessage;
       session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'deny', by: 'message', reason });
-      if (resumed) this.deps.transition('RunningTools', `${call.name} denied`);
       return { run: false, output: deniedOutput(reason) };
     }
     let request = resumed;
@@ -249,13 +253,16 @@ export class ApprovalGate {
         else resolve({ decision: 'deny', by: 'cancel', reason: 'cancelled' });
       };
       if (signal.aborted || stopped.aborted) return onAbort();
-      this.pending = { call: { id: request.callId, name: request.name, input: request.input }, settle };
-      signal.addEventListener('abort', onAbort, { once: true });
-      stopped.addEventListener('abort', onAbort, { once: true });
+      this.pending = { request, settle };
+      // Each ending removes both (done): neither fires twice, nor stays on the server's signal.
+      signal.addEventListener('abort', onAbort);
+      stopped.addEventListener('abort', onAbort);
       // A message typed since the request (also one logged before a restart) answers it. The decision
       // is logged by the waiting call, never from inside the subscriber (others must see the message first).
+      // Every ending unsubscribes at once (done), so only a second message of the replay comes after
+      // one: its settle changes nothing (a promise settles once).
       unsubscribe = session.subscribe(request.seq, (e: SkeinEvent) => {
-        if (this.pending?.settle !== settle || e.kind !== 'user' || parseCompactCommand(e.text)) return;
+        if (e.kind !== 'user' || parseCompactCommand(e.text)) return;
         const text = e.text.trim();
         settle({ decision: 'deny', by: 'message', reason: text.length > MAX_MESSAGE_REASON ? `${text.slice(0, MAX_MESSAGE_REASON)}…` : text });
       });

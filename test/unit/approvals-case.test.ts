@@ -45,6 +45,18 @@ describe('case of a path in a session rule', () => {
     expect(caseInsensitive(path.join(parent, 'missing'))).toBe(false);
   });
 
+  it('a rule without its scope (as older versions logged them) matches nothing, nor does a rule a call whose path cannot be resolved, where case folds too', () => {
+    const folding = foldingFolder('Scope');
+    expect(caseInsensitive(folding)).toBe(true);
+    const write = (p: unknown) => ({ name: 'write_file', input: { path: p } });
+    expect(ruleMatches({ tool: 'write_file' }, write('src/a.ts'), folding)).toBe(false);
+    expect(ruleMatches({ tool: 'write_file', path: 'src/a.ts' }, write(42), folding)).toBe(false);
+    expect(ruleMatches({ tool: 'write_file', path: 'src/a.ts' }, write('../x'), folding)).toBe(false);
+    // A scopeless bash rule against a call with no command either: undefined is never a command.
+    expect(ruleMatches({ tool: 'bash' }, { name: 'bash', input: {} }, folding)).toBe(false);
+    expect(ruleMatches({ tool: 'bash' }, { name: 'bash', input: { command: 'ls' } }, folding)).toBe(false);
+  });
+
   it('is tried once per folder: the answer holds for the session', () => {
     const folding = foldingFolder('Once');
     expect(caseInsensitive(folding)).toBe(true);
