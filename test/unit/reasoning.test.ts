@@ -1,7 +1,7 @@
 // Reasoning options per model, what returned reasoning costs, and the
 // Anthropic rule that a turn keeps its thinking only while its prefix holds.
 import { describe, expect, it } from 'vitest';
-import { anthropicParams } from '../../server/llm/anthropic.js';
+import { anthropicParams } from '../../server/llm/anthropic-params.js';
 import { prefixOf, prefixRefusal } from '../../server/llm/anthropic-thinking.js';
 import { MODELS } from '../../server/llm/models.js';
 import { anthropicThinking, effectiveEffort, geminiThinking, openaiEffort } from '../../server/llm/reasoning.js';
