@@ -77,7 +77,7 @@ function startLog(filler: number): NewEvent[] {
 function started({ session, agent }: LiveSession) {
   return {
     snapshot: session.snapshot(),
-    plan: session.plan,
+    plan: (session as unknown as { plan: unknown }).plan,
     compactions: { size: session.compactions.size, next: session.compactions.peek() },
     effort: session.effort,
     mode: agent.mode,
