@@ -60,7 +60,7 @@ export function renderPlan(plan: Plan): string {
  * from the end: a tail-first page may not reach it, so snapshots carry it.
  */
 export function latestPlan(events: readonly { kind: string; callId?: string; name?: string; isError?: boolean; input?: unknown }[], results?: readonly number[]): Plan | undefined {
-  // `results`: where the tool results are (the server's kind index), so only they are looked at.
+  // `results`: where the tool results are (the server's kind index: update_plan's), so only they are looked at.
   for (let k = (results ?? events).length - 1; k >= 0; k--) {
     const i = results ? results[k]! : k;
     const e = events[i]!;

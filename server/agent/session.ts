@@ -87,7 +87,7 @@ export class Session {
     // From the kind index (kind-index.ts): no pass over every event of a big log.
     this.compactions = new PendingCompactions(log.kinds.eventsOf('compaction'));
     this.delivered = log.durableSeq;
-    this.plan = latestPlan(log.all(), log.kinds.of('tool_result'));
+    this.plan = latestPlan(log.all(), log.kinds.resultsOf(PLAN_TOOL));
     log.onDurable((upTo) => this.deliver(upTo));
   }
 
@@ -156,7 +156,7 @@ export class Session {
       throw new LogWriteError(reason);
     }
     this.writeFailing = false;
-    if (full.kind === 'tool_result' && full.name === PLAN_TOOL && !full.isError) this.plan = latestPlan(this.log.all(), this.log.kinds.of('tool_result')) ?? this.plan;
+    if (full.kind === 'tool_result' && full.name === PLAN_TOOL && !full.isError) this.plan = latestPlan(this.log.all(), this.log.kinds.resultsOf(PLAN_TOOL)) ?? this.plan;
     for (const observer of this.observers) observer(full);
     return full;
   }

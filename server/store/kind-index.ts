@@ -16,6 +16,8 @@ export type EventOfKind<K extends SkeinEvent['kind']> = Extract<SkeinEvent, { ki
 
 export class KindIndex {
   private readonly positions = new Map<string, number[]>();
+  /** Tool results by tool name (the plan's start looks only at update_plan's). */
+  private readonly results = new Map<string, number[]>();
   private indexed = 0;
 
   constructor(private readonly events: readonly SkeinEvent[]) {}
@@ -26,13 +28,13 @@ export class KindIndex {
     // Events are only appended; a shorter array (a store that replaced its events) is indexed again.
     if (this.indexed > events.length) {
       this.positions.clear();
+      this.results.clear();
       this.indexed = 0;
     }
     for (let i = this.indexed; i < end; i++) {
-      const kind = events[i]!.kind;
-      const list = this.positions.get(kind);
-      if (list) list.push(i);
-      else this.positions.set(kind, [i]);
+      const e = events[i]!;
+      push(this.positions, e.kind, i);
+      if (e.kind === 'tool_result') push(this.results, e.name, i);
     }
     this.indexed = Math.max(this.indexed, end);
   }
@@ -55,6 +57,12 @@ export class KindIndex {
     return this.positions.get(kind) ?? NONE;
   }
 
+  /** Positions of the results of one tool, ascending. */
+  resultsOf(name: string): readonly number[] {
+    this.catchUp();
+    return this.results.get(name) ?? NONE;
+  }
+
   /** The events of a kind, in order. */
   eventsOf<K extends SkeinEvent['kind']>(kind: K): EventOfKind<K>[] {
     return this.of(kind).map((i) => this.events[i] as EventOfKind<K>);
@@ -65,4 +73,10 @@ export class KindIndex {
     const at = this.of(kind);
     return at.length ? (this.events[at[at.length - 1]!] as EventOfKind<K>) : undefined;
   }
+}
+
+function push(map: Map<string, number[]>, key: string, at: number): void {
+  const list = map.get(key);
+  if (list) list.push(at);
+  else map.set(key, [at]);
 }

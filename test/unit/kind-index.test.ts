@@ -18,7 +18,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 const KINDS = ['user', 'agent', 'tool_call', 'tool_result', 'state', 'usage', 'model'] as const;
 
 function mixed(count: number): SkeinEvent[] {
-  return Array.from({ length: count }, (_, i) => ({ seq: i + 1, ts: '', kind: KINDS[(i * 7 + (i >> 3)) % KINDS.length]! }) as unknown as SkeinEvent);
+  return Array.from({ length: count }, (_, i) => ({ seq: i + 1, ts: '', kind: KINDS[(i * 7 + (i >> 3)) % KINDS.length]!, name: i % 3 ? 'bash' : 'update_plan' }) as unknown as SkeinEvent);
 }
 
 describe('kind index', () => {
@@ -39,6 +39,7 @@ describe('kind index', () => {
         expect(index.last(kind)).toBe(events.findLast((e) => e.kind === kind));
         expect(index.eventsOf(kind)).toEqual(events.filter((e) => e.kind === kind));
       }
+      for (const name of ['bash', 'update_plan', 'none']) expect(index.resultsOf(name)).toEqual(events.flatMap((e, i) => (e.kind === 'tool_result' && e.name === name ? [i] : [])));
     };
     check();
     events.push(...mixed(50).map((e, i) => ({ ...e, seq: 20_001 + i })));
