@@ -59,8 +59,10 @@ export function renderPlan(plan: Plan): string {
  * The latest plan in a log (its last successful update_plan), scanning back
  * from the end: a tail-first page may not reach it, so snapshots carry it.
  */
-export function latestPlan(events: readonly { kind: string; callId?: string; name?: string; isError?: boolean; input?: unknown }[]): Plan | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
+export function latestPlan(events: readonly { kind: string; callId?: string; name?: string; isError?: boolean; input?: unknown }[], results?: readonly number[]): Plan | undefined {
+  // `results`: where the tool results are (the server's kind index: update_plan's), so only they are looked at.
+  for (let k = (results ?? events).length - 1; k >= 0; k--) {
+    const i = results ? results[k]! : k;
     const e = events[i]!;
     if (e.kind !== 'tool_result' || e.name !== PLAN_TOOL || e.isError) continue;
     for (let j = i - 1; j >= 0; j--) {

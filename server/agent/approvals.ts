@@ -84,7 +84,7 @@ export class ApprovalGate {
 
   constructor(private readonly deps: ApprovalDeps) {
     // Rules recorded before a restart still hold: they are in the log.
-    for (const e of deps.session.log.all()) if (e.kind === 'approval_decision' && e.decision === 'approve_session' && e.rule) this.rules.push(e.rule);
+    for (const e of deps.session.log.kinds.eventsOf('approval_decision')) if (e.decision === 'approve_session' && e.rule) this.rules.push(e.rule);
     this.current = deps.session.log.last('mode')?.to ?? deps.mode;
   }
 

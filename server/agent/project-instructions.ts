@@ -136,7 +136,7 @@ export class ProjectInstructions {
       const event = startEvent(findInstructionFiles(workDir));
       if (event) session.append(event);
     }
-    const start = session.log.all().find((e): e is InstructionsEvent => e.kind === 'instructions' && e.phase === 'start');
+    const start = session.log.kinds.eventsOf('instructions').find((e) => e.phase === 'start');
     this.systemSection = start?.text ?? '';
   }
 

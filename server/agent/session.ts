@@ -84,9 +84,10 @@ export class Session {
     /** How hard the model reasons (SKEIN_REASONING_EFFORT, or the last one set with the model picker). */
     public effort: ReasoningEffort = 'default',
   ) {
-    this.compactions = new PendingCompactions(log.all());
+    // From the kind index (kind-index.ts): no pass over every event of a big log.
+    this.compactions = new PendingCompactions(log.kinds.eventsOf('compaction'));
     this.delivered = log.durableSeq;
-    this.plan = latestPlan(log.all());
+    this.plan = latestPlan(log.all(), log.kinds.resultsOf(PLAN_TOOL));
     log.onDurable((upTo) => this.deliver(upTo));
   }
 
@@ -155,7 +156,7 @@ export class Session {
       throw new LogWriteError(reason);
     }
     this.writeFailing = false;
-    if (full.kind === 'tool_result' && full.name === PLAN_TOOL && !full.isError) this.plan = latestPlan(this.log.all()) ?? this.plan;
+    if (full.kind === 'tool_result' && full.name === PLAN_TOOL && !full.isError) this.plan = latestPlan(this.log.all(), this.log.kinds.resultsOf(PLAN_TOOL)) ?? this.plan;
     for (const observer of this.observers) observer(full);
     return full;
   }
@@ -278,8 +279,15 @@ export class Session {
 
   title(): string {
     if (this.meta.title) return this.meta.title;
-    const first = this.log.all().find((e) => e.kind === 'user' && !parseCompactCommand(e.text));
-    const text = first && first.kind === 'user' ? first.text.trim().split('\n', 1)[0]! : '';
+    // The first user message that is no /compact, among the user messages only (kind-index.ts).
+    const all = this.log.all();
+    let text = '';
+    for (const i of this.log.kinds.of('user')) {
+      const e = all[i] as Extract<SkeinEvent, { kind: 'user' }>;
+      if (parseCompactCommand(e.text)) continue;
+      text = e.text.trim().split('\n', 1)[0]!;
+      break;
+    }
     return text.length > 80 ? `${text.slice(0, 79)}…` : text || 'New session';
   }
 

@@ -155,13 +155,10 @@ export class SessionWindow {
     this.source = this.host.setting !== undefined ? 'setting' : 'table';
     this.set(requestLimits(this.host.tableInfo(), this.host.setting ?? this.host.tableInfo().contextWindow));
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
-    // From the end, no filtered copy of the whole log.
-    const all = this.host.session.log.all();
+    // From the end, among the limits events only (kind-index.ts).
+    const limits = this.host.session.log.kinds.eventsOf('limits');
     let logged: LimitsEvent | undefined;
-    for (let i = all.length - 1; i >= 0 && !logged; i--) {
-      const e = all[i]!;
-      if (e.kind === 'limits' && e.model === model) logged = e;
-    }
+    for (let i = limits.length - 1; i >= 0 && !logged; i--) if (limits[i]!.model === model) logged = limits[i];
     if (logged) {
       const { seq, ts, kind, message, ...known } = logged;
       this.adoptKnown(known);

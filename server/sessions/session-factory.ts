@@ -23,10 +23,10 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
   const { info } = made;
   const provider = options.wrapProvider ? options.wrapProvider(made.provider) : made.provider;
   // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
-  // From the end without a copy (a reversed copy of a 300,000-event log held the loop for a start).
-  const all = log.all();
+  // From the end, among the model switches only (kind-index.ts: no pass over a 300,000-event log).
+  const switches = log.kinds.eventsOf('model');
   let effort: SkeinEvent | undefined;
-  for (let i = all.length - 1; i >= 0 && !effort; i--) if (all[i]!.kind === 'model' && (all[i] as { effort?: unknown }).effort !== undefined) effort = all[i];
+  for (let i = switches.length - 1; i >= 0 && !effort; i--) if (switches[i]!.effort !== undefined) effort = switches[i];
   const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : config.reasoningEffort);
   session.meta = readMeta(sessionsDir, id);
   // Masked in everything the session logs, beside the environment's own secrets.

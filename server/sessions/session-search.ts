@@ -55,7 +55,9 @@ export class SessionSearch {
    */
   follow(id: string, session: Session): void {
     const mark = this.index.mark(id);
-    const backlog = session.log.since(mark?.seq ?? 0).filter(typed);
+    // The user messages past the mark, from the kind index (no copy of every event after it).
+    const since = mark?.seq ?? 0;
+    const backlog = session.log.kinds.eventsOf('user').filter((e) => e.seq > since && typed(e));
     session.observe((e) => {
       if (!typed(e)) return;
       this.index.add(id, e.seq, e.text);

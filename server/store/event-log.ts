@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import type { SessionLog } from './session-log.js';
 import { LoadedEvents } from './loaded-events.js';
+import { KindIndex } from './kind-index.js';
 import { EventLines, parseHeader } from './log-lines.js';
 import { yieldToLoop, SLICE_MS, type ReadLog } from './log-reader.js';
 import type { LoadReport, LogHeader } from './types.js';
@@ -46,8 +47,9 @@ export class EventLog extends LoadedEvents implements SessionLog {
     events: SkeinEvent[],
     fd: number,
     options: LogOptions,
+    kinds?: KindIndex,
   ) {
-    super(events, events.at(-1)?.seq ?? 0);
+    super(events, events.at(-1)?.seq ?? 0, kinds);
     this.fd = fd;
     this.bytes = fs.fstatSync(fd).size;
     this.syncEach = options.sync === 'each';
@@ -85,7 +87,11 @@ export class EventLog extends LoadedEvents implements SessionLog {
       throw err;
     }
     await handle.close();
-    return new EventLog(file, header, [...events], fs.openSync(file, 'a'), options);
+    // The kind index of the copy in slices too: the fork's start asks it (kind-index.ts).
+    const copy = [...events];
+    const kinds = new KindIndex(copy);
+    await kinds.build(SLICE_MS, yieldToLoop);
+    return new EventLog(file, header, copy, fs.openSync(file, 'a'), options, kinds);
   }
 
   /**
@@ -117,7 +123,7 @@ export class EventLog extends LoadedEvents implements SessionLog {
         fs.closeSync(fd);
       }
     }
-    return new EventLog(file, read.header, read.events, fs.openSync(file, 'a'), options);
+    return new EventLog(file, read.header, read.events, fs.openSync(file, 'a'), options, read.kinds);
   }
 
   /**

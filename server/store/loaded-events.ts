@@ -2,6 +2,7 @@
 // in seq order, their lookups, and the durable mark with its listeners. Each
 // store only decides how an appended event is made durable.
 import type { SkeinEvent } from '../../shared/protocol.js';
+import { KindIndex } from './kind-index.js';
 
 export abstract class LoadedEvents {
   protected readonly events: SkeinEvent[];
@@ -9,9 +10,10 @@ export abstract class LoadedEvents {
   protected durable: number;
   private readonly durableListeners = new Set<(upTo: number) => void>();
 
-  protected constructor(events: SkeinEvent[], durable: number) {
+  protected constructor(events: SkeinEvent[], durable: number, kinds?: KindIndex) {
     this.events = events;
     this.durable = durable;
+    this.kinds = kinds ?? new KindIndex(events);
   }
 
   /** The highest seq in the log (seqs only grow; a skipped damaged line may leave a gap). */
@@ -40,25 +42,12 @@ export abstract class LoadedEvents {
     return this.events;
   }
 
-  /** Index of the last event of each kind among the first `lastIndexed` events (events are only ever appended). */
-  private readonly lastOfKind = new Map<string, number>();
-  private lastIndexed = 0;
+  /** Where each kind of event sits (kind-index.ts): given already built by a read, or taken at the first question. */
+  readonly kinds: KindIndex;
 
-  /**
-   * The last event of a kind, in constant time: a session's start asks for
-   * several kinds a log may never hold, and each backward scan of a 300,000-
-   * event log cost about 15 ms of a blocked event loop.
-   */
+  /** The last event of a kind, in constant time (a start asks for several kinds a log may never hold). */
   last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined {
-    const events = this.events;
-    if (this.lastIndexed > events.length) {
-      this.lastOfKind.clear();
-      this.lastIndexed = 0;
-    }
-    for (let i = this.lastIndexed; i < events.length; i++) this.lastOfKind.set(events[i]!.kind, i);
-    this.lastIndexed = events.length;
-    const i = this.lastOfKind.get(kind);
-    return i === undefined ? undefined : (events[i] as Extract<SkeinEvent, { kind: K }>);
+    return this.kinds.last(kind);
   }
 
   /** Calls `listener(upTo)` each time events up to `upTo` become durable, in seq order. */

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { SkeinEvent } from '../../shared/protocol.js';
 import { EventLines, parseHeader } from './log-lines.js';
 import type { LoadReport, LogHeader } from './types.js';
+import type { KindIndex } from './kind-index.js';
 
 /** Bytes read per chunk (one chunk decoded at a time). */
 const CHUNK_BYTES = 1024 * 1024;
@@ -21,6 +22,8 @@ export interface ReadLog {
   report: LoadReport;
   /** Bytes of the file up to its last complete line (a torn tail starts here). */
   size: number;
+  /** Where each kind of event sits, when it was taken after the read (in slices, see LogReads). */
+  kinds?: KindIndex;
 }
 
 /** Calls back between slices: the loop had a turn (tests count them). */

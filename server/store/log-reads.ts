@@ -3,7 +3,8 @@
 // load that follows takes its result. A session loaded meanwhile by another
 // path (a synchronous load) makes that read stale: it is dropped, never used.
 import { EventLog, type LogOptions } from './event-log.js';
-import { readLog, type ReadLog } from './log-reader.js';
+import { readLog, SLICE_MS, yieldToLoop, type ReadLog } from './log-reader.js';
+import { KindIndex } from './kind-index.js';
 import type { LoadReport } from './types.js';
 
 export class LogReads {
@@ -30,7 +31,7 @@ export class LogReads {
           if (this.ready.get(id) === read) this.ready.delete(id);
         });
       };
-      pending = readLog(file).then(done, (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
+      pending = readLog(file).then(withKinds).then(done, (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
       this.reading.set(id, pending);
     }
     return pending;
@@ -54,4 +55,11 @@ export class LogReads {
     if (!read && this.reading.has(id)) this.stale.add(id);
     return read;
   }
+}
+
+/** The read with its kind index taken in slices: the session's start that follows asks it instead of passing over every event. */
+async function withKinds(read: ReadLog): Promise<ReadLog> {
+  const kinds = new KindIndex(read.events);
+  await kinds.build(SLICE_MS, yieldToLoop);
+  return { ...read, kinds };
 }

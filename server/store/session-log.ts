@@ -5,6 +5,7 @@
 // say so through onDurable; nobody is shown an event before that.
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import type { LogHeader } from './types.js';
+import type { KindIndex } from './kind-index.js';
 
 export interface SessionLog {
   /** The session's JSONL path: the log itself (JSONL), or where its saved outputs sit beside (PostgreSQL). */
@@ -15,6 +16,8 @@ export interface SessionLog {
   since(since: number): SkeinEvent[];
   all(): readonly SkeinEvent[];
   last<K extends SkeinEvent['kind']>(kind: K): Extract<SkeinEvent, { kind: K }> | undefined;
+  /** Where each kind of event sits (a start's questions without a pass over every event). */
+  readonly kinds: KindIndex;
   onDurable(listener: (upTo: number) => void): () => void;
   /** Gives the event its seq and ts and queues it for the next group; throws if the store refuses at once. */
   append(event: NewEvent): SkeinEvent;

@@ -3,9 +3,9 @@
 // hardened (git-hardening.ts): whatever the repository's config, hooks or
 // attributes name, git runs no program of the repository's, with the sandbox
 // on or off.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execOffLoop } from './git-worker.js';
 import { gitEnvironment, overridesFor, parseConfigList, SUBCOMMAND_FLAGS } from './git-hardening.js';
 
 export class GitError extends Error {
@@ -47,11 +47,11 @@ function checkVersion(binary: string): Promise<void> {
   const known = versionChecked.get(binary);
   if (known) return known;
   const check = new Promise<void>((resolve, reject) => {
-    execFile(binary, ['--version'], { env: gitEnvironment([]), encoding: 'utf8' }, (err, stdout) => {
-      const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(stdout ?? '') ?? []).slice(1).map(Number);
-      if (!err && (major > MIN_VERSION[0] || (major === MIN_VERSION[0] && minor >= MIN_VERSION[1]))) return resolve();
+    void execOffLoop(binary, ['--version'], { env: gitEnvironment([]) }).then(({ stdout, code, message }) => {
+      const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(stdout) ?? []).slice(1).map(Number);
+      if (code === 0 && (major > MIN_VERSION[0] || (major === MIN_VERSION[0] && minor >= MIN_VERSION[1]))) return resolve();
       versionChecked.delete(binary);
-      reject(new GitError(`git ${MIN_VERSION.join('.')} or newer is needed (so that skein can keep the repository's programs from running); ${binary} is ${stdout?.trim() || err?.message}`));
+      reject(new GitError(`git ${MIN_VERSION.join('.')} or newer is needed (so that skein can keep the repository's programs from running); ${binary} is ${stdout.trim() || message}`));
     });
   });
   versionChecked.set(binary, check);
@@ -65,14 +65,11 @@ async function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.P
   const subcommand = args[0] ?? '';
   const skipSubmodules = ignoreSubmodules && (subcommand === 'diff' || subcommand === 'status') ? ['--ignore-submodules=dirty'] : [];
   const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)];
-  return new Promise((resolve, reject) => {
-    execFile(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
-      if (okCodes.includes(code)) return resolve({ stdout, code });
-      const reason = (stderr || (err?.message ?? '')).trim().split('\n').slice(0, 3).join(' ');
-      reject(new GitError(`git ${args.slice(0, 3).join(' ')} failed: ${reason || `exit code ${code}`}`));
-    });
-  });
+  // Started from a worker thread (git-worker.ts): a program's start holds no event loop.
+  const { stdout, stderr, code, message } = await execOffLoop(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  if (okCodes.includes(code)) return { stdout, code };
+  const reason = (stderr || (message ?? '')).trim().split('\n').slice(0, 3).join(' ');
+  throw new GitError(`git ${args.slice(0, 3).join(' ')} failed: ${reason || `exit code ${code}`}`);
 }
 
 /** At most this many populated submodules are looked into; beyond that, git is told to ignore their working folders. */

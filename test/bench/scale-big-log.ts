@@ -34,7 +34,7 @@ export function writeTypedLog(dataDir: string, megabytes: number): string {
   return file;
 }
 
-interface Held {
+export interface Held {
   ms: number;
   loopMaxMs: number;
   healthzMaxMs: number;
@@ -61,7 +61,7 @@ async function held(url: string, work: () => Promise<unknown>): Promise<Held> {
   return { ms, loopMaxMs: (await loopDelay(url)).max, healthzMaxMs };
 }
 
-async function oneLog(kind: 'typed' | 'turns', megabytes: number, workDir: string): Promise<{ syncParseMs: number; open: Held; markdown: Held; fork: Held; events: number }> {
+export async function oneLog(kind: 'typed' | 'turns', megabytes: number, workDir: string): Promise<{ syncParseMs: number; open: Held; markdown: Held; fork: Held; events: number }> {
   const dir = tempDir(`scale-big-${kind}`);
   const file = kind === 'typed' ? writeTypedLog(dir, megabytes) : writeTurnsLog(dir, BIG_ID, megabytes).file;
   // A small session opened first: the tokenizer (loaded once per process, with the first session) is not counted.

@@ -27,11 +27,19 @@ export function cpuMsOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/** The compiled server the next starts run (scale-ab.ts puts two builds side by side). */
+let build = 'dist';
+export function useBuild(dir: string): void {
+  build = dir;
+}
+
 export async function startBenchServer(dataDir: string, workDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
-  const main = path.resolve('dist/server/main.js');
+  const main = path.resolve(build, 'server/main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [main], {
+  // SKEIN_BENCH_NODE_ARGS: flags for the server's node (e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile a part).
+  const nodeArgs = (process.env.SKEIN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: { ...process.env, SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, SKEIN_AUTH: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

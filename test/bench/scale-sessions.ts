@@ -80,14 +80,14 @@ async function starts(rows: BenchRow[], many: string, empty: string, workDir: st
   return runs;
 }
 
-interface LoadRun {
+export interface LoadRun {
   healthz: { p50: number; p99: number; max: number; count: number };
   loop: { p50: number; p99: number; max: number };
   turns: number;
 }
 
 /** 6 sessions take turns for LOAD_MS while /healthz is asked every 10 ms; with `open` sessions loaded first. */
-async function underLoad(dataDir: string, workDir: string, open: number): Promise<LoadRun> {
+export async function underLoad(dataDir: string, workDir: string, open: number): Promise<LoadRun> {
   const server = await startBenchServer(dataDir, workDir);
   try {
     const { sessions } = await getJson<{ sessions: { id: string }[] }>(`${server.url}/api/sessions`);
