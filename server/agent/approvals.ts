@@ -27,7 +27,7 @@ import { planRefusal, verdictOf } from './mode-rules.js';
 import type { Session } from './session.js';
 
 /** What the gate uses of its session: a Session (tests give a small one of their own). */
-export type ApprovalSession = Pick<Session, 'append' | 'subscribe'> & { readonly log: Pick<Session['log'], 'all' | 'last'> };
+export type ApprovalSession = Pick<Session, 'append' | 'subscribe'> & { readonly log: Pick<Session['log'], 'all' | 'last' | 'kinds'> };
 
 /** Whether a call to `name` waits for the user in this mode (plan mode asks about nothing: it runs or refuses). */
 export function needsApproval(mode: ApprovalMode, name: string): boolean {

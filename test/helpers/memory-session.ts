@@ -5,6 +5,7 @@
 // No disk and no agent: the gate's tests run in milliseconds.
 import type { NewEvent, SkeinEvent } from '../../shared/protocol.js';
 import type { ApprovalSession } from '../../server/agent/approvals.js';
+import { KindIndex } from '../../server/store/kind-index.js';
 
 type Subscriber = (event: SkeinEvent) => void;
 
@@ -16,6 +17,8 @@ export class MemorySession implements ApprovalSession {
   readonly log = {
     all: (): readonly SkeinEvent[] => this.events,
     last: <K extends SkeinEvent['kind']>(kind: K) => this.events.findLast((e): e is Extract<SkeinEvent, { kind: K }> => e.kind === kind),
+    // The store's index (it catches up with appended events when asked), as a log on disk has.
+    kinds: new KindIndex(this.events),
   };
 
   append(event: NewEvent): SkeinEvent {
