@@ -57,6 +57,14 @@ describe('the sandbox home', () => {
     expect(plan({ workDir: temp(), home: inside }).privateHome).toBe(inside);
   });
 
+  it("a home that holds the server's own folder (and not /tmp) still gets its own tmpfs", () => {
+    // The server's folder is under the home for a user who runs skein from a checkout in it.
+    const home = process.cwd();
+    const p = plan({ workDir: temp(), home });
+    expect(p.privateHome).toBe(home);
+    expect(has(p.args, '--tmpfs', home)).toBe(true);
+  });
+
   it("a working folder that holds the home hides the home's credentials; one beside it does not", () => {
     const top = temp();
     const home = path.join(top, 'u');
