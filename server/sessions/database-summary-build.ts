@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ScanProgress } from '../../shared/protocol.js';
 import { lineScan, type LineScan, type ScanContext } from '../store/log-scan.js';
-import type { PgStore } from '../store/postgres/pg-store.js';
+import type { PgStore, SessionLines } from '../store/postgres/pg-store.js';
 import { USER_TEXT_CAP, type Summary, type SummaryEntry } from '../store/postgres/pg-summaries.js';
 
 export interface BuildHost {
@@ -167,25 +167,36 @@ export class SummaryBuild {
       built.push({ id: building.id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
     };
     // The range from the first to the last (a session made meanwhile in it is not among the headers: skipped).
-    let after: { session: string; seq: number } | undefined;
-    for (;;) {
-      const limit = this.limit;
-      const page = await this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit, PAGE_BYTES);
+    const read = (after: { session: string; seq: number } | undefined, limit: number) => this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit, PAGE_BYTES);
+    let limit = this.limit;
+    let next: Promise<SessionLines[]> | undefined = read(undefined, limit);
+    while (next) {
+      const page = await next;
+      next = undefined;
       let bytes = 0;
       let rows = 0;
+      for (const part of page) {
+        bytes += part.bytes;
+        rows += part.count;
+      }
+      if (rows) this.limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows))));
+      // A page cut neither by rows nor by bytes was the range's last. The next is asked for before this one is
+      // scanned: the database reads it meanwhile (one page ahead, no more).
+      if ((rows === limit || bytes >= PAGE_BYTES) && !this.host.closed()) {
+        const last = page.at(-1)!;
+        limit = this.limit;
+        next = read({ session: last.session, seq: last.lastSeq }, limit);
+        // Awaited at the next turn of the loop; a shutdown before must not leave its failure unhandled.
+        next.catch(() => undefined);
+      }
       for (const part of page) {
         if (current?.id !== part.session) {
           if (current) finish(current);
           current = headers.has(part.session) ? begin(part.session) : undefined;
         }
         if (current) await this.scanText(current.scan, part.lines);
-        bytes += part.bytes;
-        rows += part.count;
       }
-      if (rows) this.limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows))));
-      // A page cut neither by rows nor by bytes was the range's last.
-      if ((rows < limit && bytes < PAGE_BYTES) || this.host.closed()) break;
-      after = { session: page.at(-1)!.session, seq: page.at(-1)!.lastSeq };
+      if (this.host.closed()) break;
     }
     if (this.host.closed()) return;
     if (current) finish(current);
