@@ -211,6 +211,17 @@ describe('PostgreSQL at scale', () => {
     expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
     expect(server.sessions.logsLoaded).toBe(0);
     expect([...server.sessions.store!.rowsRead.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    // The search file of the data folder has every session's words: no typed text was read from the rows.
+    expect(server.sessions.store!.userTextsRead).toBe(0);
+    await stop(server);
+
+    // Another data folder (no search file): the typed text of every row is read (a page of the list at a time) and searched.
+    server = await start(url);
+    expect(server.sessions.store!.userTextsRead).toBe(1000);
+    expect((await list(server.url)).map((s) => s.id).sort()).toEqual(ids);
+    searched = await searchesRead(server);
+    expect(searched.found.map((s) => s.id)).toEqual([ids[7]]);
+    expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
   }, 300_000);
 
   it('reads a big session in pages of about 2 MB when it is opened, and of about 512 KB when its list entry is built, after small sessions', async () => {

@@ -13,7 +13,7 @@ import type { LogHeader, LoadReport } from '../event-log.js';
 import type { PageQuery, Page } from '../../http/event-page.js';
 import { migrate } from './migrations.js';
 import { PgEventLog } from './pg-event-log.js';
-import { listSessions, readSummaries, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
+import { listSessions, readSummaries, readUserTexts, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
 import type { SummaryEntry } from './pg-summaries.js';
 
 /** Rows of a session's first page when it is read (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
@@ -74,12 +74,22 @@ export class PgStore {
     }
   }
 
-  /** Every session, with its list entry when the summary row is fresh; no event is read. */
-  async listing(): Promise<ListedSession[]> {
-    const listed = await listSessions(this.pool);
+  /** The sessions after `after` (by id), at most `limit`, with their list entries when the summary rows are fresh (without typed text, see userTexts); no event is read. */
+  async listing(after: string, limit: number): Promise<ListedSession[]> {
+    const listed = await listSessions(this.pool, after, limit);
     for (const { id } of listed) this.known.add(id);
     return listed;
   }
+
+  /** The typed text of these sessions' summary rows. */
+  async userTexts(ids: string[]): Promise<Map<string, string>> {
+    const texts = await readUserTexts(this.pool, ids);
+    this.userTextsRead += texts.size;
+    return texts;
+  }
+
+  /** Typed texts read from summary rows so far (tests prove a start whose search file covers every session reads none). */
+  userTextsRead = 0;
 
   /** The summary rows of these sessions (changed on another instance). */
   async summaries(ids: string[]): Promise<Map<string, SummaryEntry>> {
