@@ -51,7 +51,9 @@ const PROGRESS_MS = 250;
 interface Building {
   id: string;
   scan: LineScan;
-  text: string;
+  /** The typed text, lower-cased, a message a part (joined at the end: `+=` kept a tree of every piece until the chunk's summaries were written, and the heap promoted it). */
+  parts: string[];
+  length: number;
   complete: boolean;
 }
 
@@ -143,7 +145,7 @@ export class SummaryBuild {
     const begin = (id: string): Building => {
       seen.add(id);
       const context = this.host.context(id);
-      const building: Building = { id, scan: undefined!, text: '', complete: true };
+      const building: Building = { id, scan: undefined!, parts: [], length: 0, complete: true };
       // The summary row keeps the typed text as UserTextTracker does (the scan gives no compact command).
       const fed = context.onUser;
       building.scan = lineScan(headers.get(id)!, {
@@ -151,8 +153,10 @@ export class SummaryBuild {
         onUser: (seq, text) => {
           fed?.(seq, text);
           if (!building.complete) return;
-          building.text += (building.text ? '\n' : '') + text.toLowerCase();
-          if (building.text.length > USER_TEXT_CAP) Object.assign(building, { text: building.text.slice(0, USER_TEXT_CAP), complete: false });
+          const lower = text.toLowerCase();
+          building.length += (building.parts.length ? 1 : 0) + lower.length;
+          building.parts.push(lower);
+          if (building.length > USER_TEXT_CAP) building.complete = false;
         },
       });
       return building;
@@ -162,7 +166,9 @@ export class SummaryBuild {
       if (this.host.known(building.id)) return void opened.push(building.id);
       const scanned = building.scan.entry();
       if (!scanned) return void toLoad.push(building.id);
-      const entry: SummaryEntry = { ...scanned, userText: building.text, userTextComplete: building.complete };
+      const joined = building.parts.join('\n');
+      const userText = joined.length > USER_TEXT_CAP ? joined.slice(0, USER_TEXT_CAP) : joined;
+      const entry: SummaryEntry = { ...scanned, userText, userTextComplete: building.complete };
       this.host.indexed(building.id, entry);
       built.push({ id: building.id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
     };

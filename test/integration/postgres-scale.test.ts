@@ -182,6 +182,9 @@ describe('PostgreSQL at scale', () => {
     const rows = await sql<{ committed: string; summarized: string }>(url, 'SELECT s.last_seq AS committed, m.last_seq AS summarized FROM skein_sessions s JOIN skein_summaries m ON m.session = s.id');
     expect(rows).toHaveLength(1000);
     for (const row of rows) expect(row.summarized).toBe(row.committed);
+    // Each row keeps the typed text, lower-cased, a message a line (search on another data folder is fed from it).
+    const [typed] = await sql<{ user_text: string; user_text_complete: boolean }>(url, 'SELECT user_text, user_text_complete FROM skein_summaries WHERE session = $1', [ids[500]]);
+    expect(typed).toEqual({ user_text: Array.from({ length: 23 }, (_, turn) => `question ${turn} of ${ids[500]}`).join('\n'), user_text_complete: true });
 
     // A search costs no query and no row: it is answered from the search index in memory.
     const searchesRead = async (srv: TestServer) => {
@@ -253,6 +256,11 @@ describe('PostgreSQL at scale', () => {
       expect(Math.max(...read.slice(1))).toBeLessThan(most * 1024 * 1024);
     }
     expect(built.length).toBeGreaterThanOrEqual(16);
+    // Its typed text is cut at the row's 8 KB and said to be.
+    const [typed] = await sql<{ user_text: string; user_text_complete: boolean }>(url, 'SELECT user_text, user_text_complete FROM skein_summaries WHERE session = $1', [id]);
+    expect(typed!.user_text).toHaveLength(8 * 1024);
+    expect(typed!.user_text.startsWith('lorem ipsum dolor')).toBe(true);
+    expect(typed!.user_text_complete).toBe(false);
     expect(store.rowsRead.get(id)).toBe(count);
     expect((await api<{ sessions: SessionSnapshot[] }>(server.url, `/api/sessions?q=part%20${count}`)).body.sessions.map((s) => [s.id, (s as SessionSnapshot & { match?: unknown }).match])).toEqual([[id, { seq: count }]]);
   }, 180_000);
