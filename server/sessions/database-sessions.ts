@@ -48,6 +48,9 @@ export interface DatabaseStart {
   build: SummaryBuild;
 }
 
+/** Sessions of the list read per query at start. */
+const LISTING_PAGE = 1000;
+
 /** The list entry as kept in memory: the typed text is in the search index already. */
 function listEntry(entry: SummaryEntry): IndexEntry {
   const { userText: _text, userTextComplete: _complete, ...listed } = entry;
@@ -60,14 +63,24 @@ export async function loadFromDatabase(host: DatabaseHost): Promise<DatabaseStar
   const stale: { id: string; lastSeq: number; run: number }[] = [];
   // Stale sessions with no fresh one between them (in id order) are one run: their lines are one range.
   let run = 0;
-  for (const { id, lastSeq, fresh } of await host.db.listing()) {
-    if (!fresh) stale.push({ id, lastSeq, run });
-    else {
-      if (stale.at(-1)?.run === run) run++;
-      host.index.set(id, listEntry(fresh), false);
-      host.typed(id, fresh);
-      if (fresh.needsStart) await loadOnce(host, id, warnings, false);
+  for (let after = ''; ; ) {
+    const page = await host.db.listing(after, LISTING_PAGE);
+    const untyped = new Map<string, SummaryEntry>();
+    const mustStart: string[] = [];
+    for (const { id, lastSeq, fresh } of page) {
+      if (!fresh) stale.push({ id, lastSeq, run });
+      else {
+        if (stale.at(-1)?.run === run) run++;
+        host.index.set(id, listEntry(fresh), false);
+        if (!host.search.covers(id, fresh.snapshot.lastSeq)) untyped.set(id, fresh);
+        if (fresh.needsStart) mustStart.push(id);
+      }
     }
+    // The typed text only of the sessions the search file (this data folder's) lacks: as a rule none.
+    if (untyped.size) for (const [id, userText] of await host.db.userTexts([...untyped.keys()])) host.typed(id, { ...untyped.get(id)!, userText });
+    for (const id of mustStart) await loadOnce(host, id, warnings, false);
+    if (page.length < LISTING_PAGE) break;
+    after = page.at(-1)!.id;
   }
   if (stale.length) logger.info(`building the list entries of ${stale.length} sessions from their events (no summary row yet), while the list is served`);
   const build = new SummaryBuild(stale, {

@@ -3,12 +3,13 @@
 // --from-jsonl`, a row lost): built from their event lines as the JSONL first
 // scan reads logs (log-scan.ts), while the server already serves the list
 // (`scanning`, as on JSONL). The lines are read a page at a time (keyset
-// paging, a byte budget per page, whatever the sessions' sizes) and scanned
-// in slices of the event loop; only the entries are kept, never the events.
+// paging, a byte budget per page, whatever the sessions' sizes), each
+// session's lines of a page as one string, and scanned in slices of the event
+// loop; only the entries are kept, never the events.
 import { performance } from 'node:perf_hooks';
 import type { ScanProgress } from '../../shared/protocol.js';
 import { lineScan, type LineScan, type ScanContext } from '../store/log-scan.js';
-import type { PgStore } from '../store/postgres/pg-store.js';
+import type { PgStore, SessionLines } from '../store/postgres/pg-store.js';
 import { USER_TEXT_CAP, type Summary, type SummaryEntry } from '../store/postgres/pg-summaries.js';
 
 export interface BuildHost {
@@ -30,11 +31,19 @@ export interface BuildHost {
 const SESSIONS_PER_CHUNK = 400;
 /** Event rows a chunk of sessions should hold about (their last seqs say how many they have). */
 const ROWS_PER_CHUNK = 40_000;
-/** Bytes of lines one page should hold about (a 150 MB session is read in pages like a small one). */
-const PAGE_BYTES = 2 * 1024 * 1024;
-/** Rows of the first page (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
+/**
+ * Bytes of lines one page should hold about (a 150 MB session is read in
+ * pages like a small one). Small enough that a page is scanned and dropped
+ * within one young-generation cycle of the heap: with 2 MB pages (10,000
+ * rows) a page was often still referenced at the second collection after it
+ * arrived, promoted, and the old generation grew by up to 100 MB of garbage.
+ */
+const PAGE_BYTES = 512 * 1024;
+/** Rows of the build's first page (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
 const FIRST_PAGE_ROWS = 64;
 const PAGE_ROWS = 10_000;
+/** Characters of lines scanned between two looks at the clock (about a millisecond of work). */
+const PIECE_CHARS = 256 * 1024;
 /** Lines are scanned back to back for at most this long, then the event loop gets a turn. */
 const SLICE_MS = 8;
 const PROGRESS_MS = 250;
@@ -42,7 +51,9 @@ const PROGRESS_MS = 250;
 interface Building {
   id: string;
   scan: LineScan;
-  text: string;
+  /** The typed text, lower-cased, a message a part (joined at the end: `+=` kept a tree of every piece until the chunk's summaries were written, and the heap promoted it). */
+  parts: string[];
+  length: number;
   complete: boolean;
 }
 
@@ -52,6 +63,8 @@ export class SummaryBuild {
   private readonly waiting: Set<string>;
   private slice = performance.now();
   private told = 0;
+  /** Rows of the next page, sized by the bytes of the rows before (kept from one chunk of sessions to the next). */
+  private limit = FIRST_PAGE_ROWS;
 
   /**
    * `sessions`: in id order, each with its committed last seq (about how many
@@ -111,6 +124,17 @@ export class SummaryBuild {
     this.slice = performance.now();
   }
 
+  /** Scans a session's lines of one page, PIECE_CHARS at a time (a page of a huge session is one string): the event loop gets a turn between pieces. */
+  private async scanText(scan: LineScan, text: string): Promise<void> {
+    for (let start = 0; start < text.length; ) {
+      let end = start + PIECE_CHARS >= text.length ? text.length : text.indexOf('\n', start + PIECE_CHARS);
+      if (end < 0) end = text.length;
+      scan.addLines(text, start, end);
+      start = end + 1;
+      if (this.spent()) await this.breathe();
+    }
+  }
+
   private async build(ids: string[]): Promise<void> {
     const headers = await this.host.db.headersOf(ids);
     const built: { id: string; summary: Summary }[] = [];
@@ -121,7 +145,7 @@ export class SummaryBuild {
     const begin = (id: string): Building => {
       seen.add(id);
       const context = this.host.context(id);
-      const building: Building = { id, scan: undefined!, text: '', complete: true };
+      const building: Building = { id, scan: undefined!, parts: [], length: 0, complete: true };
       // The summary row keeps the typed text as UserTextTracker does (the scan gives no compact command).
       const fed = context.onUser;
       building.scan = lineScan(headers.get(id)!, {
@@ -129,8 +153,10 @@ export class SummaryBuild {
         onUser: (seq, text) => {
           fed?.(seq, text);
           if (!building.complete) return;
-          building.text += (building.text ? '\n' : '') + text.toLowerCase();
-          if (building.text.length > USER_TEXT_CAP) Object.assign(building, { text: building.text.slice(0, USER_TEXT_CAP), complete: false });
+          const lower = text.toLowerCase();
+          building.length += (building.parts.length ? 1 : 0) + lower.length;
+          building.parts.push(lower);
+          if (building.length > USER_TEXT_CAP) building.complete = false;
         },
       });
       return building;
@@ -140,27 +166,43 @@ export class SummaryBuild {
       if (this.host.known(building.id)) return void opened.push(building.id);
       const scanned = building.scan.entry();
       if (!scanned) return void toLoad.push(building.id);
-      const entry: SummaryEntry = { ...scanned, userText: building.text, userTextComplete: building.complete };
+      const joined = building.parts.join('\n');
+      const userText = joined.length > USER_TEXT_CAP ? joined.slice(0, USER_TEXT_CAP) : joined;
+      const entry: SummaryEntry = { ...scanned, userText, userTextComplete: building.complete };
       this.host.indexed(building.id, entry);
       built.push({ id: building.id, summary: { lastSeq: entry.snapshot.lastSeq, entry } });
     };
     // The range from the first to the last (a session made meanwhile in it is not among the headers: skipped).
-    let after: { session: string; seq: number } | undefined;
-    for (let limit = FIRST_PAGE_ROWS; ; ) {
-      const rows = await this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit);
+    const read = (after: { session: string; seq: number } | undefined, limit: number) => this.host.db.linesInRange(ids[0]!, ids.at(-1)!, after, limit, PAGE_BYTES);
+    let limit = this.limit;
+    let next: Promise<SessionLines[]> | undefined = read(undefined, limit);
+    while (next) {
+      const page = await next;
+      next = undefined;
       let bytes = 0;
-      for (const row of rows) {
-        if (current?.id !== row.session) {
-          if (current) finish(current);
-          current = headers.has(row.session) ? begin(row.session) : undefined;
-        }
-        current?.scan.add(row.line);
-        bytes += row.line.length;
-        if (this.spent()) await this.breathe();
+      let rows = 0;
+      for (const part of page) {
+        bytes += part.bytes;
+        rows += part.count;
       }
-      if (rows.length < limit || this.host.closed()) break;
-      after = { session: rows.at(-1)!.session, seq: rows.at(-1)!.seq };
-      limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows.length))));
+      if (rows) this.limit = Math.max(16, Math.min(PAGE_ROWS, Math.floor(PAGE_BYTES / Math.max(1, bytes / rows))));
+      // A page cut neither by rows nor by bytes was the range's last. The next is asked for before this one is
+      // scanned: the database reads it meanwhile (one page ahead, no more).
+      if ((rows === limit || bytes >= PAGE_BYTES) && !this.host.closed()) {
+        const last = page.at(-1)!;
+        limit = this.limit;
+        next = read({ session: last.session, seq: last.lastSeq }, limit);
+        // Awaited at the next turn of the loop; a shutdown before must not leave its failure unhandled.
+        next.catch(() => undefined);
+      }
+      for (const part of page) {
+        if (current?.id !== part.session) {
+          if (current) finish(current);
+          current = headers.has(part.session) ? begin(part.session) : undefined;
+        }
+        if (current) await this.scanText(current.scan, part.lines);
+      }
+      if (this.host.closed()) break;
     }
     if (this.host.closed()) return;
     if (current) finish(current);

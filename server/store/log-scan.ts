@@ -132,9 +132,9 @@ class ScanState {
   /** The last line of each LAST_ONLY kind. */
   private readonly lastLines = new Map<string, string>();
 
-  /** The lines of text[0, end) (end: the index of the last newline); the first line of the log is its header. Returns the header. */
-  lines(text: string, end: number, header: LogHeader | undefined): LogHeader | undefined {
-    for (let start = 0; start < end; ) {
+  /** The lines of text[from, end) (end: the index of the last newline, or the text's end); the first line of the log is its header. Returns the header. */
+  lines(text: string, end: number, header: LogHeader | undefined, from = 0): LogHeader | undefined {
+    for (let start = from; start < end; ) {
       let stop = text.indexOf('\n', start);
       if (stop < 0 || stop > end) stop = end;
       if (!header) header = JSON.parse(text.slice(start, stop)) as LogHeader;
@@ -254,19 +254,22 @@ function detached(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
 
-/** A scan fed one event line at a time (the PostgreSQL store's rows, read a page at a time: see database-summary-build.ts). */
+/** A scan fed event lines in order (the PostgreSQL store's rows, read a page at a time: see database-summary-build.ts). */
 export interface LineScan {
   add(line: string): void;
+  /** The newline-separated event lines of text[start, end) (a whole line at each end). */
+  addLines(text: string, start?: number, end?: number): void;
   /** The entry once every line is given; undefined: the session must be loaded. */
   entry(): IndexEntry | undefined;
 }
 
 export function lineScan(header: LogHeader, context: ScanContext): LineScan {
   const state = new ScanState(context.onUser);
+  // The header is known: every line is an event, matched in place (no copy of the text is made).
+  const addLines = (text: string, start = 0, end = text.length) => void state.lines(text, end, header, start);
   return {
-    add: (line) => {
-      if (line) state.lines(`${line}\n`, line.length, header);
-    },
+    add: (line) => addLines(line),
+    addLines,
     entry: () => state.entry(header, { size: -1, mtimeMs: -1 } as fs.Stats, context),
   };
 }

@@ -182,6 +182,9 @@ describe('PostgreSQL at scale', () => {
     const rows = await sql<{ committed: string; summarized: string }>(url, 'SELECT s.last_seq AS committed, m.last_seq AS summarized FROM skein_sessions s JOIN skein_summaries m ON m.session = s.id');
     expect(rows).toHaveLength(1000);
     for (const row of rows) expect(row.summarized).toBe(row.committed);
+    // Each row keeps the typed text, lower-cased, a message a line (search on another data folder is fed from it).
+    const [typed] = await sql<{ user_text: string; user_text_complete: boolean }>(url, 'SELECT user_text, user_text_complete FROM skein_summaries WHERE session = $1', [ids[500]]);
+    expect(typed).toEqual({ user_text: Array.from({ length: 23 }, (_, turn) => `question ${turn} of ${ids[500]}`).join('\n'), user_text_complete: true });
 
     // A search costs no query and no row: it is answered from the search index in memory.
     const searchesRead = async (srv: TestServer) => {
@@ -211,19 +214,34 @@ describe('PostgreSQL at scale', () => {
     expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
     expect(server.sessions.logsLoaded).toBe(0);
     expect([...server.sessions.store!.rowsRead.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    // The search file of the data folder has every session's words: no typed text was read from the rows.
+    expect(server.sessions.store!.userTextsRead).toBe(0);
+    await stop(server);
+
+    // Another data folder (no search file): the typed text of every row is read (a page of the list at a time) and searched.
+    server = await start(url);
+    expect(server.sessions.store!.userTextsRead).toBe(1000);
+    expect((await list(server.url)).map((s) => s.id).sort()).toEqual(ids);
+    searched = await searchesRead(server);
+    expect(searched.found.map((s) => s.id)).toEqual([ids[7]]);
+    expect(searched).toMatchObject({ none: [], queries: [], rows: 0 });
   }, 300_000);
 
-  it('reads a big session a page of about 2 MB at a time, when it is opened and when its list entry is built', async () => {
+  it('reads a big session in pages of about 2 MB when it is opened, and of about 512 KB when its list entry is built, after small sessions', async () => {
     const url = await postgres.database();
-    const id = '20250101-000000-big000';
+    // Small sessions first, in the same run of the build: the rows of a page are sized by theirs (154 bytes each),
+    // so only the bytes counted in SQL keep the big session's page from holding all of its 20 KB lines.
+    await insertSessions(url, 20, 140);
+    const id = '20250101-000000-zbig00';
     const count = await insertBigSession(url, id, 8, 20);
     const server = await start(url);
     const pages: number[] = [];
     const store = server.sessions.store!;
     const query = store.pool.query.bind(store.pool);
     store.pool.query = (async (...args: Parameters<typeof query>) => {
-      const result = (await query(...args)) as unknown as pg.QueryResult<{ line?: string }>;
-      if (typeof args[0] === 'string' && args[0].includes('FROM skein_events')) pages.push(result.rows.reduce((n, r) => n + (r.line?.length ?? 0), 0));
+      const result = (await query(...args)) as unknown as pg.QueryResult<{ line?: string; lines?: string; session?: string }>;
+      const big = result.rows.filter((r) => r.session === undefined || r.session === id);
+      if (typeof args[0] === 'string' && args[0].includes('FROM skein_events')) pages.push(big.reduce((n, r) => n + (r.line ?? r.lines ?? '').length, 0));
       return result;
     }) as typeof query;
     await until(async () => (await api<{ scanning?: unknown }>(server.url, '/api/sessions')).body.scanning === undefined, 'the list entry built');
@@ -232,11 +250,17 @@ describe('PostgreSQL at scale', () => {
     // The open: every event read, in pages; no page much above 2 MB (the first is sized by rows).
     expect((await api<SessionSnapshot>(server.url, `/api/sessions/${id}`)).body.lastSeq).toBe(count);
     const opened = pages.splice(0);
-    for (const read of [built, opened]) {
+    for (const [read, most] of [[built, 0.55], [opened, 2.5]] as const) {
       expect(read.length).toBeGreaterThanOrEqual(4);
       expect(read.reduce((a, b) => a + b, 0)).toBeGreaterThan(8 * 1024 * 1024);
-      expect(Math.max(...read.slice(1))).toBeLessThan(2.5 * 1024 * 1024);
+      expect(Math.max(...read.slice(1))).toBeLessThan(most * 1024 * 1024);
     }
+    expect(built.length).toBeGreaterThanOrEqual(16);
+    // Its typed text is cut at the row's 8 KB and said to be.
+    const [typed] = await sql<{ user_text: string; user_text_complete: boolean }>(url, 'SELECT user_text, user_text_complete FROM skein_summaries WHERE session = $1', [id]);
+    expect(typed!.user_text).toHaveLength(8 * 1024);
+    expect(typed!.user_text.startsWith('lorem ipsum dolor')).toBe(true);
+    expect(typed!.user_text_complete).toBe(false);
     expect(store.rowsRead.get(id)).toBe(count);
     expect((await api<{ sessions: SessionSnapshot[] }>(server.url, `/api/sessions?q=part%20${count}`)).body.sessions.map((s) => [s.id, (s as SessionSnapshot & { match?: unknown }).match])).toEqual([[id, { seq: count }]]);
   }, 180_000);

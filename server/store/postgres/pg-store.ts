@@ -13,7 +13,7 @@ import type { LogHeader, LoadReport } from '../event-log.js';
 import type { PageQuery, Page } from '../../http/event-page.js';
 import { migrate } from './migrations.js';
 import { PgEventLog } from './pg-event-log.js';
-import { listSessions, readSummaries, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
+import { listSessions, readSummaries, readUserTexts, saveBuiltSummaries, saveSummary, type ListedSession, type Summary } from './pg-summaries.js';
 import type { SummaryEntry } from './pg-summaries.js';
 
 /** Rows of a session's first page when it is read (whatever the lines' sizes: few); later pages are sized by the bytes of the rows before, up to PAGE_ROWS. */
@@ -23,6 +23,18 @@ const PAGE_ROWS = 10_000;
 const PAGE_BYTES = 2 * 1024 * 1024;
 /** Lines are parsed back to back for at most this long, then the event loop gets a turn. */
 const SLICE_MS = 8;
+
+/** A session's event lines of one page (see linesInRange). */
+export interface SessionLines {
+  session: string;
+  /** The seq of the last line. */
+  lastSeq: number;
+  /** How many lines, and their bytes (UTF-8). */
+  count: number;
+  bytes: number;
+  /** The lines in seq order, joined by newlines. */
+  lines: string;
+}
 
 export class PgStore {
   /** Every session in the database as far as this instance knows (read at connect, then told). */
@@ -62,12 +74,22 @@ export class PgStore {
     }
   }
 
-  /** Every session, with its list entry when the summary row is fresh; no event is read. */
-  async listing(): Promise<ListedSession[]> {
-    const listed = await listSessions(this.pool);
+  /** The sessions after `after` (by id), at most `limit`, with their list entries when the summary rows are fresh (without typed text, see userTexts); no event is read. */
+  async listing(after: string, limit: number): Promise<ListedSession[]> {
+    const listed = await listSessions(this.pool, after, limit);
     for (const { id } of listed) this.known.add(id);
     return listed;
   }
+
+  /** The typed text of these sessions' summary rows. */
+  async userTexts(ids: string[]): Promise<Map<string, string>> {
+    const texts = await readUserTexts(this.pool, ids);
+    this.userTextsRead += texts.size;
+    return texts;
+  }
+
+  /** Typed texts read from summary rows so far (tests prove a start whose search file covers every session reads none). */
+  userTextsRead = 0;
 
   /** The summary rows of these sessions (changed on another instance). */
   async summaries(ids: string[]): Promise<Map<string, SummaryEntry>> {
@@ -92,17 +114,25 @@ export class PgStore {
   }
 
   /**
-   * At most `limit` event lines of the sessions from `first` to `last` (by
-   * id), past (`after.session`, `after.seq`) in (session, seq) order:
-   * summaries are built a page at a time (keyset paging on the primary key, a
-   * plain range scan: several times faster than `session = ANY(…)`; nothing is kept).
+   * The event lines of the sessions from `first` to `last` (by id) past
+   * (`after.session`, `after.seq`) in (session, seq) order: at most `limit`
+   * of them and about `bytes` (the line that crosses it is the last), joined
+   * by newlines per session. One row per session of the page, not one per
+   * event: a row per event cost about 850 bytes of short-lived objects in the
+   * driver and the scan. Summaries are built a page at a time (keyset paging
+   * on the primary key, a plain range scan: several times faster than
+   * `session = ANY(…)`; nothing is kept). A JSON line never holds a raw newline.
    */
-  async linesInRange(first: string, last: string, after: { session: string; seq: number } | undefined, limit: number): Promise<{ session: string; seq: number; line: string }[]> {
-    const rows = await this.pool.query<{ session: string; seq: string; line: string }>(
-      'SELECT session, seq, line FROM skein_events WHERE (session, seq) > ($1, $2) AND session <= $3 ORDER BY session, seq LIMIT $4',
-      [after?.session ?? first, after?.seq ?? -1, last, limit],
+  async linesInRange(first: string, last: string, after: { session: string; seq: number } | undefined, limit: number, bytes: number): Promise<SessionLines[]> {
+    const rows = await this.pool.query<{ session: string; seq: string; count: string; bytes: string; lines: string }>(
+      `SELECT session, max(seq) AS seq, count(*) AS count, sum(bytes) AS bytes, string_agg(line, E'\n' ORDER BY seq) AS lines FROM (
+         SELECT session, seq, line, octet_length(line) AS bytes, sum(octet_length(line)) OVER (ORDER BY session, seq) AS upto FROM (
+           SELECT session, seq, line FROM skein_events WHERE (session, seq) > ($1, $2) AND session <= $3 ORDER BY session, seq LIMIT $4
+         ) page
+       ) cut WHERE upto - bytes < $5 GROUP BY session ORDER BY session`,
+      [after?.session ?? first, after?.seq ?? -1, last, limit, bytes],
     );
-    return rows.rows.map((r) => ({ session: r.session, seq: Number(r.seq), line: r.line }));
+    return rows.rows.map((r) => ({ session: r.session, lastSeq: Number(r.seq), count: Number(r.count), bytes: Number(r.bytes), lines: r.lines }));
   }
 
   /** Writes summaries built from the events (see saveBuiltSummaries), in one statement. */

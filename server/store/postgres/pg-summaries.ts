@@ -109,7 +109,8 @@ interface Row {
   last_seq: string;
   mode: string | null;
   needs_start: boolean;
-  user_text: string;
+  /** Not read by listSessions. */
+  user_text?: string;
   user_text_complete: boolean;
   snapshot: string;
 }
@@ -126,17 +127,30 @@ function entryOf(row: Row): SummaryEntry {
   };
 }
 
-/** Every session with its summary when that is fresh (no event is read). */
-export async function listSessions(pool: pg.Pool): Promise<ListedSession[]> {
+/**
+ * The sessions after `after` (by id), at most `limit`, each with its summary
+ * when that is fresh, without its typed text (see readUserTexts: the search
+ * file of the data folder has it, as a rule); no event is read. A start reads
+ * the list a page at a time: all of it in one result held every row and its
+ * typed text at once.
+ */
+export async function listSessions(pool: pg.Pool, after: string, limit: number): Promise<ListedSession[]> {
   const result = await pool.query<Row & { id: string; committed: string }>(
-    `SELECT s.id, s.last_seq AS committed, m.session, m.last_seq, m.mode, m.needs_start, m.user_text, m.user_text_complete, m.snapshot
-     FROM skein_sessions s LEFT JOIN skein_summaries m ON m.session = s.id ORDER BY s.id`,
+    `SELECT s.id, s.last_seq AS committed, m.session, m.last_seq, m.mode, m.needs_start, m.user_text_complete, m.snapshot
+     FROM skein_sessions s LEFT JOIN skein_summaries m ON m.session = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2`,
+    [after, limit],
   );
   return result.rows.map((row) => {
     const lastSeq = Number(row.committed);
     const fresh = row.session !== null && Number(row.last_seq) === lastSeq;
     return { id: row.id, lastSeq, ...(fresh && { fresh: entryOf(row) }) };
   });
+}
+
+/** The typed text of these sessions' summary rows. */
+export async function readUserTexts(pool: pg.Pool, sessions: string[]): Promise<Map<string, string>> {
+  const result = await pool.query<{ session: string; user_text: string }>('SELECT session, user_text FROM skein_summaries WHERE session = ANY($1)', [sessions]);
+  return new Map(result.rows.map((row) => [row.session, row.user_text]));
 }
 
 /** The summaries of these sessions (made or changed on another instance), whatever their seq. */
