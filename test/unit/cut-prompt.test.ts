@@ -23,6 +23,7 @@ import { requestTokens, tokensOf } from '../../server/llm/tokens.js';
 import { plain } from '../../server/compaction/view.js';
 import { ContextOverflowError, type LlmRequest, type Provider } from '../../server/llm/types.js';
 import type { Session } from '../../server/agent/session.js';
+import { KindIndex } from '../../server/store/kind-index.js';
 
 const NUM_CTX = 4000;
 const usage = (input: number) => ({ input, cacheRead: 0, cacheWrite: 0 });
@@ -30,7 +31,7 @@ const usage = (input: number) => ({ input, cacheRead: 0, cacheWrite: 0 });
 /** A session window against an Ollama-like server (num_ctx said by /api/show, cuts what does not fit), or one that says nothing. */
 async function windowOf(server: 'ollama' | 'silent' | 'anthropic') {
   const events: SkeinEvent[] = [];
-  const session = { id: 's1', log: { all: () => events }, append: (e: object) => void events.push({ seq: events.length + 1, ts: '', ...e } as SkeinEvent) } as unknown as Session;
+  const session = { id: 's1', log: { all: () => events, kinds: new KindIndex(events) }, append: (e: object) => void events.push({ seq: events.length + 1, ts: '', ...e } as SkeinEvent) } as unknown as Session;
   const provider = {
     model: 'local-model',
     limits: { contextWindow: 128_000, maxOutputTokens: 8192 },

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokensOf } from '../../server/llm/tokens.js';
-import { TOOLS } from '../../server/tools/registry.js';
 import { FLAVOUR_TOKENIZER, FLAVOURS } from '../fakes/dialects.js';
 import { countWith, ratioTokenizer, TOKENIZERS, type FakeTokenizer } from '../fakes/tokenizers.js';
 import { TRAJECTORIES, trajectoryFiles } from '../helpers/trajectories.js';
@@ -37,13 +36,16 @@ function logs(): string {
   return lines.join('\n');
 }
 
+/** Prose, code and JSON frozen in test/fixtures (skein's own files would move the ratios with every edit). */
+const frozen = (name: string) => read(path.join('test/fixtures/tokenizer-samples', name));
+
 const SAMPLES: Record<string, string> = {
-  prose: ['README.md', 'docs/compaction.md', 'docs/daily-use.md', 'docs/providers.md'].map(read).join('\n').replace(/```[\s\S]*?```/g, '').replace(/\|.*\|/g, '').slice(0, 40_000),
-  code: ['server/agent/window.ts', 'server/agent/overflow-recovery.ts', 'server/compaction/estimator.ts', 'webui/src/main.ts'].filter((f) => fs.existsSync(f)).map(read).join('\n'),
+  prose: frozen('prose.txt'),
+  code: frozen('code.txt'),
   logs: logs(),
   'tool output': toolOutputs(),
   repeated: Array.from({ length: 300 }, () => '    at Object.<anonymous> (/srv/app/node_modules/jest-circus/build/utils.js:298:28)').join('\n'),
-  JSON: JSON.stringify(TOOLS.map((t) => t.spec)) + read('package.json'),
+  JSON: frozen('json.txt'),
 };
 
 const ratio = (t: FakeTokenizer, text: string) => countWith(t, text) / tokensOf(text);
