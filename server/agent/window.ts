@@ -6,7 +6,7 @@
 // gauge, the threshold and the compaction target follow at once and a restart
 // knows it. The recovery from a refusal (how hard to compact) is in
 // overflow-recovery.ts.
-import type { LimitsEvent, ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
+import type { ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
 import type { KnownLimits, LimitsCache } from '../llm/limits/cache.js';
 import { requestLimits } from '../llm/providers.js';
 import type { ModelInfo } from '../llm/models.js';
@@ -156,9 +156,7 @@ export class SessionWindow {
     this.set(requestLimits(this.host.tableInfo(), this.host.setting ?? this.host.tableInfo().contextWindow));
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
     // From the end, among the limits events only (kind-index.ts).
-    const limits = this.host.session.log.kinds.eventsOf('limits');
-    let logged: LimitsEvent | undefined;
-    for (let i = limits.length - 1; i >= 0 && !logged; i--) if (limits[i]!.model === model) logged = limits[i];
+    const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model);
     if (logged) {
       const { seq, ts, kind, message, ...known } = logged;
       this.adoptKnown(known);

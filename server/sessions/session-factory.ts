@@ -1,6 +1,6 @@
 // Builds a live session (its Session and its Agent) from an open event log:
 // the model and effort last chosen, the state the log ended in, the settings.
-import type { AgentState, SkeinEvent } from '../../shared/protocol.js';
+import type { AgentState } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import { defaultStrategies } from '../compaction/strategies/index.js';
 import { createProviderOrPlaceholder, type ProviderChoice } from '../llm/providers.js';
@@ -24,10 +24,8 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
   const provider = options.wrapProvider ? options.wrapProvider(made.provider) : made.provider;
   // The effort last set with the model picker, else SKEIN_REASONING_EFFORT.
   // From the end, among the model switches only (kind-index.ts: no pass over a 300,000-event log).
-  const switches = log.kinds.eventsOf('model');
-  let effort: SkeinEvent | undefined;
-  for (let i = switches.length - 1; i >= 0 && !effort; i--) if (switches[i]!.effort !== undefined) effort = switches[i];
-  const session = new Session(id, log, model, effort?.kind === 'model' ? effort.effort : config.reasoningEffort);
+  const effort = log.kinds.eventsOf('model').findLast((e) => e.effort !== undefined)?.effort;
+  const session = new Session(id, log, model, effort ?? config.reasoningEffort);
   session.meta = readMeta(sessionsDir, id);
   // Masked in everything the session logs, beside the environment's own secrets.
   session.extraSecrets = options.toolSecrets ?? [];
