@@ -15,7 +15,7 @@ import { saveIfLarge } from '../compaction/large-message.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
-import { secretValues, type NamedSecret } from '../tools/env.js';
+import { currentSecretValues, type NamedSecret } from '../tools/env.js';
 import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 import { imagesDirOf, spillDirOf } from './session-files.js';
@@ -132,9 +132,9 @@ export class Session {
     this.evictListeners.clear();
   }
 
-  /** Every configured secret, as of now (the environment is read each time, as the tools' mask does). */
+  /** Every configured secret, as of now (the environment as of this turn of the event loop, as the tools' mask reads it). */
   secrets(): NamedSecret[] {
-    return secretValues(process.env, this.extraSecrets);
+    return currentSecretValues(this.extraSecrets);
   }
 
   /**

@@ -44,6 +44,8 @@ export interface AppOptions {
 
 export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust }: AppOptions): express.Express {
   const app = express();
+  // No ETag on answers: hashing every JSON body (a session polled, the list) cost a busy server more than any client saved; static files keep theirs.
+  app.set('etag', false);
   app.disable('x-powered-by');
 
   app.use((req, res, next) => {

@@ -74,8 +74,26 @@ export function reasoningTokens(reasoning: Reasoning | undefined): number {
   return tokensOf(reasoning.text ?? '') + Math.ceil(opaque / 4);
 }
 
+/**
+ * Per tool spec, what it was counted as: every request counts its tools, and
+ * joining and hashing each spec's text again was a busy server's largest
+ * token-counting cost. A spec whose fields were replaced is counted again.
+ */
+const specTokens = new WeakMap<ToolSpec, { name: string; description: string; schema: unknown; tokens: number }>();
+
 export function toolsTokens(tools: ToolSpec[]): number {
-  return tools.reduce((n, t) => n + tokensOf(t.name + t.description + JSON.stringify(t.inputSchema)), 0);
+  let n = 0;
+  for (const t of tools) {
+    const known = specTokens.get(t);
+    if (known && known.name === t.name && known.description === t.description && known.schema === t.inputSchema) {
+      n += known.tokens;
+      continue;
+    }
+    const tokens = tokensOf(t.name + t.description + JSON.stringify(t.inputSchema));
+    specTokens.set(t, { name: t.name, description: t.description, schema: t.inputSchema, tokens });
+    n += tokens;
+  }
+  return n;
 }
 
 /** Estimated input tokens of a whole request: system, tools and messages. */

@@ -69,6 +69,38 @@ export function secretValues(env: NodeJS.ProcessEnv, extra: readonly NamedSecret
 }
 
 /**
+ * A value computed from the server's environment at most once per turn of the
+ * event loop: every event appended, tool result and git command asks, and
+ * reading the environment (a call into the host per variable, a URL parse per
+ * value) was a busy server's largest cost of masking and of git's
+ * environment. A change to the environment counts from the next turn.
+ */
+function perTurn<T>(compute: () => T): () => T {
+  let thisTurn: { value: T } | undefined;
+  return () => {
+    if (!thisTurn) {
+      thisTurn = { value: compute() };
+      setImmediate(() => (thisTurn = undefined));
+    }
+    return thisTurn.value;
+  };
+}
+
+const environmentSecrets = perTurn(() => secretValues(process.env));
+const plainToolEnvironment = perTurn(() => toolEnvironment(process.env));
+
+/** `secretValues(process.env, extra)`, the environment as of this turn (see `perTurn`). */
+export function currentSecretValues(extra: readonly NamedSecret[] = []): NamedSecret[] {
+  // The environment's values are already trimmed and checked; merged again for the order and one entry per value.
+  return extra.length ? secretValues({}, [...extra, ...environmentSecrets()]) : [...environmentSecrets()];
+}
+
+/** `toolEnvironment(process.env)` (no exceptions), the environment as of this turn; a copy the caller may change. */
+export function currentToolEnvironment(): NodeJS.ProcessEnv {
+  return { ...plainToolEnvironment() };
+}
+
+/**
  * A URL's credentials: the whole URL (as given) and its password, as written
  * and percent-decoded (a client prints either). Nothing for a URL without a password.
  * The URL parser decides, not a pattern: it finds a password where no simple

@@ -1,7 +1,7 @@
 // The tools an agent has, by name.
 import { bashTool } from './bash.js';
 import { compactHistoryTool } from './compact-history.js';
-import { maskSecrets, secretValues } from './env.js';
+import { currentSecretValues, maskSecrets } from './env.js';
 import { editFileTool, readFileTool, writeFileTool } from './files.js';
 import { searchHistoryTool } from './search-history.js';
 import { globTool } from './search/glob.js';
@@ -31,7 +31,7 @@ export const TOOLS: readonly Tool[] = [
  */
 export async function runTool(name: string, input: Record<string, unknown>, ctx: ToolContext, tools: readonly Tool[] = TOOLS): Promise<ToolResult> {
   const result = await runUnmasked(name, input, ctx, tools);
-  return { ...result, output: maskSecrets(result.output, secretValues(process.env, ctx.secrets)) };
+  return { ...result, output: maskSecrets(result.output, currentSecretValues(ctx.secrets)) };
 }
 
 async function runUnmasked(name: string, input: Record<string, unknown>, ctx: ToolContext, tools: readonly Tool[]): Promise<ToolResult> {

@@ -24,7 +24,10 @@ export function writesFiles(tool: string): boolean {
 }
 
 export class Checkpoints {
-  private readonly indexFile: string;
+  /** One entry per line, appended: a checkpoint costs the same in a session's first call and its ten-thousandth. */
+  private readonly journal: string;
+  /** Where earlier versions kept the whole list, rewritten at each checkpoint: still read, never written. */
+  private readonly legacyFile: string;
 
   constructor(
     /** The session's own folder (beside its log). */
@@ -32,20 +35,47 @@ export class Checkpoints {
     private readonly workDir: string,
     private readonly sessionId: string,
   ) {
-    this.indexFile = path.join(dir, 'checkpoints.json');
+    this.journal = path.join(dir, 'checkpoints.jsonl');
+    this.legacyFile = path.join(dir, 'checkpoints.json');
   }
 
   private entries(): Entry[] {
+    const entries: Entry[] = [];
     try {
-      return JSON.parse(fs.readFileSync(this.indexFile, 'utf8')) as Entry[];
+      entries.push(...(JSON.parse(fs.readFileSync(this.legacyFile, 'utf8')) as Entry[]));
+    } catch {
+      /* none, or unreadable: the journal holds the rest */
+    }
+    let text = '';
+    try {
+      text = fs.readFileSync(this.journal, 'utf8');
+    } catch {
+      return entries;
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        entries.push(JSON.parse(line) as Entry);
+      } catch {
+        // A line cut by a crash (that checkpoint was never finished), with the next one appended to it.
+        const next = line.lastIndexOf('{"seq":');
+        if (next > 0) entries.push(...this.parsed(line.slice(next)));
+      }
+    }
+    return entries;
+  }
+
+  private parsed(line: string): Entry[] {
+    try {
+      return [JSON.parse(line) as Entry];
     } catch {
       return [];
     }
   }
 
-  private add(entry: Entry): void {
-    fs.mkdirSync(this.dir, { recursive: true });
-    fs.writeFileSync(this.indexFile, JSON.stringify([...this.entries(), entry]));
+  private async add(entry: Entry): Promise<void> {
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    await fs.promises.appendFile(this.journal, `${JSON.stringify(entry)}\n`);
   }
 
   private get ref(): string {
@@ -59,7 +89,7 @@ export class Checkpoints {
       const parent = (await git(this.workDir, ['rev-parse', '--verify', '--quiet', this.ref], [0, 1])).stdout.trim();
       const commit = (await git(this.workDir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `skein checkpoint before event ${seq}`], [0], await hardenedWith(this.workDir, IDENTITY))).stdout.trim();
       await git(this.workDir, ['update-ref', this.ref, commit]);
-      this.add({ seq, commit });
+      await this.add({ seq, commit });
       return;
     }
     const target = typeof input.path === 'string' && (tool === 'write_file' || tool === 'edit_file') ? input.path : undefined;
@@ -77,7 +107,7 @@ export class Checkpoints {
         files[rel] = exists;
       }
     }
-    this.add({ seq, files, tool });
+    await this.add({ seq, files, tool });
   }
 
   /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */

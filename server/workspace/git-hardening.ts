@@ -14,7 +14,7 @@
 // Overrides go through GIT_CONFIG_COUNT/KEY/VALUE, not `-c key=value`: a driver
 // name may contain '=', which `-c` would split at the wrong place.
 import path from 'node:path';
-import { absolutePathEntries, toolEnvironment } from '../tools/env.js';
+import { absolutePathEntries, currentToolEnvironment, toolEnvironment } from '../tools/env.js';
 
 /** Set for every command, whatever any config says. */
 const FIXED: readonly [string, string][] = [
@@ -140,7 +140,7 @@ const DROPPED = /^(GIT_|SSH_ASKPASS$|SSH_AUTH_SOCK$|GPG_AGENT_INFO$|PAGER$|EDITO
 /** The environment for git: the tools' scrubbed one, nothing of git's own, the fixed settings and `overrides`. */
 export function gitEnvironment(overrides: readonly [string, string][], base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(toolEnvironment(base))) if (!DROPPED.test(name)) env[name] = value;
+  for (const [name, value] of Object.entries(base === process.env ? currentToolEnvironment() : toolEnvironment(base))) if (!DROPPED.test(name)) env[name] = value;
   // A relative PATH entry ('.', '') would find programs in the repository git runs in.
   env.PATH = absolutePathEntries(base.PATH ?? '');
   Object.assign(env, {

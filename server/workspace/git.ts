@@ -5,7 +5,7 @@
 // on or off.
 import fs from 'node:fs';
 import path from 'node:path';
-import { execOffLoop } from './git-worker.js';
+import { execOffLoop } from '../spawn/off-loop.js';
 import { gitEnvironment, overridesFor, parseConfigList, SUBCOMMAND_FLAGS } from './git-hardening.js';
 
 export class GitError extends Error {
@@ -24,17 +24,33 @@ export interface Hardening {
   ignoreSubmodules: boolean;
 }
 
+/** The last PATH searched and what was found in it: every command asks, and each search stats every folder of PATH. */
+let lastSearch: { path: string; found: string } | undefined;
+
 /** The git executable, found in PATH's absolute folders only (never one in the folder git runs in). */
 function gitBinary(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+  const searched = process.env.PATH ?? '';
+  // Found before under this PATH and still there (a check of one file, not a search).
+  if (lastSearch?.path === searched && isExecutableFile(lastSearch.found)) return lastSearch.found;
+  const found = searchPath(searched);
+  lastSearch = found === undefined ? undefined : { path: searched, found };
+  return found;
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function searchPath(searched: string): string | undefined {
+  for (const dir of searched.split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, 'git');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
+    if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
 }

@@ -20,6 +20,14 @@ function directives(csp: string | null): Map<string, string> {
 }
 
 describe('safety headers', () => {
+  it('API answers carry no ETag (not worth hashing every body a client polls); static files keep theirs', async () => {
+    const auth = authHeaders(server.url);
+    for (const route of ['/healthz', '/api/sessions']) expect((await fetch(server.url + route, { headers: auth })).headers.get('etag'), route).toBeNull();
+    const index = fs.readFileSync(path.join(DEFAULT_UI_DIR, 'index.html'), 'utf8');
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(index)![1]!;
+    expect((await fetch(server.url + script, { headers: auth })).headers.get('etag')).toBeTruthy();
+  });
+
   it('are on every response: page, API, health, static files, refusals and the token screen', async () => {
     const auth = authHeaders(server.url);
     const index = fs.readFileSync(path.join(DEFAULT_UI_DIR, 'index.html'), 'utf8');

@@ -79,6 +79,33 @@ describe('git hardening: config', () => {
     }
   });
 
+  it('finds git in PATH again when the one found is gone or PATH changed', async () => {
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const first = tempDir('git-first');
+    const second = tempDir('git-second');
+    const log = path.join(tempDir('git-which'), 'log');
+    const wrapper = (name: string) => `#!/bin/sh\necho ${name} >> '${log}'\nexec '${real}' "$@"\n`;
+    fs.writeFileSync(path.join(first, 'git'), wrapper('first'), { mode: 0o755 });
+    fs.writeFileSync(path.join(second, 'git'), wrapper('second'), { mode: 0o755 });
+    const work = tempDir('git-which-work');
+    const saved = process.env.PATH;
+    const used = () => fs.readFileSync(log, 'utf8').trim().split('\n').at(-1);
+    try {
+      process.env.PATH = `${first}${path.delimiter}${second}${path.delimiter}${saved}`;
+      await git(work, ['init', '--quiet']);
+      expect(used()).toBe('first');
+      fs.rmSync(path.join(first, 'git'));
+      await git(work, ['status', '--short']);
+      expect(used()).toBe('second');
+      process.env.PATH = `${first}${path.delimiter}${saved}`;
+      fs.writeFileSync(path.join(first, 'git'), wrapper('first again'), { mode: 0o755 });
+      await git(work, ['status', '--short']);
+      expect(used()).toBe('first again');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it("a batch's git folder is pinned: a .git file rewritten mid-batch does not bring in a config the overrides were not made for", async () => {
     const plain = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const repo = tempDir('pin-repo');

@@ -1,7 +1,7 @@
 // The scrub rules of the tools' environment, the allow-list and the mask.
 import { describe, expect, it } from 'vitest';
 import { InvalidSettingError, loadConfig } from '../../server/config.js';
-import { absolutePathEntries, isScrubbed, maskSecrets, secretValues, toolEnvironment, urlSecrets } from '../../server/tools/env.js';
+import { absolutePathEntries, currentSecretValues, currentToolEnvironment, isScrubbed, maskSecrets, secretValues, toolEnvironment, urlSecrets } from '../../server/tools/env.js';
 
 const SERVER_ENV = {
   PATH: '/usr/bin:/bin',
@@ -119,5 +119,61 @@ describe('the environment a tool starts with', () => {
       expect(toolEnvironment({ [name]: 'x', LANG: 'C' }), name).toEqual({ LANG: 'C' });
     }
     expect(toolEnvironment({ GOOGLE_CLOUD_PROJECT: 'p', LANG: 'C' })).toEqual({ GOOGLE_CLOUD_PROJECT: 'p', LANG: 'C' });
+  });
+});
+
+describe("the server environment's secrets, read once per turn of the event loop", () => {
+  const NAME = 'SKEIN_TEST_TURN_TOKEN';
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it('sees a change to the environment from the next turn on, with extra secrets merged in length order', async () => {
+    delete process.env[NAME];
+    await nextTurn();
+    const before = currentSecretValues();
+    expect(before.some((s) => s.name === NAME)).toBe(false);
+    process.env[NAME] = '  turn-secret-0123456789  ';
+    try {
+      // Same turn: the environment is not read again.
+      expect(currentSecretValues().some((s) => s.name === NAME)).toBe(false);
+      await nextTurn();
+      const after = currentSecretValues([{ name: 'generated', value: 'generated-turn-secret-0123456789' }, { name: 'short', value: 'tiny' }]);
+      expect(after.filter((s) => [NAME, 'generated', 'short'].includes(s.name))).toEqual([
+        { name: 'generated', value: 'generated-turn-secret-0123456789' },
+        { name: NAME, value: 'turn-secret-0123456789' },
+      ]);
+      expect(after).toEqual(secretValues(process.env, [{ name: 'generated', value: 'generated-turn-secret-0123456789' }]));
+      // An extra secret equal to an environment value is one entry, under the extra's name.
+      const same = currentSecretValues([{ name: 'mine', value: 'turn-secret-0123456789' }]);
+      expect(same.filter((s) => s.value === 'turn-secret-0123456789')).toEqual([{ name: 'mine', value: 'turn-secret-0123456789' }]);
+      // A caller's changes to what it got do not reach the next caller.
+      currentSecretValues().length = 0;
+      expect(currentSecretValues().some((s) => s.name === NAME)).toBe(true);
+    } finally {
+      delete process.env[NAME];
+    }
+    await nextTurn();
+    expect(currentSecretValues().some((s) => s.name === NAME)).toBe(false);
+  });
+
+  it("gives the tools' environment as of this turn, as a copy", async () => {
+    const PLAIN = 'SKEIN_TEST_TURN_PLAIN';
+    const plain = 'TURN_PLAIN_SETTING';
+    delete process.env[plain];
+    await nextTurn();
+    const env = currentToolEnvironment();
+    expect(env).toEqual(toolEnvironment(process.env));
+    env.ADDED_BY_CALLER = 'x';
+    expect(currentToolEnvironment().ADDED_BY_CALLER).toBeUndefined();
+    process.env[plain] = 'on';
+    process.env[PLAIN] = 'scrubbed';
+    try {
+      expect(currentToolEnvironment()[plain]).toBeUndefined();
+      await nextTurn();
+      expect(currentToolEnvironment()[plain]).toBe('on');
+      expect(currentToolEnvironment()[PLAIN]).toBeUndefined();
+    } finally {
+      delete process.env[plain];
+      delete process.env[PLAIN];
+    }
   });
 });
