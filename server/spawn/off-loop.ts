@@ -115,8 +115,7 @@ export function execOffLoop(file: string, args: string[], options: ExecOptions):
 
 /** A tool's program in the worker thread (see worker-source.ts): its pid and exit as they happen, its output when done. */
 export function runOffLoop(request: RunRequest, events: RunEvents): Promise<RunOutcome> {
-  const { file, args, ...options } = request;
-  const { memoryLimit, quietMs, maxAfterExitMs, cwd, env } = options;
+  const { file, args, cwd, env, memoryLimit, quietMs, maxAfterExitMs } = request;
   return new Promise((resolve) => {
     send(
       {

@@ -95,9 +95,9 @@ export function currentSecretValues(extra: readonly NamedSecret[] = []): NamedSe
   return extra.length ? secretValues({}, [...extra, ...environmentSecrets()]) : [...environmentSecrets()];
 }
 
-/** `toolEnvironment(process.env)` (no exceptions), the environment as of this turn; a copy the caller may change. */
-export function currentToolEnvironment(): NodeJS.ProcessEnv {
-  return { ...plainToolEnvironment() };
+/** `toolEnvironment(process.env)` (no exceptions), the environment as of this turn: shared, so read it, do not change it. */
+export function currentToolEnvironment(): Readonly<NodeJS.ProcessEnv> {
+  return plainToolEnvironment();
 }
 
 /**

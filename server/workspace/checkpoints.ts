@@ -23,6 +23,14 @@ export function writesFiles(tool: string): boolean {
   return tool === 'write_file' || tool === 'edit_file' || tool === 'bash' || tool.startsWith('mcp__');
 }
 
+function parseEntry(line: string): Entry | undefined {
+  try {
+    return JSON.parse(line) as Entry;
+  } catch {
+    return undefined;
+  }
+}
+
 export class Checkpoints {
   /** One entry per line, appended: a checkpoint costs the same in a session's first call and its ten-thousandth. */
   private readonly journal: string;
@@ -53,24 +61,11 @@ export class Checkpoints {
       return entries;
     }
     for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        entries.push(JSON.parse(line) as Entry);
-      } catch {
-        // A line cut by a crash (that checkpoint was never finished), with the next one appended to it.
-        const next = line.lastIndexOf('{"seq":');
-        if (next > 0) entries.push(...this.parsed(line.slice(next)));
-      }
+      // A line cut by a crash loses that checkpoint (it was never finished), not the one appended after it.
+      const entry = line ? (parseEntry(line) ?? parseEntry(line.slice(Math.max(0, line.lastIndexOf('{"seq":'))))) : undefined;
+      if (entry) entries.push(entry);
     }
     return entries;
-  }
-
-  private parsed(line: string): Entry[] {
-    try {
-      return [JSON.parse(line) as Entry];
-    } catch {
-      return [];
-    }
   }
 
   private async add(entry: Entry): Promise<void> {
