@@ -1,13 +1,17 @@
-// Programs are started from a worker thread, not the event loop: a child's
-// start (fork, then waiting until it runs exec) is synchronous in Node, and
-// the fork copies the page tables of the whole server. On a busy machine one
-// start of git held the server's loop up to 300 ms, and bash's starts were
-// the largest single cost of the loop while 6 sessions ran tools (2.5 s of
-// 20 in a profile of the many-sessions benchmark). One worker serves both:
-// git's commands (`execOffLoop`) and the bash tool's (`runOffLoop`). What to
-// run, its environment, its kill and its sandbox stay with the caller.
-import { Worker } from 'node:worker_threads';
-import { WORKER_SOURCE } from './worker-source.js';
+// Programs are started by a small helper process (the spawn host), never by
+// the server itself. A child's start is a fork, and forking copies the page
+// tables of the whole process while holding its memory map: every thread of
+// the forking process that touches new memory waits, and the pages it
+// writes afterwards are copied on write until the child runs exec. Started
+// from the event loop, one git start held the loop up to 300 ms on a busy
+// machine; started from a worker thread of the server (the step before
+// this), the loop still stalled beside each fork: with 6 sessions at work,
+// its delay p99 was about twice that with the starts in a process of their
+// own, whose small memory also makes each fork about twice as fast. One host
+// serves git's commands (`execOffLoop`) and the bash tool's (`runOffLoop`).
+// What to run, its environment, its kill and its sandbox stay with the caller.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { HOST_SOURCE } from './host-source.js';
 
 export interface ExecResult {
   stdout: string;
@@ -54,49 +58,71 @@ export interface RunEvents {
 
 type Answer = (ExecResult & { id: number }) | { id: number; type: 'spawned'; pid: number } | { id: number; type: 'exit' } | ({ id: number; type: 'done' } & RunOutcome);
 
-/** What each request in flight waits for: its messages, and what to do if the worker dies. */
+/** What each request in flight waits for: its messages, and what to do if the host dies. */
 interface Waiting {
   answer(message: Answer): boolean;
   fail(message: string): void;
 }
 
-let worker: Worker | undefined;
+/** The host's own environment: what node may need to start; each program it runs gets the environment its caller gives. */
+const HOST_ENV = ['PATH', 'LD_LIBRARY_PATH'];
+
+let host: ChildProcess | undefined;
 let nextId = 0;
 const waiting = new Map<number, Waiting>();
 
-function started(): Worker {
-  if (worker) return worker;
-  const w = new Worker(WORKER_SOURCE, { eval: true });
-  w.on('message', (message: Answer) => {
+/** Held while a program runs (the server waits for its answer), let go once none is: an idle host keeps no process alive. */
+function hold(h: ChildProcess, held: boolean): void {
+  if (held) {
+    h.ref();
+    h.channel?.ref();
+  } else {
+    h.unref();
+    h.channel?.unref();
+  }
+}
+
+function started(): ChildProcess {
+  if (host) return host;
+  // No NODE_OPTIONS or other flags of the server's (a loader, --require): the host runs its own code only.
+  // 'advanced': output goes as a string through V8's serializer, not JSON (a flood is up to 64 MB).
+  const env = Object.fromEntries(HOST_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  const h = spawn(process.execPath, ['-e', HOST_SOURCE], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced', env });
+  h.on('message', (message: Answer) => {
     const request = waiting.get(message.id);
     // true: the request's last message.
     if (request?.answer(message) === false) return;
     waiting.delete(message.id);
-    if (!waiting.size) w.unref();
+    if (!waiting.size) hold(h, false);
   });
-  // A worker that died fails what it was running; the next request starts a new one.
+  // A host that died fails what it was running; the next request starts a new one.
   const fail = (message: string) => {
-    if (worker === w) worker = undefined;
-    for (const request of waiting.values()) request.fail(message);
+    if (host !== h) return;
+    host = undefined;
+    const failed = [...waiting.values()];
     waiting.clear();
+    for (const request of failed) request.fail(message);
   };
-  w.on('error', (err) => fail(`the worker that starts programs failed: ${err.message}`));
-  w.on('exit', (code) => fail(`the worker that starts programs exited (${code})`));
-  w.unref();
-  worker = w;
-  return w;
+  h.on('error', (err) => fail(`the process that starts programs failed: ${err.message}`));
+  h.on('exit', (code, signal) => fail(`the process that starts programs exited (${signal ?? code})`));
+  hold(h, false);
+  host = h;
+  return h;
 }
 
 function send(request: Waiting, message: Record<string, unknown>): void {
-  const w = started();
+  const h = started();
   const id = nextId++;
   waiting.set(id, request);
-  // Held while a program runs (the server waits for its answer), let go once none is.
-  w.ref();
-  w.postMessage({ id, ...message });
+  hold(h, true);
+  h.send({ id, ...message }, (err) => {
+    if (!err || !waiting.delete(id)) return;
+    request.fail(`the process that starts programs could not be reached: ${err.message}`);
+    if (!waiting.size && host === h) hold(h, false);
+  });
 }
 
-/** execFile in the worker thread: the whole output once the program is done. */
+/** execFile in the spawn host: the whole output once the program is done. */
 export function execOffLoop(file: string, args: string[], options: ExecOptions): Promise<ExecResult> {
   return new Promise((resolve) => {
     send(
@@ -113,7 +139,7 @@ export function execOffLoop(file: string, args: string[], options: ExecOptions):
   });
 }
 
-/** A tool's program in the worker thread (see worker-source.ts): its pid and exit as they happen, its output when done. */
+/** A tool's program in the spawn host (see host-source.ts): its pid and exit as they happen, its output when done. */
 export function runOffLoop(request: RunRequest, events: RunEvents): Promise<RunOutcome> {
   const { file, args, cwd, env, memoryLimit, quietMs, maxAfterExitMs } = request;
   return new Promise((resolve) => {

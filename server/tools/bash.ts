@@ -51,7 +51,7 @@ export const bashTool: Tool = {
       const timer = setTimeout(() => kill(`timed out after ${ctx.bashTimeoutMs} ms`), ctx.bashTimeoutMs);
       const onAbort = () => kill('cancelled');
       ctx.signal.addEventListener('abort', onAbort, { once: true });
-      // Started from a worker thread (spawn/off-loop.ts): a program's start holds no event loop.
+      // Started by the spawn host (spawn/off-loop.ts): a program's start holds no event loop.
       const outcome = runOffLoop(
         {
           file,

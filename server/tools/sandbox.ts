@@ -18,7 +18,8 @@
 // new PID namespace ends every process the command started when it exits (its
 // pid 1 is bwrap's, and the kernel kills the rest of the namespace with it)
 // and shows a /proc of the sandbox's processes only; --die-with-parent ends
-// it with skein. bwrap itself is started with the tool's scrubbed environment
+// it with the spawn host that started it (spawn/off-loop.ts), which ends
+// with skein. bwrap itself is started with the tool's scrubbed environment
 // (the caller's), so its /proc/1/environ holds no secret either.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

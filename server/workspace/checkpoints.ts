@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { unifiedDiff } from '../tools/diff.js';
-import { git, hardenedWith, repoTop } from './git.js';
+import { git, GitError, hardenedWith, withVariables, workTreeBatch, type WorkTreeBatch } from './git.js';
 import type { RewindPreview } from '../../shared/protocol.js';
 
 type Entry = { seq: number; commit: string } | { seq: number; files: Record<string, boolean>; tool: string };
@@ -79,11 +79,13 @@ export class Checkpoints {
 
   /** Takes a checkpoint before the tool call logged at `seq`. */
   async before(tool: string, input: Record<string, unknown>, seq: number): Promise<void> {
-    if (await repoTop(this.workDir)) {
-      const tree = await this.snapshotTree();
-      const parent = (await git(this.workDir, ['rev-parse', '--verify', '--quiet', this.ref], [0, 1])).stdout.trim();
-      const commit = (await git(this.workDir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `skein checkpoint before event ${seq}`], [0], await hardenedWith(this.workDir, IDENTITY))).stdout.trim();
-      await git(this.workDir, ['update-ref', this.ref, commit]);
+    // One hardening for the whole checkpoint: 8 programs in all, where each command hardened on its own took 21.
+    const batch = await workTreeBatch(this.workDir);
+    if (batch) {
+      const tree = await this.snapshotTree(batch);
+      const parent = (await git(this.workDir, ['rev-parse', '--verify', '--quiet', this.ref], [0, 1], batch.hardening)).stdout.trim();
+      const commit = (await git(this.workDir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `skein checkpoint before event ${seq}`], [0], withVariables(batch.hardening, IDENTITY))).stdout.trim();
+      await git(this.workDir, ['update-ref', this.ref, commit], [0], batch.hardening);
       await this.add({ seq, commit });
       return;
     }
@@ -106,15 +108,16 @@ export class Checkpoints {
   }
 
   /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */
-  private async snapshotTree(): Promise<string> {
+  private async snapshotTree({ hardening, gitDir }: WorkTreeBatch): Promise<string> {
     const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-index-'));
     const index = path.join(temp, 'index');
     try {
-      const userIndex = path.resolve(this.workDir, (await git(this.workDir, ['rev-parse', '--git-path', 'index'])).stdout.trim());
+      // The user's index is $GIT_DIR/index: the batch pins GIT_DIR and never passes GIT_INDEX_FILE on.
+      const userIndex = path.join(gitDir, 'index');
       if (fs.existsSync(userIndex)) fs.copyFileSync(userIndex, index);
-      const env = { GIT_INDEX_FILE: index };
-      await git(this.workDir, ['add', '-A', '--', '.'], [0], await hardenedWith(this.workDir, env));
-      return (await git(this.workDir, ['write-tree'], [0], await hardenedWith(this.workDir, env))).stdout.trim();
+      const withIndex = withVariables(hardening, { GIT_INDEX_FILE: index });
+      await git(this.workDir, ['add', '-A', '--', '.'], [0], withIndex);
+      return (await git(this.workDir, ['write-tree'], [0], withIndex)).stdout.trim();
     } finally {
       fs.rmSync(temp, { recursive: true, force: true });
     }
@@ -130,7 +133,9 @@ export class Checkpoints {
     if (!later.length) return { files: [], diff: '', notes: ['Nothing was written after this point: the files are as they were.'] };
     const first = later[0]!;
     if ('commit' in first) {
-      const now = await this.snapshotTree();
+      const batch = await workTreeBatch(this.workDir);
+      if (!batch) throw new GitError(`${this.workDir} is no longer in a git work tree: its checkpoints cannot be compared or rewound`);
+      const now = await this.snapshotTree(batch);
       const status = (await git(this.workDir, ['diff', '--name-status', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
       const files = status.split('\n').filter(Boolean).map((line) => {
         const [code, file] = line.split('\t') as [string, string];

@@ -81,7 +81,7 @@ async function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.P
   const subcommand = args[0] ?? '';
   const skipSubmodules = ignoreSubmodules && (subcommand === 'diff' || subcommand === 'status') ? ['--ignore-submodules=dirty'] : [];
   const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)];
-  // Started from a worker thread (git-worker.ts): a program's start holds no event loop.
+  // Started by the spawn host (spawn/off-loop.ts): a program's start holds no event loop.
   const { stdout, stderr, code, message } = await execOffLoop(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
   if (okCodes.includes(code)) return { stdout, code };
   const reason = (stderr || (message ?? '')).trim().split('\n').slice(0, 3).join(' ');
@@ -164,12 +164,59 @@ export async function git(cwd: string, args: string[], okCodes: number[] = [0], 
  * checkpoint uses an index of its own and never the user's; a fixed identity).
  */
 export async function hardenedWith(dir: string, extraEnv: Record<string, string>): Promise<Hardening> {
-  const hardening = await hardenedFor(dir);
+  return withVariables(await hardenedFor(dir), extraEnv);
+}
+
+/**
+ * Whether `dir` or a folder above it has a `.git` entry. Without one, git
+ * finds no work tree there (the variables that could point it elsewhere are
+ * never passed on), and asking git costs three programs: most tool calls
+ * outside a repository would start them for nothing. Anything but "not
+ * there" (a folder that cannot be read) counts as maybe, and git decides.
+ */
+export function mayBeInWorkTree(dir: string): boolean {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      fs.lstatSync(path.join(at, '.git'));
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return true;
+    }
+    if (path.dirname(at) === at) return false;
+  }
+}
+
+export interface WorkTreeBatch {
+  hardening: Hardening;
+  /** The work tree's git folder (for a linked worktree, its own under the common one). */
+  gitDir: string;
+}
+
+/**
+ * For a batch of commands in the work tree `dir` is in: its hardening, pinned
+ * to its git folder (see `pinnedFor`), and that folder. Undefined outside a
+ * work tree, and when git is missing or too old.
+ */
+export async function workTreeBatch(dir: string): Promise<WorkTreeBatch | undefined> {
+  if (!mayBeInWorkTree(dir)) return undefined;
+  try {
+    const hardening = await pinnedFor(dir);
+    return { hardening, gitDir: hardening.env.GIT_DIR! };
+  } catch (err) {
+    if (err instanceof GitError) return undefined;
+    throw err;
+  }
+}
+
+/** `hardening` with variables of skein's own added (see `hardenedWith`). */
+export function withVariables(hardening: Hardening, extraEnv: Record<string, string>): Hardening {
   return { ...hardening, env: { ...hardening.env, ...extraEnv } };
 }
 
 /** The repository's top folder when `dir` is inside a git work tree, else undefined (also when git is missing). */
 export async function repoTop(dir: string): Promise<string | undefined> {
+  if (!mayBeInWorkTree(dir)) return undefined;
   try {
     const { stdout } = await git(dir, ['rev-parse', '--show-toplevel']);
     return stdout.trim() || undefined;

@@ -57,9 +57,11 @@ for f in "$@"; do
 done
 ls -a "$@" 2>&1 | head -50
 `,
-  // The environments of its parent and of the namespace's pid 1, and of every process it can see.
+  // The environments of its parent and grandparent (unsandboxed: the process that starts programs, then the
+  // server; only PATH and names of keys, as the whole of both would pass the output's cap), of the namespace's
+  // pid 1, and of every process it can see.
   'proc-environ': String.raw`
-echo "--- ppid"; tr '\0' '\n' < /proc/$PPID/environ
+echo "--- ancestors"; p=$PPID; for up in 1 2; do tr '\0' '\n' < /proc/$p/environ | grep -aE '^(PATH|[A-Z_]*(TOKEN|KEY|SECRET))='; p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2); done
 echo "--- pid 1"; tr '\0' '\n' < /proc/1/environ
 echo "--- all"; for p in /proc/[0-9]*; do tr '\0' '\n' < "$p/environ" 2>/dev/null; done
 echo "--- processes"; ls -d /proc/[0-9]* | wc -l

@@ -219,7 +219,7 @@ describe('what lies outside the working folder', () => {
     expect((await bashTool.run({ command: `bash ${tricks['read-files']} ../.ssh/id_rsa` }, ctx(project))).output).toContain('FAKE PRIVATE KEY');
   }, 60_000);
 
-  it("/proc/$PPID/environ, /proc/1/environ and every visible process's environment hold no SKEIN_TOKEN and no key", async () => {
+  it("the environments of its parent and grandparent, /proc/1/environ and every visible process's environment hold no SKEIN_TOKEN and no key", async () => {
     const { dir, tricks } = hostileRepo();
     // A server process started with the secrets in its environment (what /proc/<pid>/environ shows).
     const secrets = { SKEIN_TOKEN: `skein-token-${'t'.repeat(24)}`, SERVICE_API_KEY: `service-key-${'k'.repeat(24)}` };
@@ -236,7 +236,7 @@ describe('what lies outside the working folder', () => {
     } finally {
       await child.kill();
     }
-    // Control: the same server without the sandbox, whose bash reads the server's environment through /proc/$PPID.
+    // Control: the same server without the sandbox, whose bash reads the server's environment through /proc (its grandparent's).
     const free = await startChildServer({ ...secrets, SKEIN_WORKDIR: dir, SKEIN_DATA_DIR: tempDir('data') });
     try {
       const { body } = await api<{ id: string }>(free.url, '/api/sessions', { body: {} });

@@ -15,8 +15,8 @@ export function plantSecretTricks(dir: string, dataDir: string): void {
     path.join(dir, LEAK_SCRIPT),
     [
       '#!/bin/sh',
-      '# The server is our parent: its environment holds every key the tool environment lacks.',
-      "echo 'environ:'; tr '\\0' '\\n' < /proc/$PPID/environ",
+      '# The server is our parent or its parent (past the process that starts programs): its environment holds every key the tool environment lacks.',
+      "echo 'environ:'; p=$PPID; for up in 1 2; do tr '\\0' '\\n' < /proc/$p/environ; p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2); done",
       `echo 'token:'; cat ${JSON.stringify(token)}`,
       '# Rebuilt so that no exact match is left to mask.',
       `echo 'reversed:'; rev ${JSON.stringify(token)}`,

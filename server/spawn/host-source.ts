@@ -1,8 +1,8 @@
-// The worker thread's code (CommonJS, eval'd: no file to find in a build or
-// under tsx). It only starts programs and hands back what they printed;
-// what to run, with which environment and checks, and every kill, stay on
-// the main thread (the worker shares the process, so a pid it reports can
-// be signalled from there).
+// The spawn host's code (CommonJS, run with `node -e`: no file to find in a
+// build or under tsx). It only starts programs and hands back what they
+// printed; what to run, with which environment and checks, and every kill,
+// stay with the server (a pid it reports is in the same pid namespace and
+// belongs to the same user, so the server signals its group directly).
 //
 // Two operations, each answered by messages carrying the request's id:
 // - `exec`: execFile, the whole output at the end (git).
@@ -11,28 +11,34 @@
 //   pipes close, or once a background job left holding them has been quiet
 //   for `quietMs` (at most `maxAfterExitMs`); it keeps draining them after.
 //   At most `memoryLimit` bytes are kept: a flood loses its middle.
-export const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+// The host ends when the server does: its IPC channel closes.
+export const HOST_SOURCE = `
 const { execFile, spawn } = require('node:child_process');
 const { StringDecoder } = require('node:string_decoder');
 
 const reason = (err) => (err instanceof Error ? err.message : String(err));
 
-parentPort.on('message', (m) => (m.op === 'run' ? run(m) : exec(m)));
+// The server is gone (exited, crashed or killed): so is the host.
+process.on('disconnect', () => process.exit(0));
+process.on('message', (m) => (m.op === 'run' ? run(m) : exec(m)));
+// A message that cannot be sent (the server went away meanwhile) is dropped.
+const send = (message) => {
+  if (process.connected) process.send(message, () => {});
+};
 
 function exec({ id, file, args, options }) {
   try {
     execFile(file, args, { ...options, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      parentPort.postMessage({ id, stdout: stdout ?? '', stderr: stderr ?? '', code, ...(err && { message: err.message }) });
+      send({ id, stdout: stdout ?? '', stderr: stderr ?? '', code, ...(err && { message: err.message }) });
     });
   } catch (err) {
-    parentPort.postMessage({ id, stdout: '', stderr: '', code: -1, message: reason(err) });
+    send({ id, stdout: '', stderr: '', code: -1, message: reason(err) });
   }
 }
 
 function run({ id, file, args, options, memoryLimit, quietMs, maxAfterExitMs }) {
-  const post = (message) => parentPort.postMessage({ id, ...message });
+  const post = (message) => send({ id, ...message });
   const pieces = [];
   let size = 0;
   let dropped = 0;
