@@ -1,12 +1,14 @@
 // Token estimates with gpt-tokenizer. Counts are memoised per string because
-// the same history is counted again on every request.
+// the same history is counted again on every request, and per line of a
+// long text, which is often rebuilt from lines counted before.
 import { createRequire } from 'node:module';
 import type { Reasoning, ViewMessage } from '../../shared/protocol.js';
 import type { LlmRequest, ToolSpec } from './types.js';
 
 /** Framing tokens per message (role markers and separators), as chat formats add. */
 const PER_MESSAGE_OVERHEAD = 4;
-const MEMO_LIMIT = 20_000;
+/** Entries: whole texts and the lines of long ones. */
+const MEMO_LIMIT = 50_000;
 const memo = new Map<string, number>();
 
 type CountTokens = (text: string) => number;
@@ -33,12 +35,69 @@ export function tokensOf(text: string): number {
   if (text.length === 0) return 0;
   const hit = memo.get(text);
   if (hit !== undefined) return hit;
-  // BPE is quadratic in the length of one unbroken run (minified code, base64, '=====');
-  // breaking runs every 200 characters keeps it linear and changes the count by under 1%.
-  const n = countTokens(/\S{200}/.test(text) ? text.replace(/\S{200}/g, '$& ') : text);
+  const n = text.length < SPLIT_FROM || text.length > SPLIT_UP_TO ? countRuns(text) : sumOfLines(text);
+  remember(text, n);
+  return n;
+}
+
+function sumOfLines(text: string): number {
+  let n = 0;
+  for (const piece of piecesOf(text)) {
+    // One long line: nothing to split.
+    if (piece.length === text.length) return countRuns(text);
+    n += piece.length < MEMO_PIECE_FROM ? countRuns(piece) : tokensOf(piece);
+  }
+  return n;
+}
+
+function remember(text: string, n: number): void {
   if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
   memo.set(text, n);
-  return n;
+}
+
+function countRuns(text: string): number {
+  // BPE is quadratic in the length of one unbroken run (minified code, base64, '=====');
+  // breaking runs every 200 characters keeps it linear and changes the count by under 1%.
+  return countTokens(/\S{200}/.test(text) ? text.replace(/\S{200}/g, '$& ') : text);
+}
+
+/**
+ * A long text is counted line by line, each line remembered: a summary, a
+ * ledger or the user's messages joined are built anew at each fold, but
+ * mostly of lines counted before (a busy server's largest counting cost was
+ * the same 30 KB summaries counted whole again). The sum is exact: the
+ * tokenizer first splits text into pieces that BPE never merges across
+ * (o200k's pattern), and a line break followed by a character that starts a
+ * piece of its own is always such a split (see `startsPiece`).
+ */
+const SPLIT_FROM = 1024;
+/** Past this, one text (a flood) would fill the memo with its lines: counted whole. */
+const SPLIT_UP_TO = 1 << 20;
+/** A line this short costs less to count than to remember. */
+const MEMO_PIECE_FROM = 48;
+
+function* piecesOf(text: string): Generator<string> {
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
+    if (!startsPiece(text, nl + 1)) continue;
+    yield text.slice(start, nl + 1);
+    start = nl + 1;
+  }
+  if (start < text.length) yield text.slice(start);
+}
+
+/**
+ * Whether the tokenizer's pre-split always starts a piece at `at`, just after
+ * a '\n': no piece reaches past a line break unless the next characters are
+ * more line breaks (`\s*[\r\n]+` takes spaces and breaks together), or a '/'
+ * right after it (punctuation takes `[\r\n/]*` after itself). Spaces or tabs
+ * then anything but white space are safe: the break ends its piece there.
+ */
+function startsPiece(text: string, at: number): boolean {
+  let i = at;
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  const c = text[i];
+  return c !== undefined && !/\s/.test(c) && !(i === at && c === '/');
 }
 
 export function messageTokens(message: ViewMessage): number {
