@@ -79,7 +79,7 @@ export class Checkpoints {
 
   /** Takes a checkpoint before the tool call logged at `seq`. */
   async before(tool: string, input: Record<string, unknown>, seq: number): Promise<void> {
-    // One hardening for the whole checkpoint: 8 programs in all, where each command hardened on its own took 21.
+    // One hardening for the whole checkpoint: 8 programs in a repository without submodules, where each command hardened on its own took 21.
     const batch = await workTreeBatch(this.workDir);
     if (batch) {
       const tree = await this.snapshotTree(batch);
