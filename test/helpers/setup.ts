@@ -1,7 +1,8 @@
 // Runs before every test file (vite.config.ts setupFiles).
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { refusals } from '../fakes/rules/rejection.js';
 import { checkPredictableRequests, takeRequestViolations } from './request-rules.js';
+import { removeTempDirs } from './temp-dir.js';
 
 checkPredictableRequests();
 
@@ -11,3 +12,6 @@ afterEach(() => {
   const refused = refusals.splice(0);
   if (refused.length) throw new Error(`a provider fake refused ${refused.length} request(s) for breaking its rules:\n${refused.join('\n')}`);
 });
+
+// The file's temporary folders go with it (after hooks run last-registered first: this one after the file's own).
+afterAll(removeTempDirs);
