@@ -146,8 +146,9 @@ export class TimelineModel {
       case 'instructions': {
         // Read at session start (in the system prompt) or changed since (sent as a note): a muted line either way.
         const names = e.files.map((f) => f.path).join(', ') || 'none any more';
-        const text = e.phase === 'start' ? `Project instructions in the system prompt: ${names}` : `Project instructions changed (${names}): sent to the agent`;
-        this.rows.push({ kind: 'notice', seq: e.seq, text: e.notice ? `${text}. ${e.notice}` : text, tone: 'info' });
+        const read = e.phase === 'start' && !e.files.length ? 'No project instructions in the system prompt' : e.phase === 'start' ? `Project instructions in the system prompt: ${names}` : `Project instructions changed (${names}): sent to the agent`;
+        const text = [read, e.notice, ...(e.skipped ?? []).map((s) => `Not read: ${s.path}, ${s.reason}`)].filter(Boolean).join('. ');
+        this.rows.push({ kind: 'notice', seq: e.seq, text, tone: 'info' });
         break;
       }
       case 'approval_request':

@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { INSTRUCTIONS_NOTE_CLOSE, INSTRUCTIONS_NOTE_OPEN, type InstructionsEvent, type NewEvent } from '../../shared/protocol.js';
+import { Door, DoorError, shownPath } from '../host/door.js';
 import type { Session } from './session.js';
 
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
@@ -28,44 +29,80 @@ export interface InstructionFile {
   sha256: string;
 }
 
+/** A file that is there but was not read (a link leaving the repository): the user is told, the model never sees it. */
+export interface SkippedInstructionFile {
+  path: string;
+  reason: string;
+}
+
 /** The instruction files that apply to `workDir`, outermost folder first (the nearest, most specific one last). */
 export function findInstructionFiles(workDir: string): InstructionFile[] {
+  return readInstructionFiles(workDir).files;
+}
+
+/**
+ * The instruction files, read through the door (host/door.ts) rooted at the
+ * repository's root: a link is never followed out of the repository (an
+ * AGENTS.md linked to ~/.ssh/id_ed25519 would be sent with every request); a
+ * link to another file inside it (CLAUDE.md -> AGENTS.md) is read as that file.
+ */
+export function readInstructionFiles(workDir: string): { files: InstructionFile[]; skipped: SkippedInstructionFile[] } {
   const found: InstructionFile[] = [];
-  for (const dir of foldersUpToRepoRoot(workDir)) {
+  const skipped: SkippedInstructionFile[] = [];
+  let chain: string[];
+  let door: Door;
+  try {
+    chain = foldersUpToRepoRoot(fs.realpathSync(workDir));
+    door = new Door(chain[chain.length - 1]!);
+  } catch {
+    return { files: [], skipped: [] };
+  }
+  const shownFrom = chain[0]!;
+  for (const dir of chain) {
     for (const name of INSTRUCTION_FILES) {
-      const file = readRegular(path.join(dir, name));
-      if (file === undefined) continue;
-      found.push({ path: toPosix(path.relative(workDir, path.join(dir, name))), text: file, sha256: crypto.createHash('sha256').update(file).digest('hex') });
+      const shown = toPosix(path.relative(shownFrom, path.join(dir, name)));
+      const read = readThroughDoor(door, path.relative(door.root, path.join(dir, name)));
+      if (read === undefined) continue;
+      if ('reason' in read) skipped.push({ path: shown, reason: read.reason });
+      else found.push({ path: shown, text: read.text, sha256: crypto.createHash('sha256').update(read.text).digest('hex') });
       break; // CLAUDE.md only where there is no AGENTS.md
     }
   }
-  return found.reverse();
+  return { files: found.reverse(), skipped: skipped.reverse() };
 }
 
 /** The working folder, then its parents up to the nearest one holding .git; only the working folder when there is none. */
-function foldersUpToRepoRoot(workDir: string): string[] {
-  const start = path.resolve(workDir);
+function foldersUpToRepoRoot(start: string): string[] {
   const chain: string[] = [];
   for (let dir = start; ; dir = path.dirname(dir)) {
     chain.push(dir);
-    if (fs.existsSync(path.join(dir, '.git'))) return chain;
+    if (lstatExists(path.join(dir, '.git'))) return chain;
     if (path.dirname(dir) === dir) return [start];
   }
 }
 
-function readRegular(file: string): string | undefined {
+function lstatExists(p: string): boolean {
   try {
-    const stat = fs.statSync(file);
-    if (!stat.isFile()) return undefined;
-    const fd = fs.openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(Math.min(stat.size, MAX_READ_BYTES));
-      const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
-      return buffer.subarray(0, n).toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
+    fs.lstatSync(p);
+    return true;
   } catch {
+    return false;
+  }
+}
+
+/** A regular file's text; a link inside the repository read as its target (one step, no link chains); undefined: not there or not a file. */
+function readThroughDoor(door: Door, rel: string): { text: string } | { reason: string } | undefined {
+  try {
+    const entry = door.entry(rel);
+    if (entry.kind === 'file') return { text: door.readFile(rel, MAX_READ_BYTES)!.toString('utf8') };
+    if (entry.kind !== 'link') return undefined;
+    if (entry.outside) return { reason: `a symbolic link to ${shownPath(entry.target)}, outside the repository: not read` };
+    const target = path.relative(door.root, path.resolve(door.root, path.dirname(rel), entry.target));
+    const resolved = door.entry(target);
+    if (resolved.kind !== 'file') return { reason: `a symbolic link to ${entry.target}, which is not a regular file: not read` };
+    return { text: door.readFile(target, MAX_READ_BYTES)!.toString('utf8') };
+  } catch (err) {
+    if (err instanceof DoorError) return { reason: `${err.message}: not read` };
     return undefined;
   }
 }
@@ -89,8 +126,10 @@ function capped(files: InstructionFile[], max = MAX_INSTRUCTIONS_CHARS): { secti
 }
 
 /** The `start` event for a new session, or undefined when there are no instruction files. */
-export function startEvent(files: InstructionFile[]): Extract<NewEvent, { kind: 'instructions' }> | undefined {
-  if (!files.length) return undefined;
+export function startEvent(files: InstructionFile[], skipped: readonly SkippedInstructionFile[] = []): Extract<NewEvent, { kind: 'instructions' }> | undefined {
+  if (!files.length && !skipped.length) return undefined;
+  // Only files that were not read: nothing for the system prompt, a line for the user.
+  if (!files.length) return { kind: 'instructions', phase: 'start', files: [], text: '', skipped: [...skipped] };
   const { sections, notice } = capped(files);
   const text =
     '# Project instructions\n\n' +
@@ -98,10 +137,10 @@ export function startEvent(files: InstructionFile[]): Extract<NewEvent, { kind: 
     `A later change to them arrives as a message wrapped in ${INSTRUCTIONS_NOTE_OPEN}, which replaces these.` +
     (notice ? `\n\n[${notice}]` : '') +
     `\n\n${sections.join('\n\n')}`;
-  return { kind: 'instructions', phase: 'start', files: fingerprint(files), text, ...(notice && { notice }) };
+  return { kind: 'instructions', phase: 'start', files: fingerprint(files), text, ...(notice && { notice }), ...(skipped.length && { skipped: [...skipped] }) };
 }
 
-export function changedEvent(files: InstructionFile[], before: readonly { path: string }[]): Extract<NewEvent, { kind: 'instructions' }> {
+export function changedEvent(files: InstructionFile[], before: readonly { path: string }[], skipped: readonly SkippedInstructionFile[] = []): Extract<NewEvent, { kind: 'instructions' }> {
   const { sections, notice } = capped(files);
   const gone = before.filter((b) => !files.some((f) => f.path === b.path)).map((b) => b.path);
   const body = files.length ? sections.join('\n\n') : '(there are no instruction files any more)';
@@ -111,7 +150,7 @@ export function changedEvent(files: InstructionFile[], before: readonly { path: 
     (gone.length ? ` Removed: ${gone.join(', ')}.` : '') +
     (notice ? ` [${notice}]` : '') +
     `\n\n${body}${INSTRUCTIONS_NOTE_CLOSE}`;
-  return { kind: 'instructions', phase: 'changed', files: fingerprint(files), text, ...(notice && { notice }) };
+  return { kind: 'instructions', phase: 'changed', files: fingerprint(files), text, ...(notice && { notice }), ...(skipped.length && { skipped: [...skipped] }) };
 }
 
 function fingerprint(files: InstructionFile[]): InstructionsEvent['files'] {
@@ -120,6 +159,10 @@ function fingerprint(files: InstructionFile[]): InstructionsEvent['files'] {
 
 function sameFiles(a: readonly { path: string; sha256: string }[], b: readonly { path: string; sha256: string }[]): boolean {
   return a.length === b.length && a.every((f, i) => f.path === b[i]!.path && f.sha256 === b[i]!.sha256);
+}
+
+function sameSkipped(a: readonly SkippedInstructionFile[], b: readonly SkippedInstructionFile[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.path === b[i]!.path && f.reason === b[i]!.reason);
 }
 
 /** A session's instructions: the system prompt's section, and changes noticed before each request. */
@@ -133,7 +176,8 @@ export class ProjectInstructions {
   ) {
     // A new session (nothing logged yet) reads the files now; an existing one keeps what its log says.
     if (session.log.lastSeq === 0) {
-      const event = startEvent(findInstructionFiles(workDir));
+      const { files, skipped } = readInstructionFiles(workDir);
+      const event = startEvent(files, skipped);
       if (event) session.append(event);
     }
     const start = session.log.kinds.eventsOf('instructions').find((e) => e.phase === 'start');
@@ -142,11 +186,12 @@ export class ProjectInstructions {
 
   /** At the safe point before a request: logs a note when the files differ from the last ones the model saw. */
   beforeRequest(): void {
-    const files = findInstructionFiles(this.workDir);
+    const { files, skipped } = readInstructionFiles(this.workDir);
     const last = this.session.log.last('instructions');
     const known = last?.files ?? [];
-    if (sameFiles(known, files)) return;
-    this.session.append(changedEvent(files, known));
+    // A file that became a link leaving the repository is a change too: the model is told it is gone, the user why.
+    if (sameFiles(known, fingerprint(files)) && sameSkipped(last?.skipped ?? [], skipped)) return;
+    this.session.append(changedEvent(files, known, skipped));
   }
 }
 

@@ -6,6 +6,7 @@ import { parseWith } from '../../shared/wire/validate.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { checkpointsOf } from '../agent/tool-runner.js';
 import { ForkPointError } from '../manage/fork.js';
+import { DoorError } from '../host/door.js';
 import { GitError } from '../workspace/git.js';
 
 export function mountRewindRoutes(app: express.Express, sessions: Sessions): void {
@@ -28,6 +29,7 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
       res.json(await t.checkpoints.preview(t.seq));
     } catch (err) {
       if (err instanceof GitError) res.status(500).json({ error: err.message });
+      else if (err instanceof DoorError) res.status(400).json({ error: err.message });
       else throw err;
     }
   });
@@ -46,7 +48,8 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
       if (forked) await forked.session.durable();
       res.json({ restored, ...(forked && { id: forked.session.id }) });
     } catch (err) {
-      if (err instanceof GitError || err instanceof ForkPointError) res.status(400).json({ error: err.message });
+      // A path reached only through a link (the door refuses it, having changed nothing) is the user's to see.
+      if (err instanceof GitError || err instanceof ForkPointError || err instanceof DoorError) res.status(400).json({ error: err.message });
       else throw err;
     }
   });

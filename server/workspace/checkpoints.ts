@@ -4,15 +4,17 @@
 // commit under refs/skein/checkpoints/<session>, built with an index of its
 // own (GIT_INDEX_FILE): the user's index, branch and stash are never touched.
 // Elsewhere the file tools' targets are copied before they change (bash and
-// MCP tools cannot be followed there, and the preview says so).
+// MCP tools cannot be followed there, and the preview says so):
+// plain-checkpoints.ts, through the door to the host.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { unifiedDiff } from '../tools/diff.js';
+import { Door, readNoFollow } from '../host/door.js';
+import { isFileTool, plainCheckpoint, plainPreview, plainRewind, type PlainEntry } from './plain-checkpoints.js';
 import { git, GitError, hardenedWith, withVariables, workTreeBatch, type WorkTreeBatch } from './git.js';
 import type { RewindPreview } from '../../shared/protocol.js';
 
-type Entry = { seq: number; commit: string } | { seq: number; files: Record<string, boolean>; tool: string };
+type Entry = { seq: number; commit: string } | PlainEntry;
 
 /** Each file a rewind changes (restored, deleted, recreated), the diff and notes: the wire's RewindPreview. */
 export type { RewindPreview };
@@ -89,22 +91,7 @@ export class Checkpoints {
       await this.add({ seq, commit });
       return;
     }
-    const target = typeof input.path === 'string' && (tool === 'write_file' || tool === 'edit_file') ? input.path : undefined;
-    const files: Record<string, boolean> = {};
-    if (target) {
-      const rel = path.relative(this.workDir, path.resolve(this.workDir, target));
-      if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
-        const source = path.join(this.workDir, rel);
-        const exists = fs.existsSync(source) && fs.statSync(source).isFile();
-        if (exists) {
-          const copy = path.join(this.dir, 'checkpoints', String(seq), rel);
-          fs.mkdirSync(path.dirname(copy), { recursive: true });
-          fs.copyFileSync(source, copy);
-        }
-        files[rel] = exists;
-      }
-    }
-    await this.add({ seq, files, tool });
+    await this.add(plainCheckpoint(this.workDir, this.store, tool, input, seq));
   }
 
   /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */
@@ -114,7 +101,8 @@ export class Checkpoints {
     try {
       // The user's index is $GIT_DIR/index: the batch pins GIT_DIR and never passes GIT_INDEX_FILE on.
       const userIndex = path.join(gitDir, 'index');
-      if (fs.existsSync(userIndex)) fs.copyFileSync(userIndex, index);
+      const userBytes = readNoFollow(userIndex);
+      if (userBytes) fs.writeFileSync(index, userBytes);
       const withIndex = withVariables(hardening, { GIT_INDEX_FILE: index });
       await git(this.workDir, ['add', '-A', '--', '.'], [0], withIndex);
       return (await git(this.workDir, ['write-tree'], [0], withIndex)).stdout.trim();
@@ -144,32 +132,15 @@ export class Checkpoints {
       const diff = (await git(this.workDir, ['diff', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
       return { files, diff, notes: [] };
     }
-    const states = this.plainStates(later);
-    const files: RewindPreview['files'] = [];
-    const diffs: string[] = [];
-    for (const [rel, copy] of states) {
-      const current = path.join(this.workDir, rel);
-      const now = fs.existsSync(current) ? fs.readFileSync(current, 'utf8') : undefined;
-      const then = copy ? fs.readFileSync(copy, 'utf8') : undefined;
-      if (now === then) continue;
-      files.push({ path: rel, change: then === undefined ? 'delete' : now === undefined ? 'recreate' : 'restore' });
-      diffs.push(unifiedDiff(rel, now, then ?? ''));
-    }
-    const untracked = later.filter((e) => 'tool' in e && !(e.tool === 'write_file' || e.tool === 'edit_file')).map((e) => ('tool' in e ? e.tool : ''));
-    const notes = untracked.length ? [`Not a git folder: what ${[...new Set(untracked)].join(', ')} changed after this point cannot be rewound, only the files write_file and edit_file touched.`] : [];
-    return { files, diff: diffs.join('\n'), notes };
+    const preview = plainPreview(this.workDir, later.filter((e): e is PlainEntry => 'files' in e), this.store);
+    const untracked = later.filter((e) => 'tool' in e && !isFileTool(e.tool)).map((e) => ('tool' in e ? e.tool : ''));
+    if (untracked.length) preview.notes.unshift(`Not a git folder: what ${[...new Set(untracked)].join(', ')} changed after this point cannot be rewound, only the files write_file and edit_file touched.`);
+    return preview;
   }
 
-  /** Each file the file tools touched after `seq`, with its copy as it was then (undefined: it did not exist). */
-  private plainStates(later: Entry[]): Map<string, string | undefined> {
-    const states = new Map<string, string | undefined>();
-    for (const e of later) {
-      if (!('files' in e)) continue;
-      for (const [rel, existed] of Object.entries(e.files)) {
-        if (!states.has(rel)) states.set(rel, existed ? path.join(this.dir, 'checkpoints', String(e.seq), rel) : undefined);
-      }
-    }
-    return states;
+  /** Where a folder outside git keeps its copies. */
+  private get store(): string {
+    return path.join(this.dir, 'checkpoints');
   }
 
   /** Puts the files back as they were at `seq`, byte for byte; returns the paths it changed. */
@@ -183,7 +154,9 @@ export class Checkpoints {
       const env = { GIT_INDEX_FILE: path.join(temp, 'index') };
       try {
         await git(this.workDir, ['read-tree', `${first.commit}^{tree}`], [0], await hardenedWith(this.workDir, env));
-        for (const f of files) if (f.change === 'delete') fs.rmSync(path.join(this.workDir, f.path), { force: true });
+        // Through the door: a parent folder swapped for a link since the preview is refused, not deleted through.
+        const door = new Door(this.workDir);
+        for (const f of files) if (f.change === 'delete') door.remove(f.path);
         const restore = files.filter((f) => f.change !== 'delete').map((f) => f.path);
         if (restore.length) await git(this.workDir, ['checkout-index', '-f', '--', ...restore], [0], await hardenedWith(this.workDir, env));
       } finally {
@@ -191,13 +164,7 @@ export class Checkpoints {
       }
       return files.map((f) => f.path);
     }
-    for (const [rel, copy] of this.plainStates(later)) {
-      const target = path.join(this.workDir, rel);
-      if (copy) {
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.copyFileSync(copy, target);
-      } else fs.rmSync(target, { force: true });
-    }
+    plainRewind(this.workDir, later.filter((e): e is PlainEntry => 'files' in e), this.store);
     return files.map((f) => f.path);
   }
 }

@@ -173,6 +173,8 @@ export const InstructionsEventSchema = event(
     text: z.string(),
     /** Set when the files were longer than the cap: what was left out, as the model is told. */
     notice: z.string().optional(),
+    /** Files that are there but were not read (a symbolic link leaving the repository), and why: shown to the user, never to the model. */
+    skipped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
   },
   'Project instructions (AGENTS.md, CLAUDE.md) read at the start or changed.',
 );
