@@ -30,7 +30,7 @@ function framesSection(title: string, intro: string, schemas: readonly z.ZodObje
 }
 
 function routesSection(): string[] {
-  const out = ['### REST routes', '', 'Every route needs the token (`Authorization: Bearer`, or the cookie) unless marked open. The bodies and answers are in the OpenAPI document (`GET /api/openapi.json`).', '', '| route | what | answers |', '|---|---|---|'];
+  const out = ['### REST routes', '', 'Every route needs the token (`Authorization: Bearer`, or the cookie) unless marked open; a `?token=` in the URL is refused with 401 (only the UI page, `/?token=`, takes it: see [Who may drive it](sandbox-and-security.md#safety)). The bodies and answers are in the OpenAPI document (`GET /api/openapi.json`).', '', '| route | what | answers |', '|---|---|---|'];
   for (const [key, route] of Object.entries(ROUTES) as [string, Route][]) {
     const answers = Object.entries(route.responses).map(([status, reply]) => `${status}: ${reply.description}`).join(' ').replaceAll('|', '\\|');
     out.push(`| \`${key}\`${route.open ? ' (open)' : ''}${route.socket ? ' (WebSocket)' : ''} | ${route.summary.replaceAll('|', '\\|')} | ${answers} |`);

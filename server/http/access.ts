@@ -5,9 +5,11 @@
 // - Origin: a state-changing request or WebSocket upgrade from a browser must
 //   come from the server's own origin (cross-site request / WebSocket hijacking).
 // - Token: required by default on every bind (another user of the machine can
-//   reach a loopback port too): `?token=` once (then an HttpOnly
-//   SameSite=Strict cookie), the cookie, or `Authorization: Bearer`. Compared
-//   in constant time. Only SKEIN_AUTH=off on a loopback bind drops it.
+//   reach a loopback port too): the cookie or `Authorization: Bearer`; the
+//   page entry alone also takes `?token=` once (the printed link; it becomes
+//   an HttpOnly SameSite=Strict cookie). A URL with the token ends up in proxy
+//   logs and shell history, so an API route or upgrade refuses one outright.
+//   Compared in constant time. Only SKEIN_AUTH=off on a loopback bind drops it.
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -16,6 +18,15 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Why `?token=` is refused on an API route or upgrade: what to send instead. */
+export const QUERY_TOKEN_REFUSED =
+  'the access token is not taken in a URL here (it would end up in proxy logs and shell history): send it as Authorization: Bearer <token>, or the cookie the page sets (only the page, /?token=…, takes ?token=)';
+
+/** Paths that are not pages a browser opens from a link: the API, the sockets, the metrics. */
+export function isApiPath(pathname: string): boolean {
+  return /^\/(api|ws|metrics|healthz)(\/|$)/.test(pathname);
 }
 
 export type Verdict = { ok: true; viaQuery?: boolean } | { ok: false; status: 401 | 403; reason: string };
@@ -32,7 +43,10 @@ export class Access {
     this.tokenDigest = token === undefined ? undefined : digest(token);
   }
 
-  /** Checks a request or upgrade. `stateChanging`: POST and WebSocket upgrades need a same-origin Origin. */
+  /**
+   * Checks a request or upgrade. `stateChanging`: POST and WebSocket upgrades need a same-origin Origin.
+   * Only a GET of a page (not stateChanging, not an API path) may carry `?token=`.
+   */
   check(req: IncomingMessage, stateChanging: boolean): Verdict {
     const hostName = hostnameOf(req.headers.host);
     if (isLoopback(this.listenHost) && (hostName === undefined || !isLoopback(hostName))) {
@@ -43,10 +57,13 @@ export class Access {
     }
     if (!this.tokenDigest) return { ok: true };
     const url = parseRequestUrl(req.url) ?? new URL('http://localhost/');
+    const page = !stateChanging && !isApiPath(url.pathname);
+    // Refused even beside a right header: the client that put it there leaks it, and should hear so.
+    if (!page && url.searchParams.has('token')) return { ok: false, status: 401, reason: QUERY_TOKEN_REFUSED };
     const candidates: [string | undefined, boolean][] = [
       [cookieValue(req.headers.cookie, TOKEN_COOKIE), false],
       [bearer(req.headers.authorization), false],
-      [url.searchParams.get('token') ?? undefined, true],
+      [page ? (url.searchParams.get('token') ?? undefined) : undefined, true],
     ];
     for (const [candidate, viaQuery] of candidates) {
       if (candidate !== undefined && crypto.timingSafeEqual(digest(candidate), this.tokenDigest)) return { ok: true, viaQuery };

@@ -12,7 +12,7 @@ import { ReadOnlySessionError } from '../cluster/remote-owner.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
-import { parseRequestUrl, type Access } from './access.js';
+import { isApiPath, parseRequestUrl, type Access } from './access.js';
 import { addApprovalRoute } from './approval-route.js';
 import { addMcpServersRoute } from './mcp-add-route.js';
 import { addModeRoute } from './mode-route.js';
@@ -56,15 +56,15 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     if (req.path === '/healthz') return next();
     const verdict = access.check(req, req.method !== 'GET' && req.method !== 'HEAD');
     if (!verdict.ok) {
-      const page = (req.method === 'GET' || req.method === 'HEAD') && !req.path.startsWith('/api/') && req.accepts(['json', 'html']) === 'html';
+      const page = (req.method === 'GET' || req.method === 'HEAD') && !isApiPath(req.path) && req.accepts(['json', 'html']) === 'html';
       if (verdict.status === 401 && page) return sendAuthScreen(req, res, req.path, typeof req.query.token === 'string');
       res.status(verdict.status).json({ error: verdict.reason });
       return;
     }
     if (verdict.viaQuery) {
-      // The token came in the URL once: keep it in a cookie, and take it out of the address bar.
+      // The token came in the page's URL once (only a page takes it): keep it in a cookie, and take it out of the address bar.
       res.setHeader('Set-Cookie', access.cookie(req));
-      if (req.method === 'GET' && !req.path.startsWith('/api/')) {
+      if (req.method === 'GET') {
         const url = parseRequestUrl(req.originalUrl) ?? new URL('http://localhost/');
         url.searchParams.delete('token');
         // One leading slash: `//host` would send the browser to another site.

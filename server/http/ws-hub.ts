@@ -72,7 +72,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
     if (!url) return refuse(socket, 400, 'Bad Request');
     if (url.pathname !== '/ws' && url.pathname !== '/ws/sessions') return refuse(socket, 404, 'Not Found');
     const verdict = access.check(req, true);
-    if (!verdict.ok) return refuse(socket, verdict.status, verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
+    if (!verdict.ok) return refuse(socket, verdict.status, verdict.status === 401 ? 'Unauthorized' : 'Forbidden', verdict.reason);
     if (url.pathname === '/ws/sessions') {
       return wss.handleUpgrade(req, socket, head, (ws) => {
         alive.set(ws, true);
@@ -148,9 +148,11 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
   };
 }
 
-function refuse(socket: Duplex, status: number, text: string): void {
+/** `reason`: a line for the client to read (why the token was refused), as the API's `error` says it. */
+function refuse(socket: Duplex, status: number, text: string, reason = ''): void {
   if (socket.destroyed || !socket.writable) return void socket.destroy();
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const body = reason && `${reason}\n`;
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 export type { WebSocket };

@@ -61,7 +61,7 @@ export function openApiDocument(version: string): ReturnType<typeof createDocume
       description:
         'The REST API of a skein server. Sessions stream on WebSockets: `/ws?session=ID&since=N` ' +
         '(client frames: ClientFrame; server frames: ServerFrame) and `/ws/sessions` (SessionListFrame). ' +
-        'Every route needs the token (header `Authorization: Bearer`, or the cookie) except /healthz.',
+        'Every route needs the token (header `Authorization: Bearer`, or the cookie) except /healthz; a `?token=` in the URL is refused with 401 (only the UI page takes it).',
     },
     security: [{ bearer: [] }],
     paths,

@@ -4,7 +4,7 @@
 // loopback names (never `127.0.0.1.evil.example`); Origin only the server's own.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { Access, isLoopback, parseRequestUrl, TOKEN_COOKIE } from '../../server/http/access.js';
+import { Access, isLoopback, parseRequestUrl, QUERY_TOKEN_REFUSED, TOKEN_COOKIE } from '../../server/http/access.js';
 
 const TOKEN = 'tok-0123456789abcdefghij';
 const PORT = 8420;
@@ -20,28 +20,38 @@ const host = { host: `127.0.0.1:${PORT}` };
 const NEAR_MISSES = ['', TOKEN.slice(0, -1), TOKEN.slice(0, 1), `${TOKEN}x`, `x${TOKEN}`, TOKEN.toUpperCase(), ` ${TOKEN}`];
 
 describe('the token', () => {
-  it('is taken whole from the cookie, the bearer header and ?token=, and only the query one says so', () => {
+  it('is taken whole from the cookie, the bearer header and a page\'s ?token=, and only the query one says so', () => {
     const a = loopback(TOKEN);
     expect(a.check(request({ ...host, cookie: `${TOKEN_COOKIE}=${TOKEN}` }), false)).toEqual({ ok: true, viaQuery: false });
     expect(a.check(request({ ...host, cookie: `other=1; ${TOKEN_COOKIE}=${encodeURIComponent(TOKEN)}; more=2` }), false)).toEqual({ ok: true, viaQuery: false });
     expect(a.check(request({ ...host, authorization: `Bearer ${TOKEN}` }), false)).toEqual({ ok: true, viaQuery: false });
     expect(a.check(request({ ...host, authorization: `bearer   ${TOKEN}` }), false)).toEqual({ ok: true, viaQuery: false });
     expect(a.check(request(host, `/?token=${TOKEN}`), false)).toEqual({ ok: true, viaQuery: true });
-    expect(a.check(request(host, `/ws?session=abc&token=${encodeURIComponent(TOKEN)}`), true)).toEqual({ ok: true, viaQuery: true });
+    expect(a.check(request(host, `/s/abc?token=${TOKEN}`), false)).toEqual({ ok: true, viaQuery: true });
+  });
+
+  it('in a URL is refused on API routes, upgrades and state changes, even right and beside a right header', () => {
+    const a = loopback(TOKEN);
+    const q = `token=${encodeURIComponent(TOKEN)}`;
+    for (const [target, stateChanging] of [[`/api/sessions?${q}`, false], [`/api/sessions/x/export?${q}`, false], [`/metrics?${q}`, false], [`/ws?session=abc&${q}`, true], [`/ws/sessions?${q}`, true], [`/?${q}`, true]] as const) {
+      for (const headers of [host, { ...host, authorization: `Bearer ${TOKEN}` }]) {
+        expect(a.check(request(headers, target), stateChanging), target).toEqual({ ok: false, status: 401, reason: QUERY_TOKEN_REFUSED });
+      }
+    }
+    expect(QUERY_TOKEN_REFUSED).toMatch(/Authorization: Bearer.*cookie/);
   });
 
   it('refuses empty, prefix, one-longer and other near-miss tokens in every place, with 401', () => {
     const a = loopback(TOKEN);
     for (const wrong of NEAR_MISSES) {
       const places: [string, IncomingMessage][] = [
-        ['query', request(host, `/api/sessions?token=${encodeURIComponent(wrong)}`)],
+        ['query', request(host, `/?token=${encodeURIComponent(wrong)}`)],
         ['cookie', request({ ...host, cookie: `${TOKEN_COOKIE}=${encodeURIComponent(wrong)}` })],
         // (`Bearer  <token>` with two spaces is the token: the header allows any white space.)
         ['header', request({ ...host, authorization: `Bearer ${wrong.trim() === TOKEN ? `${wrong}!` : wrong}` })],
-        ['upgrade query', request(host, `/ws?session=abc&token=${encodeURIComponent(wrong)}`)],
       ];
       for (const [place, req] of places) {
-        const verdict = a.check(req, place === 'upgrade query');
+        const verdict = a.check(req, false);
         expect(verdict, `${place}: ${JSON.stringify(wrong)}`).toMatchObject({ ok: false, status: 401 });
       }
     }
