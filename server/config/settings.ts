@@ -171,7 +171,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'toolEnvAllow', env: 'SKEIN_TOOL_ENV_ALLOW', flag: '--tool-env-allow', defaultText: 'none',
-    description: "Comma-separated variable names passed to tools although they look secret (e.g. `GITHUB_TOKEN`); their values are still masked in tool output (see [Secrets](sandbox-and-security.md#secrets))",
+    description: "Comma-separated variable names passed to tools although their name or value looks secret (e.g. `GITHUB_TOKEN`, a `DATABASE_URL` with a password); their values are still masked in tool output (see [Secrets](sandbox-and-security.md#secrets))",
     parse: envNames, fallback: () => [],
   }),
   setting({

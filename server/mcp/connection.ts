@@ -4,14 +4,14 @@
 // after a growing pause. Nothing here throws at its callers: a broken server
 // only ever produces error results and state changes.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerState, McpToolInfo } from '../../shared/protocol.js';
 import { newRunId, RUN_MARKER, watchMarkedProcesses } from '../tools/processes.js';
-import { absolutePathEntries } from '../tools/env.js';
+import { toolEnvironment } from '../tools/env.js';
 import { sandboxCommand, type SandboxSettings } from '../tools/sandbox.js';
 import type { ToolResult } from '../tools/tool.js';
 import type { McpServerConfig } from './config.js';
@@ -171,8 +171,7 @@ export class McpConnection {
     const transport = new StdioClientTransport({
       command: launch?.file ?? this.config.command,
       args: launch?.args ?? this.config.args,
-      // PATH's absolute folders only: a bare command must not resolve to a program of the working folder (the cwd).
-      env: { PATH: absolutePathEntries(process.env.PATH ?? ''), ...this.config.env, [RUN_MARKER]: newRunId() },
+      env: { ...inheritedEnvironment(), ...this.config.env, [RUN_MARKER]: newRunId() },
       cwd: this.options.workDir,
       stderr: 'pipe',
     });
@@ -281,3 +280,18 @@ function describe(err: unknown, timeoutMs: number): string {
   return `${err instanceof Error ? err.message : String(err)}${cause}`;
 }
 
+/**
+ * What a stdio server gets of skein's environment: PATH and the names the SDK
+ * adds on its own (HOME, LOGNAME, SHELL, TERM, USER), each through the tools'
+ * scrub (a secret value stays out: env.ts). A name scrubbed is given as
+ * undefined, which overrides the SDK's copy and which spawn leaves out.
+ * PATH keeps its absolute folders only: a bare command must not resolve to a
+ * program of the working folder (the cwd). The server's own `env` is added
+ * by the caller: it is configuration, written for it.
+ */
+export function inheritedEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const names = new Set([...DEFAULT_INHERITED_ENV_VARS, 'PATH']);
+  const scrubbed = toolEnvironment(Object.fromEntries([...names].map((name) => [name, env[name]])));
+  // undefined values are the point (see above); the SDK's type says string.
+  return Object.fromEntries([...names].map((name) => [name, name === 'PATH' ? (scrubbed.PATH ?? '') : scrubbed[name]])) as Record<string, string>;
+}

@@ -23,6 +23,7 @@
 // (the caller's), so its /proc/1/environ holds no secret either.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { currentToolEnvironment } from './env.js';
 import { mountPlan } from './sandbox/mounts.js';
 import { usePlaceholderList } from './sandbox/placeholders.js';
 import { printfEscaped, seccompFilter, seccompSupported } from './sandbox/seccomp.js';
@@ -104,7 +105,7 @@ function userGitIdentity(): string {
   if (identity !== undefined) return identity;
   const lines: string[] = [];
   for (const key of ['name', 'email']) {
-    const result = spawnSync('git', ['config', '--global', '--get', `user.${key}`], { encoding: 'utf8', timeout: 5000, cwd: '/', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const result = spawnSync('git', ['config', '--global', '--get', `user.${key}`], { encoding: 'utf8', timeout: 5000, cwd: '/', env: { ...currentToolEnvironment(), GIT_CONFIG_NOSYSTEM: '1' } });
     const value = result.status === 0 ? result.stdout.trim() : '';
     // A value is written quoted; one that would need more than that is left out.
     if (value && !/["\\\n]/.test(value)) lines.push(`\t${key} = "${value}"`);
@@ -136,7 +137,8 @@ export function probeSandbox(settings: SandboxSettings, workDir: string): void {
   const launch = sandboxCommand(settings, workDir, ['bash', '-c', check]);
   let result;
   try {
-    result = spawnSync(launch.file, launch.args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The tools' environment, as every sandbox gets: not the server's own (its keys would be bwrap's /proc/1/environ).
+    result = spawnSync(launch.file, launch.args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'], env: { ...currentToolEnvironment() } });
   } finally {
     launch.release();
   }

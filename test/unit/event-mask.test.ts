@@ -51,7 +51,8 @@ describe('event mask', () => {
       { name: 'SKEIN_DATABASE_URL password', value: 'p%40ss-w0rd-long' },
       { name: 'SKEIN_DATABASE_URL password', value: 'p@ss-w0rd-long' },
     ]);
-    expect(urlSecrets('X', 'postgres://skein@db/skein')).toEqual([]);
+    // A user name alone makes the URL a credential; a plain account name is not masked on its own.
+    expect(urlSecrets('X', 'postgres://skein@db/skein')).toEqual([{ name: 'X', value: 'postgres://skein@db/skein' }]);
     expect(urlSecrets('X', 'not a url: user:pass@host')).toEqual([]);
     const secrets = secretValues({ SKEIN_DATABASE_URL: url, HTTPS_PROXY: 'http://me:proxy-pass-123@proxy:3128', SKEIN_PORT: '8420' });
     const text = `failed: ${url}; psql -W p@ss-w0rd-long; proxy-pass-123`;

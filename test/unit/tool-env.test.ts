@@ -85,8 +85,9 @@ describe('secrets in values (mutation testing found these untested)', () => {
       { name: 'HTTPS_PROXY', value: 'http://me:plainpassword@proxy.example:3128' },
       { name: 'HTTPS_PROXY password', value: 'plainpassword' },
     ]);
-    expect(urlSecrets('X', 'http://me@host.example/')).toEqual([]);
-    expect(urlSecrets('X', 'http://me:@host.example/')).toEqual([]);
+    // A user name alone is a credential too (a DSN's key): the URL (a name without a digit is not masked alone).
+    expect(urlSecrets('X', 'http://me@host.example/')).toEqual([{ name: 'X', value: 'http://me@host.example/' }]);
+    expect(urlSecrets('X', 'http://host.example/a@b')).toEqual([]);
     expect(urlSecrets('X', 'not a url')).toEqual([]);
     expect(urlSecrets('X', '   ')).toEqual([]);
     expect(urlSecrets('X', undefined)).toEqual([]);
