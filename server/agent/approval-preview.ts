@@ -1,10 +1,12 @@
 // What the user sees before approving a tool call: the bash command, the diff
 // a write_file or edit_file would make (computed from the file as it is now,
 // changing nothing), or the input of any other tool.
-import fs from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalPreview } from '../../shared/protocol.js';
 import { MAX_EDIT_BYTES } from '../tools/files.js';
+import { Door } from '../host/door.js';
 import { resolveInside } from '../tools/paths.js';
 
 /** A preview longer than this is cut (the decision is about the change, not a page of megabytes). */
@@ -25,7 +27,7 @@ export async function previewOf(name: string, input: Record<string, unknown>, wo
 async function wouldBeDiff(name: string, input: Record<string, unknown>, workDir: string): Promise<string | undefined> {
   if ((name !== 'write_file' && name !== 'edit_file') || typeof input.path !== 'string') return undefined;
   const file = resolveInside(workDir, input.path);
-  const before = await currentText(file);
+  const before = await currentText(workDir, file);
   let after: string;
   if (name === 'write_file') {
     if (typeof input.content !== 'string') return undefined;
@@ -45,14 +47,22 @@ async function wouldBeDiff(name: string, input: Record<string, unknown>, workDir
 }
 
 /** The file's text, or undefined when it does not exist yet. */
-async function currentText(file: string): Promise<string | undefined> {
+async function currentText(workDir: string, file: string): Promise<string | undefined> {
+  // Through the door: a link swapped in since resolving is refused, not shown (a key in the approval's diff would be logged).
+  const door = new Door(workDir);
+  let handle;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > MAX_EDIT_BYTES) throw new Error('not previewable');
-    return await fs.readFile(file, 'utf8');
+    handle = await door.open(path.relative(door.root, file), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size > MAX_EDIT_BYTES) throw new Error('not previewable');
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }
 

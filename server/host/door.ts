@@ -11,6 +11,7 @@
 // through one. A lint test (test/unit/one-door.test.ts) keeps the other code
 // on this door.
 import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -86,8 +87,22 @@ export class Door {
    * Returns undefined when a folder on the way does not exist (and is not created).
    */
   private inParent<T>(parts: readonly string[], create: boolean, use: (dir: string, name: string) => T): T | undefined {
+    const parent = this.enterParent(parts, create);
+    if (!parent) return undefined;
+    try {
+      return use(parent.dir, parts[parts.length - 1]!);
+    } finally {
+      parent.close();
+    }
+  }
+
+  /** The parent folder of `parts`, held open until `close` (undefined: a folder on the way is missing). */
+  private enterParent(parts: readonly string[], create: boolean): { dir: string; close: () => void } | undefined {
     if (!parts.length) throw new DoorError('the folder itself is not a file', 'kind');
     const fds: number[] = [];
+    const close = () => {
+      for (const fd of fds.splice(0)) fs.closeSync(fd);
+    };
     try {
       let dir = this.root;
       if (PROC_FD) {
@@ -96,13 +111,44 @@ export class Door {
       }
       for (let i = 0; i < parts.length - 1; i++) {
         const next = this.enter(dir, parts.slice(0, i + 1), create, fds);
-        if (next === undefined) return undefined;
+        if (next === undefined) {
+          close();
+          return undefined;
+        }
         dir = next;
       }
-      return use(dir, parts[parts.length - 1]!);
-    } finally {
-      for (const fd of fds) fs.closeSync(fd);
+      return { dir, close };
+    } catch (err) {
+      close();
+      throw err;
     }
+  }
+
+  /**
+   * Opens `requested` with `flags` (O_NOFOLLOW added): the folders on the way
+   * entered without following links, `create` makes missing ones. A missing
+   * file rejects with ENOENT as fs does; a link with a DoorError. The caller
+   * checks what it opened (handle.stat()).
+   */
+  async open(requested: string, flags: number, create = false): Promise<FileHandle> {
+    const parts = this.parts(requested);
+    const parent = this.enterParent(parts, create);
+    if (!parent) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${requested}'`), { code: 'ENOENT' });
+    try {
+      return await fsp.open(path.join(parent.dir, parts[parts.length - 1]!), flags | O_NOFOLLOW, 0o666);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw this.linkError(parent.dir, parts);
+      throw err;
+    } finally {
+      parent.close();
+    }
+  }
+
+  /** Makes the folder `requested` and those above it, one at a time, none through a link. */
+  makeFolders(requested: string): void {
+    const parts = this.parts(requested);
+    if (!parts.length) return;
+    this.inParent([...parts, '.'], true, () => undefined);
   }
 
   /** The folder `parts` (its last name inside `dir`), entered without following a link. */

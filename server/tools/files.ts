@@ -2,10 +2,11 @@
 // working folder. Only regular files: a FIFO or device would block a thread
 // of the server forever, a directory is not text.
 import fsSync, { constants, type Stats } from 'node:fs';
-import fs, { type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { DIFF_MAX_INPUT_CHARS, tooLargeToDiff, unifiedDiff } from './diff.js';
+import { Door, DoorError } from '../host/door.js';
 import { resolveInside } from './paths.js';
 import { isProtectedProjectPath, PROTECTED_PROJECT_PATHS } from './sandbox/protected-paths.js';
 import { stringField, ToolInputError, type Tool, type ToolContext } from './tool.js';
@@ -21,12 +22,32 @@ export const MAX_EDIT_BYTES = 32 * 1024 * 1024;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
+/** A path the tool may use: its folder and the real path inside it (links inside the folder resolved, none leaving it). */
+interface Resolved {
+  root: string;
+  file: string;
+}
+
 /** read_file may also read the session's saved full outputs (named in capped results). */
-function resolveReadable(ctx: ToolContext, requested: string): string {
+function resolveReadable(ctx: ToolContext, requested: string): Resolved {
   for (const root of ctx.readRoots ?? []) {
-    if (path.isAbsolute(requested) && (requested === root || requested.startsWith(root + path.sep))) return resolveInside(root, requested);
+    if (path.isAbsolute(requested) && (requested === root || requested.startsWith(root + path.sep))) return { root, file: resolveInside(root, requested) };
   }
-  return resolveInside(ctx.workDir, requested);
+  return { root: ctx.workDir, file: resolveInside(ctx.workDir, requested) };
+}
+
+/**
+ * Opens the resolved path through the door (host/door.ts): a folder or file
+ * swapped for a link since it was resolved is refused, never followed.
+ */
+async function openThroughDoor({ root, file }: Resolved, flags: number): Promise<FileHandle> {
+  const door = new Door(root);
+  try {
+    return await door.open(path.relative(door.root, file), flags);
+  } catch (err) {
+    if (err instanceof DoorError) throw new ToolInputError(err.message);
+    throw err;
+  }
 }
 
 function kindOf(stat: Stats): string {
@@ -38,10 +59,10 @@ function kindOf(stat: Stats): string {
 }
 
 /** Opens a regular file; anything else is refused with what it is. */
-async function openRegular(file: string, requested: string, flags: number): Promise<{ handle: FileHandle; stat: Stats }> {
+async function openRegular(at: Resolved, requested: string, flags: number): Promise<{ handle: FileHandle; stat: Stats }> {
   let handle: FileHandle;
   try {
-    handle = await fs.open(file, flags, 0o666);
+    handle = await openThroughDoor(at, flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // A directory cannot be opened for writing; a FIFO without a reader refuses a non-blocking writer.
@@ -73,10 +94,10 @@ export const readFileTool: Tool = {
   },
   async run(input, ctx) {
     const requested = stringField(input, 'path');
-    const file = resolveReadable(ctx, requested);
+    const at = resolveReadable(ctx, requested);
     const offset = typeof input.offset === 'number' ? Math.max(1, Math.floor(input.offset)) : 1;
     const limit = typeof input.limit === 'number' ? Math.max(1, Math.floor(input.limit)) : undefined;
-    const { handle } = await openRegular(file, requested, READ_FLAGS);
+    const { handle } = await openRegular(at, requested, READ_FLAGS);
     try {
       return { output: await readLines(handle, offset, limit, ctx), isError: false };
     } finally {
@@ -147,21 +168,21 @@ export const writeFileTool: Tool = {
   async run(input, ctx) {
     const requested = stringField(input, 'path');
     const content = stringField(input, 'content');
-    const file = resolveInside(ctx.workDir, requested);
-    refuseSandboxProtected(ctx, file, requested);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const before = await previousText(file);
-    await writeRegular(file, requested, content);
+    const at = { root: ctx.workDir, file: resolveInside(ctx.workDir, requested) };
+    refuseSandboxProtected(ctx, at.file, requested);
+    makeFolders(at);
+    const before = await previousText(at);
+    await writeRegular(at, requested, content);
     const diff = before === null ? tooLargeToDiff() : unifiedDiff(requested, before, content);
     return { output: `wrote ${Buffer.byteLength(content)} bytes to ${requested}\n${diff}`, isError: false };
   },
 };
 
 /** The file's text before a write, for the diff (undefined: new, or not a regular file, which the write then refuses; null: too large to diff). */
-async function previousText(file: string): Promise<string | undefined | null> {
+async function previousText(at: Resolved): Promise<string | undefined | null> {
   let handle: FileHandle;
   try {
-    handle = await fs.open(file, READ_FLAGS);
+    handle = await openThroughDoor(at, READ_FLAGS);
   } catch {
     return undefined;
   }
@@ -190,9 +211,20 @@ function refuseSandboxProtected(ctx: ToolContext, file: string, requested: strin
   }
 }
 
+/** The file's folders, made one at a time through the door. */
+function makeFolders({ root, file }: Resolved): void {
+  const door = new Door(root);
+  try {
+    door.makeFolders(path.relative(door.root, path.dirname(file)));
+  } catch (err) {
+    if (err instanceof DoorError) throw new ToolInputError(err.message);
+    throw err;
+  }
+}
+
 /** Truncates only after checking it is a regular file. */
-async function writeRegular(file: string, requested: string, content: string): Promise<void> {
-  const { handle } = await openRegular(file, requested, WRITE_FLAGS);
+async function writeRegular(at: Resolved, requested: string, content: string): Promise<void> {
+  const { handle } = await openRegular(at, requested, WRITE_FLAGS);
   try {
     await handle.truncate(0);
     await handle.writeFile(content);
@@ -217,9 +249,9 @@ export const editFileTool: Tool = {
     const oldText = stringField(input, 'old');
     const newText = stringField(input, 'new');
     if (oldText === '') throw new ToolInputError('"old" must not be empty');
-    const file = resolveInside(ctx.workDir, requested);
-    refuseSandboxProtected(ctx, file, requested);
-    const { handle, stat } = await openRegular(file, requested, READ_FLAGS);
+    const at = { root: ctx.workDir, file: resolveInside(ctx.workDir, requested) };
+    refuseSandboxProtected(ctx, at.file, requested);
+    const { handle, stat } = await openRegular(at, requested, READ_FLAGS);
     let text: string;
     try {
       if (stat.size > MAX_EDIT_BYTES) throw new ToolInputError(`${requested} is ${stat.size} bytes; edit_file handles up to ${MAX_EDIT_BYTES} (use bash for larger files)`);
@@ -233,7 +265,7 @@ export const editFileTool: Tool = {
       return { output: `"old" occurs ${count} times in ${requested}; make it unique or set replace_all`, isError: true };
     }
     const after = text.split(oldText).join(newText);
-    await writeRegular(file, requested, after);
+    await writeRegular(at, requested, after);
     return { output: `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${requested}\n${unifiedDiff(requested, text, after)}`, isError: false };
   },
 };

@@ -36,7 +36,8 @@ export const globTool: Tool = {
       // Patterns are read relative to the folder searched; results are shown relative to the working folder.
       const relToStart = entry.rel.startsWith(prefix) ? entry.rel.slice(prefix.length) : entry.rel;
       if (!matcher.matches(relToStart)) continue;
-      const stat = await fs.stat(entry.abs).catch(() => undefined);
+      // lstat: the entry's own time, not that of whatever a link swapped in since the walk points at.
+      const stat = await fs.lstat(entry.abs).catch(() => undefined);
       if (stat) found.push({ rel: entry.rel, mtime: stat.mtimeMs });
     }
     if (!found.length) {

@@ -1,7 +1,8 @@
 // grep without ripgrep: the same walk as glob (.gitignore honoured, links not
 // followed), files read whole up to MAX_GREP_FILE_BYTES, a file with a NUL
 // byte taken as binary and skipped (as ripgrep does).
-import fs from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { Door } from '../../host/door.js';
 import type { ToolContext } from '../tool.js';
 import { globMatcher } from './glob-pattern.js';
 import { compilePattern, MAX_GREP_FILE_BYTES, type GrepFile, type GrepLine, type GrepOutcome, type GrepQuery } from './grep-engine.js';
@@ -16,12 +17,11 @@ export async function grepWithNode(query: GrepQuery, from: SearchRoot, ctx: Tool
   const walker = new Walker(from, { gitignore: true, ...(only && { keepFile: (rel: string) => only.matches(rel) }) }, ctx.signal);
   const files: GrepFile[] = [];
   let collected = 0;
+  const door = new Door(from.root);
   for await (const entry of walker.entries()) {
     if (entry.kind !== 'file') continue;
     if (only && !only.matches(entry.rel)) continue;
-    const stat = await fs.stat(entry.abs).catch(() => undefined);
-    if (!stat || stat.size > MAX_GREP_FILE_BYTES) continue;
-    const data = await fs.readFile(entry.abs).catch(() => undefined);
+    const data = await readSmallFile(door, entry.rel);
     if (!data || data.includes(0)) continue;
     const found = searchText(data.toString('utf8'), re, query);
     if (!found) continue;
@@ -30,6 +30,19 @@ export async function grepWithNode(query: GrepQuery, from: SearchRoot, ctx: Tool
     if (collected >= MAX_COLLECTED_LINES) return { files, stoppedEarly: 'the search stopped early: too many matching lines' };
   }
   return { files, ...(walker.truncated && { stoppedEarly: 'the search stopped early: the folder has too many files; search a subfolder' }) };
+}
+
+/** A regular file's bytes through the door (a link swapped in since the walk is not followed); undefined when larger than grep reads. */
+async function readSmallFile(door: Door, rel: string): Promise<Buffer | undefined> {
+  const handle = await door.open(rel, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size > MAX_GREP_FILE_BYTES) return undefined;
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 function searchText(text: string, re: RegExp, query: GrepQuery): { count: number; lines: GrepLine[] } | undefined {

@@ -3,10 +3,11 @@
 // .gitignore files honoured at every level inside the working folder (a
 // deeper file's rules win, as in git), symbolic links reported but never
 // followed, so a link pointing outside leads nowhere.
-import type { Dirent, Stats } from 'node:fs';
+import { constants, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { Door } from '../../host/door.js';
 import { resolveInside } from '../paths.js';
 import { ToolInputError, type ToolContext } from '../tool.js';
 
@@ -50,7 +51,7 @@ export async function searchRoot(ctx: ToolContext, requested: unknown): Promise<
   const start = resolveInside(ctx.workDir, asked);
   let stat: Stats;
   try {
-    stat = await fs.stat(start);
+    stat = await fs.lstat(start);
   } catch {
     throw new ToolInputError(`${asked} does not exist in the working folder`);
   }
@@ -61,12 +62,15 @@ export async function searchRoot(ctx: ToolContext, requested: unknown): Promise<
 export class Walker {
   private visited = 0;
   private readonly rules = new Map<string, Ignore | null>();
+  private readonly door: Door;
 
   constructor(
     private readonly from: SearchRoot,
     private readonly options: WalkOptions,
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    this.door = new Door(from.root);
+  }
 
   get truncated(): boolean {
     return this.visited >= MAX_WALK_ENTRIES;
@@ -125,7 +129,15 @@ export class Walker {
     if (known !== undefined) return known;
     let rules: Ignore | null = null;
     try {
-      const text = await fs.readFile(path.join(this.from.root, dir, '.gitignore'), 'utf8');
+      // Through the door: a .gitignore that is a link (to a key, say) is not read.
+      const handle = await this.door.open(path.join(dir, '.gitignore'), constants.O_RDONLY | constants.O_NONBLOCK);
+      let text: string;
+      try {
+        if (!(await handle.stat()).isFile()) throw new Error('not a file');
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
       rules = ignore({ allowRelativePaths: true }).add(text);
     } catch {
       // no .gitignore here
