@@ -39,6 +39,7 @@ describe('gitMounts', () => {
     fs.writeFileSync(path.join(admin, 'commondir'), '../..\r\n');
     const root = temp();
     fs.writeFileSync(path.join(root, '.git'), `gitdir: ${admin}\n`);
+    fs.writeFileSync(path.join(admin, 'gitdir'), `${path.join(root, '.git')}\n`);
     expect(gitMounts(root)).toEqual({
       readOnly: [common],
       writable: [path.join(common, 'refs'), path.join(common, 'logs'), admin],
@@ -59,5 +60,42 @@ describe('gitMounts', () => {
     fs.writeFileSync(file, '');
     fs.writeFileSync(path.join(other, '.git'), `gitdir: ${file}\n`);
     expect(gitMounts(other)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+  });
+
+  // The .git file is the repository's: it must not make the sandbox show (or let it write) a folder of the host.
+  it('a .git file naming ~/.ssh, or another repository, or an admin folder of the repository\'s own making: nothing mounted', () => {
+    const home = temp();
+    fs.mkdirSync(path.join(home, '.ssh'));
+    const root = temp();
+    fs.writeFileSync(path.join(root, '.git'), `gitdir: ${path.join(home, '.ssh')}\n`);
+    expect(gitMounts(root)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+    // An admin folder inside the repository whose commondir names the user's other repository.
+    const other = path.join(temp(), 'private.git');
+    fs.mkdirSync(path.join(other, 'objects'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'fake-admin'));
+    fs.writeFileSync(path.join(root, 'fake-admin', 'commondir'), `${other}\n`);
+    fs.writeFileSync(path.join(root, 'fake-admin', 'gitdir'), `${path.join(root, '.git')}\n`);
+    fs.writeFileSync(path.join(root, '.git'), 'gitdir: fake-admin\n');
+    expect(gitMounts(root)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+    // A real worktree admin folder of another checkout (its gitdir names that checkout, not this one).
+    const admin = path.join(other, 'worktrees', 'theirs');
+    fs.mkdirSync(admin, { recursive: true });
+    fs.writeFileSync(path.join(admin, 'commondir'), '../..\n');
+    fs.writeFileSync(path.join(admin, 'gitdir'), '/somewhere/else/.git\n');
+    fs.writeFileSync(path.join(root, '.git'), `gitdir: ${admin}\n`);
+    expect(gitMounts(root)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+  });
+
+  it('a submodule\'s git folder counts only inside an enclosing repository\'s .git/modules/', () => {
+    const top = temp();
+    const admin = path.join(top, '.git', 'modules', 'sub');
+    fs.mkdirSync(admin, { recursive: true });
+    const sub = path.join(top, 'sub');
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(sub, '.git'), 'gitdir: ../.git/modules/sub\n');
+    expect(gitMounts(sub)).toEqual({ readOnly: [fs.realpathSync(admin)], writable: [], pinnedFiles: [] });
+    const elsewhere = temp();
+    fs.writeFileSync(path.join(sub, '.git'), `gitdir: ${elsewhere}\n`);
+    expect(gitMounts(sub)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
   });
 });

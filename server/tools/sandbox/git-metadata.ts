@@ -51,16 +51,22 @@ export function gitMounts(root: string): GitMounts {
     return NONE;
   }
   if (!stat.isFile()) return NONE;
-  const admin = gitdirOf(dotGit);
-  if (!admin || !isDir(admin)) return NONE;
-  let common: string;
+  const named = gitdirOf(dotGit);
+  if (!named || !isDir(named)) return NONE;
+  const admin = fs.realpathSync(named);
+  let commondir: string;
   try {
-    common = path.resolve(admin, fs.readFileSync(path.join(admin, 'commondir'), 'utf8').trim());
+    commondir = fs.readFileSync(path.join(admin, 'commondir'), 'utf8').trim();
   } catch {
-    // No commondir: a submodule's git folder (the parent's .git/modules/<name>): read-only, as a checkout's .git.
-    return { readOnly: [admin], writable: [], pinnedFiles: [] };
+    // No commondir: a submodule's git folder, read-only as a checkout's .git; only where git puts one (an enclosing repository's .git/modules/).
+    return isSubmoduleAdmin(admin, root) ? { readOnly: [admin], writable: [], pinnedFiles: [] } : NONE;
   }
-  if (!isDir(common)) return NONE;
+  // The .git file is the repository's to write: it could name ~/.ssh or another repository's git folder, which
+  // the sandbox would then show (or let it write). Only a worktree git made counts: its admin folder is
+  // <common>/worktrees/<name>, and its own gitdir file points back at this .git.
+  if (!isDir(path.resolve(admin, commondir))) return NONE;
+  const common = fs.realpathSync(path.resolve(admin, commondir));
+  if (path.dirname(admin) !== path.join(common, 'worktrees') || !pointsBackTo(admin, dotGit)) return NONE;
   // Git writes reflogs under logs/; a repository that never logged has none yet.
   fs.mkdirSync(path.join(common, 'logs'), { recursive: true });
   const shared = ['objects', 'refs', 'logs'].map((p) => path.join(common, p)).filter(isDir);
@@ -69,6 +75,25 @@ export function gitMounts(root: string): GitMounts {
     writable: [...shared, admin],
     pinnedFiles: ['commondir', 'gitdir', 'config.worktree'].map((f) => path.join(admin, f)),
   };
+}
+
+/** True when `<admin>/gitdir` names this `.git` file (git writes it so, and checks it the same way). */
+function pointsBackTo(admin: string, dotGit: string): boolean {
+  try {
+    const named = path.resolve(admin, fs.readFileSync(path.join(admin, 'gitdir'), 'utf8').trim());
+    return fs.realpathSync(named) === fs.realpathSync(dotGit);
+  } catch {
+    return false;
+  }
+}
+
+/** True when `admin` is inside `<folder>/.git/modules/` of a folder enclosing `root`. */
+function isSubmoduleAdmin(admin: string, root: string): boolean {
+  for (let dir = path.dirname(fs.realpathSync(root)); ; dir = path.dirname(dir)) {
+    const modules = path.join(dir, '.git', 'modules') + path.sep;
+    if (admin.startsWith(modules)) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 function isDir(p: string): boolean {
