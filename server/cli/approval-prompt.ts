@@ -8,6 +8,7 @@ import type { Api } from './api.js';
 import { approves, type ApprovePolicy } from './approve.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { toolSummary } from './render.js';
+import { forTerminal } from './terminal-text.js';
 
 export interface ApprovalIo {
   err: (text: string) => void;
@@ -17,9 +18,9 @@ export interface ApprovalIo {
 
 const ANSWERS: Record<string, ApprovalDecision> = { a: 'approve', approve: 'approve', y: 'approve', yes: 'approve', s: 'approve_session', always: 'approve_session', d: 'deny', deny: 'deny', n: 'deny', no: 'deny' };
 
-/** The call in a few words, for messages: bash `ls -la`. */
+/** The call in a few words, for messages: bash `ls -la`. The model wrote it: shown on one line, every control character escaped. */
 export function describeCall(request: ApprovalRequestEvent): string {
-  return `${request.name} \`${toolSummary(request.input).slice(0, 200)}\``;
+  return forTerminal(`${request.name} \`${toolSummary(request.input).slice(0, 200)}\``, { multiline: false });
 }
 
 /**
@@ -38,7 +39,8 @@ export async function answerApproval(request: ApprovalRequestEvent, policy: Appr
       `${describeCall(request)} needs approval and stdin is not a terminal to ask: the turn was cancelled. Allow it with --approve ${request.name.startsWith('mcp__') ? 'mcp' : request.name} (or --approve all), or run on a terminal`,
     );
   }
-  io.err(`\n${request.preview.text.trimEnd()}\n`);
+  // The preview (the command, a diff) is the model's and the repository's text: its lines kept, nothing raw.
+  io.err(`\n${forTerminal(request.preview.text.trimEnd())}\n`);
   for (;;) {
     const answer = (await io.ask(`Run ${describeCall(request)}? [a]pprove, [s] always (this session${request.alwaysAsks ? ', though it asks again' : ''}), [d]eny: `)).trim().toLowerCase();
     const decision = ANSWERS[answer];

@@ -1,6 +1,7 @@
 // The timeline as terminal lines: the agent's text, one line per tool call,
 // compactions, errors, and the context gauge when a turn ends.
 import type { Gauge, SkeinEvent } from '../../shared/protocol.js';
+import { forTerminal } from './terminal-text.js';
 
 const WIDTH = 160;
 
@@ -29,8 +30,16 @@ export class TextRenderer {
   /** The session's gauge when the run began, until a usage event replaces it. */
   constructor(private gauge?: Gauge) {}
 
-  /** The lines for one event (often none). */
+  /**
+   * The lines for one event (often none), safe for a terminal: answers, tool
+   * output, errors and titles come from a model, a tool or a repository, so
+   * each line goes through forTerminal (an answer's newlines are kept).
+   */
   lines(event: SkeinEvent): string[] {
+    return this.render(event).map((line) => forTerminal(line));
+  }
+
+  private render(event: SkeinEvent): string[] {
     switch (event.kind) {
       case 'user':
         return [`> ${oneLine(event.text)}`];

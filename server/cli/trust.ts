@@ -12,13 +12,16 @@ import { folderKey, sha256, TrustStore, TrustStoreError } from '../trust/store.j
 import type { CliArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import type { Io } from './run.js';
+import { forTerminal } from './terminal-text.js';
 
 export interface TrustIo extends Io {
   /** Asks a yes/no question on the terminal; undefined when stdin is not one. */
   ask?: (question: string) => Promise<string>;
 }
 
-export async function trustCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: TrustIo): Promise<ExitCode> {
+export async function trustCommand(args: CliArgs, env: NodeJS.ProcessEnv, terminal: TrustIo): Promise<ExitCode> {
+  // Paths, the file's servers, its diff and errors come from the repository: nothing reaches the terminal raw (terminal-text.ts).
+  const io: TrustIo = { ...terminal, out: (text) => terminal.out(forTerminal(text)), ...(terminal.ask && { ask: (question) => terminal.ask!(forTerminal(question)) }) };
   const others = args.settings.filter((a, i) => i % 2 === 0 && a !== '--data-dir' && a !== '--workdir');
   if (others.length) throw new CliError(EXIT.usage, `${others.join(', ')}: skein trust takes only --data-dir and --workdir (and --yes, --list, --revoke)`);
   if (args.positionals.length > 1) throw new CliError(EXIT.usage, 'skein trust takes one folder at most');
@@ -45,7 +48,7 @@ async function decide(store: TrustStore, folder: string, args: CliArgs, io: Trus
     return EXIT.ok;
   }
   io.out(describeFile(shown(file)));
-  if (file.error !== undefined || !file.parsed) throw new CliError(EXIT.usage, `${file.path} cannot be trusted as it is`);
+  if (file.error !== undefined || !file.parsed) throw new CliError(EXIT.usage, `${forTerminal(file.path)} cannot be trusted as it is`);
   if (file.status === 'trusted') {
     io.out('Already trusted: nothing to do.\n');
     return EXIT.ok;
