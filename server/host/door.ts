@@ -220,14 +220,17 @@ export class Door {
       try {
         const stat = fs.fstatSync(fd);
         if (!stat.isFile()) throw new DoorError(`${parts.join('/')} is not a regular file`, 'kind');
-        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes));
-        let filled = 0;
-        while (filled < buffer.length) {
-          const n = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
+        // Read to the end, not to the size fstat gave: a file may grow, and /proc's report 0.
+        const chunks: Buffer[] = [];
+        let total = 0;
+        while (total < maxBytes) {
+          const chunk = Buffer.alloc(Math.min(Math.max(stat.size - total, 0) + 1, 1 << 20, maxBytes - total));
+          const n = fs.readSync(fd, chunk, 0, chunk.length, null);
           if (n === 0) break;
-          filled += n;
+          chunks.push(chunk.subarray(0, n));
+          total += n;
         }
-        return buffer.subarray(0, filled);
+        return Buffer.concat(chunks, total);
       } finally {
         fs.closeSync(fd);
       }

@@ -4,10 +4,10 @@
 // user's decision on that exact content, and a diff from the content last
 // trusted. The audit found one such file: .mcp.json (AGENTS.md / CLAUDE.md are
 // only text for the model; git's own files are handled where skein runs git).
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectFileTrust, ProjectServerPreview } from '../../shared/protocol.js';
 import { McpConfigError, parseMcpConfig, type McpServerConfig } from '../mcp/config.js';
+import { Door, DoorError } from '../host/door.js';
 import { unifiedDiff } from '../tools/diff.js';
 import { folderKey, sha256, type FileDecision } from './store.js';
 
@@ -70,24 +70,24 @@ function preview(name: string, config: McpServerConfig, shadowed: boolean): Proj
 
 /** The file's text; a symlink or anything but a regular file is shown as an error, never followed. */
 export function readGated(file: string): { content: string; error?: string } | undefined {
-  let fd: number;
+  // Through the door (host/door.ts): a symlink swapped in after a check is not read either.
+  const linked = `${file} is a symbolic link: skein does not follow it (put the file itself there to be asked about it)`;
   try {
-    // O_NOFOLLOW: a symlink swapped in after a check is not read either.
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const door = new Door(path.dirname(file));
+    const name = path.basename(file);
+    const entry = door.entry(name);
+    if (entry.kind === 'missing') return undefined;
+    if (entry.kind === 'link') return { content: '', error: linked };
+    if (entry.kind !== 'file') return { content: '', error: `${file} is not a regular file` };
+    if (entry.size > MAX_BYTES) return { content: '', error: `${file} is ${entry.size} bytes (more than ${MAX_BYTES}): not read` };
+    const bytes = door.readFile(name, MAX_BYTES + 1);
+    if (bytes === undefined) return undefined;
+    if (bytes.length > MAX_BYTES) return { content: '', error: `${file} is more than ${MAX_BYTES} bytes: not read` };
+    return { content: bytes.toString('utf8') };
   } catch (err) {
+    if (err instanceof DoorError) return { content: '', error: err.reason === 'link' ? linked : `${file}: ${err.message}` };
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') return { content: '', error: `${file} is a symbolic link: skein does not follow it (put the file itself there to be asked about it)` };
     return { content: '', error: `cannot read ${file}: ${code ?? String(err)}` };
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return { content: '', error: `${file} is not a regular file` };
-    if (stat.size > MAX_BYTES) return { content: '', error: `${file} is ${stat.size} bytes (more than ${MAX_BYTES}): not read` };
-    return { content: fs.readFileSync(fd, 'utf8') };
-  } catch (err) {
-    return { content: '', error: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
-  } finally {
-    fs.closeSync(fd);
   }
 }
