@@ -103,7 +103,8 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
-  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust });
+  const serverSettings = { sandbox: config.sandbox, sandboxNetwork: config.sandboxNetwork, sandboxRead: config.sandboxRead };
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust, serverSettings });
   const server = http.createServer(app);
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);

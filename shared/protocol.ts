@@ -17,6 +17,7 @@ import type {
   McpServerInfoSchema,
   McpToolInfoSchema,
   ModelEntrySchema,
+  ServerSettingsSchema,
   ProjectFileTrustSchema,
   ProjectServerPreviewSchema,
   RewindPreviewSchema,
@@ -88,6 +89,7 @@ export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 export type ListedSession = z.infer<typeof ListedSessionSchema>;
 export type ViewMessage = z.infer<typeof ViewMessageSchema>;
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 export type ChangedFile = z.infer<typeof ChangedFileSchema>;
 export type ChangesReport = z.infer<typeof ChangesReportSchema>;
 export type TrashedSession = z.infer<typeof TrashedSessionSchema>;

@@ -7,7 +7,8 @@
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from '@agentclientprotocol/sdk';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
-import { CliError } from '../cli/exit-codes.js';
+import { CliError, EXIT } from '../cli/exit-codes.js';
+import { applySessionSettings, refusedSetting } from '../cli/session-settings.js';
 import { log } from '../log.js';
 import { parseSlash } from './commands.js';
 import { mcpConfigOf } from './mcp-servers.js';
@@ -33,8 +34,10 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     return found;
   };
 
-  /** Opens (or reopens) the ACP side of a skein session. */
+  /** Opens (or reopens) the ACP side of a skein session, once it has the mode, model and effort this agent was asked for. */
   const attach = async (id: string, client: AgentContext, replay: boolean): Promise<AcpSession> => {
+    // The editor's SKEIN_APPROVAL (or model) takes effect, read back, or the session is refused: never the server's silently.
+    await applySessionSettings(api, id, connection.settings);
     sessions.get(id)?.close();
     const opened = new AcpSession(id, { connection, api, client, compactionUpdates: Boolean(capabilities.session?.compaction) });
     sessions.set(id, opened);
@@ -64,18 +67,22 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     })
     .onRequest('session/new', async ({ params, client }) => {
       await addMcpServers(params.mcpServers).catch(rethrow);
-      const { id } = await api.request<{ id: string }>('POST', '/api/sessions', { folder: params.cwd, ...(connection.model && { model: connection.model }) }).catch(rethrow);
+      const model = connection.settings.model;
+      const { id } = await api
+        .request<{ id: string }>('POST', '/api/sessions', { folder: params.cwd, ...(connection.model && { model: connection.model }) })
+        .catch((err: unknown): never => (model ? refusedSetting(model, err) : rethrow(err)))
+        .catch(rethrow);
       const opened = await attach(id, client, false).catch(rethrow);
-      setImmediate(() => opened.afterOpen());
+      setImmediate(() => opened.afterOpen(Boolean(connection.settings.mode)));
       return { sessionId: id, modes: opened.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
       await addMcpServers(params.mcpServers).catch(rethrow);
       const opened = await attach(params.sessionId, client, true).catch((err: unknown) => {
-        if (err instanceof Error && err.message.startsWith('no skein session')) throw RequestError.sessionNotFound(params.sessionId);
+        if ((err instanceof Error && err.message.startsWith('no skein session')) || (err instanceof CliError && err.code === EXIT.notFound)) throw RequestError.sessionNotFound(params.sessionId);
         return rethrow(err);
       });
-      setImmediate(() => opened.afterOpen());
+      setImmediate(() => opened.afterOpen(Boolean(connection.settings.mode)));
       return { modes: opened.modes() };
     })
     .onRequest('session/prompt', async ({ params }) => {

@@ -79,10 +79,17 @@ export class AcpSession {
     return { currentModeId: this.mode, availableModes: MODES.map((m) => ({ ...m })) };
   }
 
-  /** What an editor shows once the session is there: the commands, the gauge, and a call already waiting for approval. */
-  afterOpen(): void {
+  /**
+   * What an editor shows once the session is there: the commands, the gauge, and a call already waiting for approval;
+   * `announceMode`: the mode this agent was asked for (SKEIN_APPROVAL) is said as `current_mode_update` too.
+   */
+  afterOpen(announceMode = false): void {
     const snapshot = this.stream?.snapshot;
-    this.send([{ sessionUpdate: 'available_commands_update', availableCommands: availableCommands() }, ...(snapshot ? [usageUpdate(snapshot.gauge)] : [])]);
+    this.send([
+      ...(announceMode ? [{ sessionUpdate: 'current_mode_update' as const, currentModeId: this.mode }] : []),
+      { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() },
+      ...(snapshot ? [usageUpdate(snapshot.gauge)] : []),
+    ]);
     for (const { event } of this.approvals.values()) this.ask(event);
   }
 

@@ -11,36 +11,49 @@ import { describeHolder } from '../lock/data-dir-lock.js';
 import { startFailure } from '../start-failure.js';
 import { killAllToolProcesses } from '../tools/processes.js';
 import type { CliArgs } from './args.js';
+import { Api } from './api.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { cliDataDir, runningServer } from './find-server.js';
+import { askedForSession, checkServerWide, CLIENT_FLAGS, type SessionAsk } from './session-settings.js';
 import { usageText } from './usage.js';
 
 export interface Connection {
   url: string;
   token: string | undefined;
-  /** The model of a new session (with --server: --model, else the server's default). */
+  /** The model of a new session (with a running server: --model or SKEIN_MODEL, else the server's default). */
   model: string | undefined;
+  /** What each session this command drives must have before anything is sent (session-settings.ts). */
+  settings: SessionAsk;
   /** Something to tell the user on stderr (which server is driven, when it was found through the lock). */
   note?: string;
   close(): Promise<void>;
 }
 
 export async function connect(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connection> {
-  if (args.server) return remote(args, env, args.server, '--server');
+  const settings = askedForSession(args, env);
+  if (args.server) return checked(remote(args, env, args.server, '--server', settings), args, env);
   // A server already runs on this data folder: drive it (a second one would write the same logs).
   const dataDir = cliDataDir(args, env);
   const running = await runningServer(dataDir);
   if (running) {
-    const connection = remote(args, env, running.url, `a skein server running on the data folder ${dataDir},`);
-    return { ...connection, note: `skein: driving ${describeHolder(running)}, which holds the data folder ${dataDir}; its settings apply\n` };
+    const connection = remote(args, env, running.url, `a skein server running on the data folder ${dataDir},`, settings);
+    const note = `skein: driving ${describeHolder(running)}, which holds the data folder ${dataDir}; its settings apply, but for the approval mode, model and effort asked for here\n`;
+    return checked({ ...connection, note }, args, env);
   }
-  return embedded(args, env);
+  // Its own server takes every setting: the sessions get them as the server's defaults (the mode from --mode too).
+  return { ...(await embedded(args, env)), settings };
+}
+
+/** A running server's: the settings it shares with every session must be the ones asked for (else settingRefused). */
+async function checked(connection: Connection, args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connection> {
+  await checkServerWide(args, env, new Api(connection));
+  return connection;
 }
 
 /** `why`: what makes the settings the running server's (for the refusal of other setting flags). */
-function remote(args: CliArgs, env: NodeJS.ProcessEnv, server: string, why: string): Connection {
-  const others = args.settings.filter((a, i) => i % 2 === 0 && a !== '--token' && a !== '--model' && a !== '--data-dir');
-  if (others.length) throw new CliError(EXIT.usage, `${others.join(', ')}: with ${why} the running server's settings apply (only --token and --model are used)`);
+function remote(args: CliArgs, env: NodeJS.ProcessEnv, server: string, why: string, settings: SessionAsk): Connection {
+  const others = args.settings.filter((a, i) => i % 2 === 0 && !CLIENT_FLAGS.includes(a));
+  if (others.length) throw new CliError(EXIT.usage, `${others.join(', ')}: with ${why} the running server's settings apply (only ${CLIENT_FLAGS.join(', ')} are used)`);
   let url: URL;
   try {
     url = new URL(server);
@@ -49,7 +62,7 @@ function remote(args: CliArgs, env: NodeJS.ProcessEnv, server: string, why: stri
     throw new CliError(EXIT.usage, `--server ${JSON.stringify(server)} is not an http(s) URL (e.g. http://127.0.0.1:8420)`);
   }
   const token = args.token ?? (env.SKEIN_TOKEN?.trim() || undefined) ?? tokenFromFile(args, env);
-  return { url: url.origin, token, model: args.model, close: async () => {} };
+  return { url: url.origin, token, model: settings.model?.value, settings, close: async () => {} };
 }
 
 /** The token a server on this machine keeps in its data dir (the same default as the server's). */
@@ -62,7 +75,7 @@ function tokenFromFile(args: CliArgs, env: NodeJS.ProcessEnv): string | undefine
   }
 }
 
-async function embedded(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connection> {
+async function embedded(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Omit<Connection, 'settings'>> {
   // The server's log lines would mix with the timeline on stdout: only warnings and errors, on stderr.
   configureLog({ minLevel: 'warn', write: toStderr });
   const portGiven = args.settings.includes('--port') || (env.SKEIN_PORT ?? '').trim() !== '';

@@ -16,6 +16,11 @@ export const EXIT = {
   turnLimit: 6,
   /** The data folder is in use by another skein (a server, or a command with its own); the message names it. */
   dataDirInUse: 7,
+  /**
+   * A setting asked for (SKEIN_APPROVAL, SKEIN_MODEL, SKEIN_REASONING_EFFORT, SKEIN_SANDBOX*, or their flags)
+   * cannot take effect on the running server's session; nothing was sent (the message names it and the server's value).
+   */
+  settingRefused: 10,
   /** A bug in skein (the message has the stack). */
   internal: 70,
   /** A tool call needed approval and nobody could give it: stdin is not a terminal and --approve did not cover it (the message names the call). */

@@ -11,6 +11,7 @@ import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { follow } from './follow.js';
 import { TextRenderer } from './render.js';
 import type { Stop, StopReason } from './stop.js';
+import { applySessionSettings, refusedSetting } from './session-settings.js';
 import { composeTask } from './task.js';
 import { TurnWatch } from './turn-watch.js';
 
@@ -31,18 +32,24 @@ export interface RunIo extends Io {
 /** After a stop, how long the turn's end is awaited before leaving anyway (the server cancels it regardless). */
 const STOP_GRACE_MS = 15_000;
 
+function rethrow(err: unknown): never {
+  throw err;
+}
+
 export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunIo): Promise<ExitCode> {
   const task = composeTask(args.positionals, await io.readStdin());
   const connection = await connect(args, env);
   if (connection.note) io.err(connection.note);
   try {
     const api = new Api(connection);
-    const id = args.session ?? (await api.createSession(connection.model));
-    // Before the task: its first call already meets the mode asked for (the switch is the user's, with the token).
-    if (args.mode) await api.setMode(id, args.mode);
-    const snapshot = await api.session(id);
+    const asked = connection.settings;
+    const model = asked.model;
+    const id: string = args.session ?? (await api.createSession(connection.model).catch((err: unknown): never => (model ? refusedSetting(model, err) : rethrow(err))));
+    // Before the task: its first call already meets the mode, model and effort asked for, read back from the server
+    // (a running server's own SKEIN_APPROVAL never overrides them; the switch is the user's, with the token).
+    const snapshot = await applySessionSettings(api, id, asked);
     io.err(`skein: session ${id}${args.session ? '' : ` (continue it with: skein run --session ${id} "…")`}\n`);
-    if (args.mode) io.err(`skein: approval mode ${snapshot.mode ?? args.mode}\n`);
+    if (asked.mode) io.err(`skein: approval mode ${snapshot.mode} (${asked.mode.source})\n`);
     const watch = new TurnWatch(task, snapshot.state !== 'WaitingForUserInput');
     const renderer = new TextRenderer(snapshot.gauge);
     let stopped: StopReason | undefined;

@@ -41,12 +41,16 @@ Every command:
   Without --server, the server running on the data folder (--data-dir, SKEIN_DATA_DIR)
   is driven if there is one (found through <data dir>/server.lock); else an embedded
   server runs in this process with the settings below (on a free port unless SKEIN_PORT
-  or --port is given).
+  or --port is given). With a running server, the approval mode, model and effort asked
+  for (--mode, SKEIN_APPROVAL, SKEIN_MODEL, SKEIN_REASONING_EFFORT or their flags) are
+  set on the session and read back before the task; a sandbox setting that is not the
+  server's is refused (${EXIT.settingRefused}).
 
 Exit status: ${EXIT.ok} done · ${EXIT.turnFailed} the turn failed · ${EXIT.usage} bad usage or setting · ${EXIT.server} server unreachable or refused
              ${EXIT.cancelled} cancelled (Ctrl-C, or another client) · ${EXIT.notFound} no such session · ${EXIT.turnLimit} the turn hit a turn limit
              ${EXIT.dataDirInUse} the data folder is in use by another skein · ${EXIT.approvalNeeded} a call needs approval and nobody can give it
-             ${EXIT.cannotStart} the server cannot start (port in use, data folder unusable) · ${EXIT.internal} a bug in skein
+             ${EXIT.cannotStart} the server cannot start (port in use, data folder unusable) · ${EXIT.settingRefused} a setting asked for cannot take effect
+             ${EXIT.internal} a bug in skein
              ${EXIT.hangup} SIGHUP · ${EXIT.stdoutClosed} stdout closed (… | head) · ${EXIT.terminated} SIGTERM (each cancels the turn)
 
 `;

@@ -25,6 +25,7 @@ import { mountRewindRoutes } from './rewind-routes.js';
 import { mountImageRoute } from './image-route.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
+import type { ServerSettings } from '../../shared/protocol.js';
 import { log } from '../log.js';
 import { ImageError } from '../images/image-files.js';
 
@@ -40,9 +41,11 @@ export interface AppOptions {
   metrics?: { contentType: string; text(): Promise<string> };
   /** GET/POST /api/trust: the working folder's project files and the user's decisions on them. */
   trust?: ProjectTrust;
+  /** GET /api/settings: what every session shares (a client compares the ones it was asked for). */
+  serverSettings: ServerSettings;
 }
 
-export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust, serverSettings }: AppOptions): express.Express {
   const app = express();
   // No ETag on answers: hashing every JSON body (a session polled, the list) cost a busy server more than any client saved; static files keep theirs.
   app.set('etag', false);
@@ -120,6 +123,10 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   mountManageRoutes(app, sessions);
   mountRewindRoutes(app, sessions);
   mountImageRoute(app, sessions);
+
+  app.get('/api/settings', (_req, res) => {
+    res.json(serverSettings);
+  });
 
   app.get('/api/models', async (_req, res) => {
     res.json({ models: models ? await models() : [], default: defaultModel ?? 'predictable' });

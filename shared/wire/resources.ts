@@ -85,6 +85,15 @@ export const ModelEntrySchema = z
   })
   .meta({ id: 'ModelEntry' });
 
+/** GET /api/settings: what every session of the server shares; a client asked for another value is refused, not ignored. */
+export const ServerSettingsSchema = z
+  .object({
+    sandbox: z.enum(['off', 'workspace']),
+    sandboxNetwork: z.boolean(),
+    sandboxRead: z.array(z.string()),
+  })
+  .meta({ id: 'ServerSettings' });
+
 /** One file of GET /api/sessions/:id/changes. */
 export const ChangedFileSchema = z.object({
   /** Relative to the repository's top folder. */

@@ -33,6 +33,7 @@ import {
   ProjectFileTrustSchema,
   RewindPreviewSchema,
   ScanProgressSchema,
+  ServerSettingsSchema,
   SessionSnapshotSchema,
   ListedSessionSchema,
   TrashedSessionSchema,
@@ -222,6 +223,11 @@ export const ROUTES = {
     tag: 'workspaces',
     summary: 'Restore a deleted session.',
     responses: { 200: json(SessionSnapshotSchema, 'The restored session.'), 404: refused('No such session in the trash.') },
+  },
+  'GET /api/settings': {
+    tag: 'server',
+    summary: "The settings every session of this server shares, which no client can change for one session (skein run and skein acp compare the ones they were asked for).",
+    responses: { 200: json(ServerSettingsSchema, 'SKEIN_SANDBOX, SKEIN_SANDBOX_NETWORK and SKEIN_SANDBOX_READ as the server took them.') },
   },
   'GET /api/models': {
     tag: 'models',

@@ -69,10 +69,13 @@ describe('one writer per data folder', () => {
     const list = await runCli(['sessions', '--json'], { SKEIN_DATA_DIR: env.SKEIN_DATA_DIR, SKEIN_WORKDIR: env.SKEIN_WORKDIR });
     expect(list.code, list.stderr).toBe(EXIT.ok);
     expect((JSON.parse(list.stdout) as SessionSnapshot[]).map((s) => s.id)).toEqual([id]);
-    // A setting for an embedded server is refused rather than silently ignored.
-    const flag = await runCli(['run', '--sandbox', 'workspace', 'echo: x'], { SKEIN_DATA_DIR: env.SKEIN_DATA_DIR, SKEIN_WORKDIR: env.SKEIN_WORKDIR });
+    // A setting for an embedded server is refused rather than silently ignored; one the server shares with every
+    // session (the sandbox) too, with its own status, when it is not the server's (test/cli/session-settings.test.ts).
+    const flag = await runCli(['run', '--bash-timeout-ms', '5000', 'echo: x'], { SKEIN_DATA_DIR: env.SKEIN_DATA_DIR, SKEIN_WORKDIR: env.SKEIN_WORKDIR });
     expect(flag.code).toBe(EXIT.usage);
-    expect(flag.stderr).toContain(`--sandbox: with a skein server running on the data folder ${env.SKEIN_DATA_DIR}, the running server's settings apply`);
+    expect(flag.stderr).toContain(`--bash-timeout-ms: with a skein server running on the data folder ${env.SKEIN_DATA_DIR}, the running server's settings apply`);
+    const sandbox = await runCli(['run', '--sandbox', 'workspace', 'echo: x'], { SKEIN_DATA_DIR: env.SKEIN_DATA_DIR, SKEIN_WORKDIR: env.SKEIN_WORKDIR });
+    expect(sandbox.code).toBe(EXIT.settingRefused);
   });
 
   it('a second server on the folder is refused, naming the first; after the first is killed (SIGKILL) the next start takes the folder', SLOW, async () => {

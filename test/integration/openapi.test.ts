@@ -163,7 +163,7 @@ describe('a real session, route by route', () => {
     expect((await api(server.url, `${session}/mode`, { method: 'PUT', body: { mode: 'loud' } })).status).toBe(400);
     // No MCP hub here, or a hub that refuses the body: either answer is documented.
     expect([400, 404]).toContain((await api(server.url, '/api/mcp/servers', { body: { mcpServers: 'none' } })).status);
-    for (const route of ['/healthz', '/api/workdirs', '/api/models', '/api/mcp', '/api/trust']) expect((await api(server.url, route)).status, route).toBe(200);
+    for (const route of ['/healthz', '/api/workdirs', '/api/models', '/api/settings', '/api/mcp', '/api/trust']) expect((await api(server.url, route)).status, route).toBe(200);
     expect((await api(server.url, '/api/trust', { body: { folder: server.workDir, decision: 'trust' } })).status).toBe(400);
     expect([200, 404, 422]).toContain((await api(server.url, '/api/trust', { body: { folder: server.workDir, decision: 'revoke' } })).status);
     expect((await raw('GET', '/metrics')).status).toBe(200);
