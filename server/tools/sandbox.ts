@@ -87,6 +87,8 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
+    // Run as root, bwrap keeps the caller's capabilities inside (CAP_SYS_ADMIN: mount, unshare of every kind); none are needed.
+    '--cap-drop', 'ALL',
     '--die-with-parent',
     ...(settings.network ? [] : ['--unshare-net']),
     '--seccomp', '3',

@@ -165,6 +165,14 @@ describe('host Unix sockets', () => {
     expect(output).toMatch(/unshare-mount: [1-9]/);
     expect(output).toContain('io_uring_setup: errno 1');
   }, 60_000);
+
+  it('no capabilities inside, even when skein runs as root (bwrap keeps the caller\'s otherwise: mount, every unshare)', async () => {
+    const { dir } = hostileRepo();
+    const output = (await bashTool.run({ command: 'grep -E "^Cap(Eff|Prm):" /proc/self/status; unshare --uts true; echo "unshare-uts: $?"' }, ctx(dir, { network: false }))).output;
+    expect(output).toMatch(/CapEff:\s+0+\n/);
+    expect(output).toMatch(/CapPrm:\s+0+\n/);
+    expect(output).toMatch(/unshare-uts: [1-9]/);
+  }, 60_000);
 });
 
 describe('what lies outside the working folder', () => {
