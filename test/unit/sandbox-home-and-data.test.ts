@@ -149,6 +149,7 @@ describe('the project', () => {
     fs.writeFileSync(path.join(admin, 'commondir'), '../..\n');
     const work = temp();
     fs.writeFileSync(path.join(work, '.git'), `gitdir: ${admin}\n`);
+    fs.writeFileSync(path.join(admin, 'gitdir'), `${path.join(work, '.git')}\n`);
     const first = mountPlan({ workDir: work, home: temp() });
     const second = mountPlan({ workDir: work, home: temp() });
     try {

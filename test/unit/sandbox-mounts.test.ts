@@ -98,12 +98,14 @@ describe('gitMounts', () => {
     expect(fs.statSync(path.join(common, 'logs')).isDirectory()).toBe(true);
   });
 
-  it('a .git file naming a folder without commondir (a submodule’s git folder): that folder read-only, nothing writable', () => {
-    const root = temp();
-    const modules = path.join(temp(), 'modules', 'sub');
+  it('a .git file naming a folder without commondir (a submodule’s git folder, under the enclosing .git/modules/): that folder read-only, nothing writable', () => {
+    const top = temp();
+    const modules = path.join(top, '.git', 'modules', 'sub');
     fs.mkdirSync(modules, { recursive: true });
+    const root = path.join(top, 'sub');
+    fs.mkdirSync(root);
     fs.writeFileSync(path.join(root, '.git'), `gitdir: ${modules}\n`);
-    expect(gitMounts(root)).toEqual({ readOnly: [modules], writable: [], pinnedFiles: [] });
+    expect(gitMounts(root)).toEqual({ readOnly: [fs.realpathSync(modules)], writable: [], pinnedFiles: [] });
   });
 
   it('a .git file that names nothing, a missing folder, or a commondir that is no folder: nothing writable', () => {
