@@ -94,12 +94,15 @@ function lstatExists(p: string): boolean {
 function readThroughDoor(door: Door, rel: string): { text: string } | { reason: string } | undefined {
   try {
     const entry = door.entry(rel);
+    // A hard link is the same file under another name too, perhaps a key outside (git never makes one).
+    if (entry.kind === 'file' && entry.links > 1) return { reason: 'a hard link (the same file has another name, perhaps outside the repository): not read' };
     if (entry.kind === 'file') return { text: door.readFile(rel, MAX_READ_BYTES)!.toString('utf8') };
     if (entry.kind !== 'link') return undefined;
     if (entry.outside) return { reason: `a symbolic link to ${shownPath(entry.target)}, outside the repository: not read` };
     const target = path.relative(door.root, path.resolve(door.root, path.dirname(rel), entry.target));
     const resolved = door.entry(target);
     if (resolved.kind !== 'file') return { reason: `a symbolic link to ${entry.target}, which is not a regular file: not read` };
+    if (resolved.links > 1) return { reason: `a symbolic link to ${entry.target}, a hard link: not read` };
     return { text: door.readFile(target, MAX_READ_BYTES)!.toString('utf8') };
   } catch (err) {
     if (err instanceof DoorError) return { reason: `${err.message}: not read` };

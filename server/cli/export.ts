@@ -18,7 +18,8 @@ export async function exportCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: I
     const api = new Api(connection);
     const snapshot = await api.session(id);
     const events = await api.events(id);
-    io.out(args.markdown ? markdownTranscript(id, snapshot.title, events) : events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    // What a repository, a model or a tool wrote is in there: escaped, whether it goes to a terminal or a file a terminal shows later.
+    io.out(args.markdown ? forTerminal(markdownTranscript(id, snapshot.title, events)) : events.map((e) => `${jsonForTerminal(e)}\n`).join(''));
     return EXIT.ok;
   } finally {
     await connection.close();

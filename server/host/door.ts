@@ -22,7 +22,7 @@ const PROC_FD = fs.existsSync('/proc/self/fd');
 /** What a path inside the folder is, seen without following links. */
 export type DoorEntry =
   | { kind: 'missing' }
-  | { kind: 'file'; size: number; mode: number }
+  | { kind: 'file'; size: number; mode: number; links: number }
   | { kind: 'dir' }
   | { kind: 'other' }
   | { kind: 'link'; target: string; outside: boolean };
@@ -198,7 +198,7 @@ export class Door {
           throw err;
         }
         if (stat.isSymbolicLink()) return { kind: 'link', ...this.linkAt(dir, name, parts) } as const;
-        if (stat.isFile()) return { kind: 'file', size: stat.size, mode: stat.mode & 0o777 } as const;
+        if (stat.isFile()) return { kind: 'file', size: stat.size, mode: stat.mode & 0o777, links: stat.nlink } as const;
         return stat.isDirectory() ? ({ kind: 'dir' } as const) : ({ kind: 'other' } as const);
       }) ?? { kind: 'missing' }
     );

@@ -224,7 +224,15 @@ function makeFolders({ root, file }: Resolved): void {
 
 /** Truncates only after checking it is a regular file. */
 async function writeRegular(at: Resolved, requested: string, content: string): Promise<void> {
-  const { handle } = await openRegular(at, requested, WRITE_FLAGS);
+  const { handle, stat } = await openRegular(at, requested, WRITE_FLAGS);
+  if (stat.nlink > 1) {
+    // A hard link: the same file has another name, perhaps outside the folder (~/.bashrc, a package store).
+    // It is replaced by a file of its own, as an editor's safe save does; the other name keeps its content.
+    await handle.close();
+    const door = new Door(at.root);
+    door.writeFile(path.relative(door.root, at.file), content, stat.mode & 0o7777);
+    return;
+  }
   try {
     await handle.truncate(0);
     await handle.writeFile(content);

@@ -122,6 +122,14 @@ describe('skein run --server (a running server)', () => {
     expect(md.stdout).toContain('**Tool call** `bash`: `echo exported-output`');
     expect(md.stdout).toMatch(/```+\nexit code: 0\nexported-output/);
     expect((await runCli(['export', 'nope', '--server', server.url], env)).code).toBe(EXIT.notFound);
+    // A tool's output that would take over the terminal of whoever exports it later: escaped in both formats, the JSONL still the same events.
+    const hostile = await runCli(['run', '--server', server.url, `bash: printf '\\033[2J\\033]0;pwn\\007\\r\\342\\200\\256x\\n'`], env);
+    const hostileId = /session (\S+)/.exec(hostile.stderr)![1]!;
+    const hostileMd = (await runCli(['export', hostileId, '--markdown', '--server', server.url], env)).stdout;
+    const hostileJsonl = (await runCli(['export', hostileId, '--server', server.url], env)).stdout;
+    for (const out of [hostileMd, hostileJsonl]) expect(out).not.toMatch(/[\x1b\x07\r\u202e]/);
+    expect(hostileMd).toContain('\\x1b[2J');
+    expect(jsonEvents(hostileJsonl)).toEqual(server.sessions.get(hostileId)!.session.log.all());
   });
 });
 

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Door, DoorError } from '../../server/host/door.js';
-import { writeFileTool } from '../../server/tools/files.js';
+import { readInstructionFiles } from '../../server/agent/project-instructions.js';
+import { editFileTool, writeFileTool } from '../../server/tools/files.js';
 import { Checkpoints } from '../../server/workspace/checkpoints.js';
 import type { RewindPreview, SkeinEvent } from '../../shared/protocol.js';
 import { api, startTestServer, tempDir } from '../helpers/server.js';
@@ -139,6 +140,36 @@ describe('plain-folder checkpoints against each link trick', () => {
     await checkpoints.rewind(2);
     expect(fs.readFileSync(path.join(work, 'target.txt'), 'utf8')).toBe('inside\n');
     expect(fs.readlinkSync(path.join(work, 'alias'))).toBe('target.txt');
+  });
+});
+
+describe('hard links (the same file under a name outside the folder)', () => {
+  const ctx = (work: string) => ({ workDir: work, signal: new AbortController().signal, bashTimeoutMs: 5_000, outputLimit: 30_000 });
+
+  it('write_file and edit_file replace a hard-linked file with one of its own: ~/.bashrc and the key keep their content', async () => {
+    const work = tempDir('hardlink-work');
+    const outside = plantOutside(tempDir('hardlink-home', ));
+    fs.linkSync(outside.bashrc, path.join(work, 'rc.txt'));
+    fs.linkSync(outside.secret, path.join(work, 'evil.txt'));
+    fs.chmodSync(path.join(work, 'rc.txt'), 0o640);
+    await writeFileTool.run({ path: 'evil.txt', content: 'x\n' }, ctx(work));
+    await editFileTool.run({ path: 'rc.txt', old: 'own', new: 'PWNED' }, ctx(work));
+    expect(fs.readFileSync(outside.secret, 'utf8')).toBe(`${SECRET}\n`);
+    expect(fs.readFileSync(outside.bashrc, 'utf8')).toBe("# the user's own\n");
+    expect(fs.readFileSync(path.join(work, 'evil.txt'), 'utf8')).toBe('x\n');
+    expect(fs.readFileSync(path.join(work, 'rc.txt'), 'utf8')).toBe("# the user's PWNED\n");
+    expect(fs.statSync(path.join(work, 'rc.txt'))).toMatchObject({ nlink: 1, mode: expect.any(Number) });
+    expect(fs.statSync(path.join(work, 'rc.txt')).mode & 0o777).toBe(0o640);
+  });
+
+  it('an instruction file that is a hard link is not read, and is named as skipped', () => {
+    const work = tempDir('hardlink-instructions');
+    execFileSync('git', ['init', '-q', work]);
+    const outside = plantOutside(tempDir('hardlink-instructions-home'));
+    fs.linkSync(outside.secret, path.join(work, 'AGENTS.md'));
+    const { files, skipped } = readInstructionFiles(work);
+    expect(files).toEqual([]);
+    expect(skipped).toEqual([{ path: 'AGENTS.md', reason: expect.stringContaining('a hard link') }]);
   });
 });
 
