@@ -1,11 +1,16 @@
 // The REST calls the CLI makes, with the access token; an HTTP failure
 // becomes a CliError with the status the process should exit with.
 import type { ApprovalDecision, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
-import type { Connection } from './connection.js';
 import { CliError, EXIT } from './exit-codes.js';
 
+/** Where the server is and its token (a Connection has them; its own type here: connection.ts uses this class). */
+export interface ServerAddress {
+  url: string;
+  token: string | undefined;
+}
+
 export class Api {
-  constructor(private readonly connection: Connection) {}
+  constructor(private readonly connection: ServerAddress) {}
 
   headers(): Record<string, string> {
     const token = this.connection.token;

@@ -9,9 +9,15 @@ import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
 import type { ApprovalMode, ReasoningEffort, SessionSnapshot } from '../../shared/protocol.js';
 import { REASONING_EFFORTS } from '../../shared/wire/constants.js';
 import { SETTINGS } from '../config.js';
-import type { Api } from './api.js';
 import type { CliArgs } from './args.js';
 import { CliError, EXIT } from './exit-codes.js';
+
+/** What of the CLI's Api this module uses (its own shape: api.ts imports connection.ts, which imports this). */
+export interface SettingsApi {
+  request<T>(method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown): Promise<T>;
+  session(id: string): Promise<SessionSnapshot>;
+  setMode(id: string, mode: string): Promise<SessionSnapshot>;
+}
 
 /** A value asked for, and where it came from (`SKEIN_APPROVAL=always`, `--mode`), for the messages. */
 export interface Asked<T> {
@@ -65,7 +71,7 @@ export function askedForSession(args: CliArgs, env: NodeJS.ProcessEnv): SessionA
 }
 
 /** Refuses the command when a server-wide setting asked for is not the running server's (GET /api/settings). */
-export async function checkServerWide(args: CliArgs, env: NodeJS.ProcessEnv, api: Api): Promise<void> {
+export async function checkServerWide(args: CliArgs, env: NodeJS.ProcessEnv, api: SettingsApi): Promise<void> {
   const asked = SERVER_WIDE.map((key) => ({ key, asked: raw(args, env, key) })).filter((a) => a.asked !== undefined);
   if (!asked.length) return;
   let server: ServerWideSettings;
@@ -103,7 +109,7 @@ export function refusedSetting(asked: Asked<unknown>, err: unknown): never {
 const SWITCH_WAIT_MS = 15_000;
 
 /** Puts the settings asked for on the session and reads them back; throws (settingRefused) when one did not take. */
-export async function applySessionSettings(api: Api, id: string, ask: SessionAsk): Promise<SessionSnapshot> {
+export async function applySessionSettings(api: SettingsApi, id: string, ask: SessionAsk): Promise<SessionSnapshot> {
   let snapshot = await api.session(id);
   if (ask.mode && snapshot.mode !== ask.mode.value) {
     const mode = ask.mode;
