@@ -13,7 +13,8 @@ const DROPPED_PREFIXES = ['ANTHROPIC_', 'OPENAI_', 'GEMINI_', 'GOOGLE_API', 'GOO
  * (GITHUB_PAT, DB_PASS, DB_PW) and AUTH only as its last (NPM_AUTH), since as
  * letters they are in PATH, PWD, OLDPWD, GIT_AUTHOR_NAME and SSH_AUTH_SOCK.
  */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(?:^|_)(?:PAT|PASS|PW)(?:_|$)|(?:^|_)AUTH$/i;
+// The clients' own password variables too: MYSQL_PWD, SSHPASS, PGPASS (PWD alone is the working folder).
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(?:^|_)(?:PAT|PASS|PW)(?:_|$)|(?:^|_)AUTH$|.+_PWD$|^(?:SSHPASS|PGPASS)$/i;
 
 /**
  * Token shapes known by their text, whatever the variable is called: GitHub

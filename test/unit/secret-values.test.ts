@@ -25,7 +25,7 @@ const SHAPES: Record<string, string> = {
 };
 
 /** Names that look like secrets without the usual words. */
-const SECRET_NAMES = ['GITHUB_PAT', 'NPM_AUTH', 'npm_config__auth', 'DB_PASS', 'DB_PASS_FILE', 'REDIS_PW', 'PGPASSWORD', 'API_KEY', 'Some_Token'];
+const SECRET_NAMES = ['GITHUB_PAT', 'NPM_AUTH', 'npm_config__auth', 'DB_PASS', 'DB_PASS_FILE', 'REDIS_PW', 'PGPASSWORD', 'API_KEY', 'Some_Token', 'MYSQL_PWD', 'SSHPASS', 'PGPASS'];
 
 /** Ordinary variables, some with the letters of a secret name in them: they reach tools and are never masked. */
 const PLAIN: Record<string, string> = {
