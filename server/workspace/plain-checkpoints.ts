@@ -86,7 +86,7 @@ export function plainPreview(workDir: string, later: readonly PlainEntry[], stor
       now = door.entry(rel);
     } catch (err) {
       if (!(err instanceof DoorError)) throw err;
-      notes.push(`${rel} cannot be rewound: ${err.message}.`);
+      notes.push(`${rel} cannot be rewound: ${err.message}. The rewind is refused as a whole while it is so: nothing would change.`);
       continue;
     }
     const nowText = now.kind === 'file' ? door.readFile(rel)!.toString('utf8') : undefined;
