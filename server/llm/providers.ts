@@ -39,12 +39,15 @@ export interface ProviderChoice {
 /**
  * Output tokens asked for per request: the model's maximum, but at most 16k
  * and a quarter of the window, so that the room kept free for the answer does
- * not force compaction long before the threshold.
+ * not force compaction long before the threshold. A quarter in every window
+ * (a local server's 2,048 gets 512, not 1,024: half of it), never under
+ * REQUEST_OUTPUT_MIN (a tool call needs that much).
  */
 export const REQUEST_OUTPUT_CAP = 16_384;
+export const REQUEST_OUTPUT_MIN = 256;
 
 export function requestLimits(info: ModelLimits, contextWindow = info.contextWindow): ModelLimits {
-  const maxOutputTokens = Math.min(info.maxOutputTokens, REQUEST_OUTPUT_CAP, Math.max(1024, Math.floor(contextWindow / 4)));
+  const maxOutputTokens = Math.min(info.maxOutputTokens, REQUEST_OUTPUT_CAP, Math.max(REQUEST_OUTPUT_MIN, Math.floor(contextWindow / 4)));
   return { contextWindow, maxOutputTokens };
 }
 

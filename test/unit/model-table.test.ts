@@ -65,6 +65,10 @@ describe('model names', () => {
     expect(requestLimits(MODELS['claude-sonnet-4-5']!)).toEqual({ contextWindow: 200_000, maxOutputTokens: 16_384 });
     expect(requestLimits(MODELS['claude-sonnet-4-5']!, 8000)).toEqual({ contextWindow: 8000, maxOutputTokens: 2000 });
     expect(requestLimits(MODELS.predictable!)).toEqual({ contextWindow: 8000, maxOutputTokens: 1024 });
+    // A small local window: a quarter of it, not the old floor of 1,024 (half of 2,048); never under 256.
+    expect(requestLimits({ contextWindow: 2048, maxOutputTokens: 4096 })).toEqual({ contextWindow: 2048, maxOutputTokens: 512 });
+    expect(requestLimits({ contextWindow: 4096, maxOutputTokens: 4096 })).toEqual({ contextWindow: 4096, maxOutputTokens: 1024 });
+    expect(requestLimits({ contextWindow: 600, maxOutputTokens: 4096 })).toEqual({ contextWindow: 600, maxOutputTokens: 256 });
   });
 });
 
