@@ -3,7 +3,9 @@
 // replayed as updates), `session/prompt` (slash commands handled here,
 // everything else sent to skein as the user's message), `session/cancel` and
 // `session/set_mode`. Every request goes to a skein server over its REST API
-// and WebSocket, as the web UI's do.
+// and WebSocket, as the web UI's do. A server-wide setting the running server
+// does not have (connection.refused) fails session/new and session/load with
+// the refusal, so the editor shows it rather than an agent that crashed.
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from '@agentclientprotocol/sdk';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
@@ -45,6 +47,11 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     return opened;
   };
 
+  /** A server-wide setting the running server does not have (connection.ts): no session is made or opened, and the editor shows why. */
+  const refuseIfRefused = (): void => {
+    if (connection.refused) throw refusal(connection.refused);
+  };
+
   const addMcpServers = async (servers: Parameters<typeof mcpConfigOf>[0]): Promise<void> => {
     const body = mcpConfigOf(servers, (message) => log.warn(`acp: ${message}`));
     if (body) await api.request('POST', '/api/mcp/servers', body);
@@ -66,6 +73,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
       };
     })
     .onRequest('session/new', async ({ params, client }) => {
+      refuseIfRefused();
       await addMcpServers(params.mcpServers).catch(rethrow);
       const model = connection.settings.model;
       const { id } = await api
@@ -77,6 +85,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
       return { sessionId: id, modes: opened.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
+      refuseIfRefused();
       await addMcpServers(params.mcpServers).catch(rethrow);
       const opened = await attach(params.sessionId, client, true).catch((err: unknown) => {
         if ((err instanceof Error && err.message.startsWith('no skein session')) || (err instanceof CliError && err.code === EXIT.notFound)) throw RequestError.sessionNotFound(params.sessionId);
@@ -91,7 +100,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
       if (!text && !images.length) throw RequestError.invalidParams(undefined, 'the prompt is empty');
       const slash = images.length ? undefined : parseSlash(text);
       if (slash && slash.name !== 'compact') {
-        await runSlash(slash, target, api, connection.model).catch(rethrow);
+        await runSlash(slash, target, api, connection).catch(rethrow);
         return { stopReason: 'end_turn' };
       }
       // A plain message, or /compact [focus], which the server reads from the message itself.
@@ -118,9 +127,15 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
   };
 }
 
+/** A setting asked for that cannot take effect (exit 10 for `skein run`): its own message, as the editor shows it, and the exit status in `data`. */
+function refusal(err: CliError): RequestError {
+  return new RequestError(-32603, err.message, { skein: { exitCode: err.code } });
+}
+
 /** A failure of the skein server as a JSON-RPC error the editor shows (a bad request stays invalid params). */
 function rethrow(err: unknown): never {
   if (err instanceof RequestError) throw err;
+  if (err instanceof CliError && err.code === EXIT.settingRefused) throw refusal(err);
   if (err instanceof CliError && err.code === 2) throw RequestError.invalidParams(undefined, err.message);
   throw RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
 }

@@ -18,8 +18,11 @@ export async function acpCommand(args: CliArgs, env: NodeJS.ProcessEnv, err: (te
   // Nothing but the protocol on stdout.
   for (const name of ['log', 'info', 'debug'] as const) console[name] = (...values: unknown[]) => console.error(...values);
   configureLog({ write: toStderr });
-  const connection = await connect(args, acpEnv(args, env));
+  // A sandbox setting the running server does not have does not stop the agent before `initialize`: the editor would
+  // only see a crash. Each session/new and session/load is refused with the reason instead (agent.ts), and it is said here too.
+  const connection = await connect(args, acpEnv(args, env), { deferRefusal: true });
   if (connection.note) err(connection.note);
+  if (connection.refused) err(`skein: ${connection.refused.message}\n`);
   const api = new Api(connection);
   const acp = createAcpAgent(connection, api);
   const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
@@ -38,7 +41,7 @@ export async function acpCommand(args: CliArgs, env: NodeJS.ProcessEnv, err: (te
     acp.close();
     await connection.close();
   }
-  return EXIT.ok;
+  return connection.refused ? connection.refused.code : EXIT.ok;
 }
 
 /**

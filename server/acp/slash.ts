@@ -10,13 +10,15 @@
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import { parseCompactCommand, type RewindPreview, type SkeinEvent } from '../../shared/protocol.js';
 import type { Api } from '../cli/api.js';
+import type { Connection } from '../cli/connection.js';
+import { applySessionSettings, refusedSetting } from '../cli/session-settings.js';
 import { helpText, isModeId, MODES, type Slash } from './commands.js';
 import type { AcpSession } from './session.js';
 
 /** Rewind points listed by a bare /rewind (the latest ones). */
 const REWIND_POINTS = 10;
 
-export async function runSlash(slash: Slash, target: AcpSession, api: Api, model: string | undefined): Promise<void> {
+export async function runSlash(slash: Slash, target: AcpSession, api: Api, connection: Pick<Connection, 'model' | 'settings'>): Promise<void> {
   const route = `/api/sessions/${encodeURIComponent(target.id)}`;
   switch (slash.name) {
     case 'help':
@@ -33,8 +35,18 @@ export async function runSlash(slash: Slash, target: AcpSession, api: Api, model
     }
     case 'clear': {
       const folder = (await api.session(target.id)).workspace?.folder;
-      const { id } = await api.request<{ id: string }>('POST', '/api/sessions', { ...(folder && { folder }), ...(model && { model }) });
-      return target.say(`Started a new session ${id}${folder ? ` in ${folder}` : ''}; this one stays as it is. Open it with session/load (your editor's session history).`, { sessionId: id });
+      const model = connection.model;
+      const asked = connection.settings.model;
+      const { id } = await api
+        .request<{ id: string }>('POST', '/api/sessions', { ...(folder && { folder }), ...(model && { model }) })
+        .catch((err: unknown): never => {
+          if (asked) refusedSetting(asked, err);
+          throw err;
+        });
+      // As session/new: the mode (and model, effort) this agent was asked for, read back, before the id is given; never the server's in silence.
+      const snapshot = await applySessionSettings(api, id, connection.settings);
+      const mode = snapshot.mode ? ` (approval mode ${snapshot.mode})` : '';
+      return target.say(`Started a new session ${id}${folder ? ` in ${folder}` : ''}${mode}; this one stays as it is. Open it with session/load (your editor's session history).`, { sessionId: id });
     }
     case 'fork': {
       const snapshot = await api.session(target.id);

@@ -26,27 +26,42 @@ export interface Connection {
   settings: SessionAsk;
   /** Something to tell the user on stderr (which server is driven, when it was found through the lock). */
   note?: string;
+  /**
+   * With `deferRefusal`: a server-wide setting asked for that the running server does not have (settingRefused).
+   * Nothing may be sent to that server; the caller refuses each request with it (skein acp), instead of connect throwing.
+   */
+  refused?: CliError;
   close(): Promise<void>;
 }
 
-export async function connect(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connection> {
+export interface ConnectOptions {
+  /** A server-wide setting the running server does not have is returned as `refused` rather than thrown (skein acp answers initialize first). */
+  deferRefusal?: boolean;
+}
+
+export async function connect(args: CliArgs, env: NodeJS.ProcessEnv, options: ConnectOptions = {}): Promise<Connection> {
   const settings = askedForSession(args, env);
-  if (args.server) return checked(remote(args, env, args.server, '--server', settings), args, env);
+  if (args.server) return checked(remote(args, env, args.server, '--server', settings), args, env, options);
   // A server already runs on this data folder: drive it (a second one would write the same logs).
   const dataDir = cliDataDir(args, env);
   const running = await runningServer(dataDir);
   if (running) {
     const connection = remote(args, env, running.url, `a skein server running on the data folder ${dataDir},`, settings);
     const note = `skein: driving ${describeHolder(running)}, which holds the data folder ${dataDir}; its settings apply, but for the approval mode, model and effort asked for here\n`;
-    return checked({ ...connection, note }, args, env);
+    return checked({ ...connection, note }, args, env, options);
   }
   // Its own server takes every setting: the sessions get them as the server's defaults (the mode from --mode too).
   return { ...(await embedded(args, env)), settings };
 }
 
 /** A running server's: the settings it shares with every session must be the ones asked for (else settingRefused). */
-async function checked(connection: Connection, args: CliArgs, env: NodeJS.ProcessEnv): Promise<Connection> {
-  await checkServerWide(args, env, new Api(connection));
+async function checked(connection: Connection, args: CliArgs, env: NodeJS.ProcessEnv, options: ConnectOptions): Promise<Connection> {
+  try {
+    await checkServerWide(args, env, new Api(connection));
+  } catch (err) {
+    if (options.deferRefusal && err instanceof CliError && err.code === EXIT.settingRefused) return { ...connection, refused: err };
+    throw err;
+  }
   return connection;
 }
 
