@@ -10,6 +10,7 @@
 // outside), never read through; a write replaces a link, it never writes
 // through one. A lint test (test/unit/one-door.test.ts) keeps the other code
 // on this door.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
@@ -245,7 +246,8 @@ export class Door {
   writeFile(requested: string, data: Buffer | string, mode?: number): void {
     const parts = this.parts(requested);
     this.inParent(parts, true, (dir, name) => {
-      const temp = path.join(dir, `.${name}.skein-${process.pid}-${Date.now().toString(36)}`);
+      // Random, not the time: two writes of one name in the same millisecond must not meet (O_EXCL would refuse the second).
+      const temp = path.join(dir, `.${name}.skein-${process.pid}-${crypto.randomBytes(6).toString('hex')}`);
       const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW, 0o666);
       try {
         fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
