@@ -28,6 +28,18 @@ done
 # The CLI's approval prompt is tested on a terminal that `script` provides.
 command -v script >/dev/null 2>&1 || { missing+=(bsdutils); why+=("bsdutils (script): the CLI's terminal tests"); }
 
+# The llama.cpp tests (test/llama) run llama.cpp's own llama-server, built from
+# source by scripts/llama-server/build.mjs (cmake, g++, make, git), with tiny
+# models that scripts/llama-server/tiny-model.py writes with numpy (Debian's, for
+# /usr/bin/python3). A prebuilt binary (SKEIN_TEST_LLAMA_SERVER) needs no compiler.
+if [ -z "${SKEIN_TEST_LLAMA_SERVER:-}" ]; then
+  command -v cmake >/dev/null 2>&1 || { missing+=(cmake); why+=("cmake: building llama.cpp's llama-server for the llama.cpp tests"); }
+  command -v g++ >/dev/null 2>&1 || { missing+=(g++); why+=("g++: building llama.cpp's llama-server"); }
+  command -v make >/dev/null 2>&1 || { missing+=(make); why+=("make: building llama.cpp's llama-server"); }
+fi
+command -v git >/dev/null 2>&1 || { missing+=(git); why+=("git: cloning the llama.cpp source the llama.cpp tests build from"); }
+"${SKEIN_PYTHON:-/usr/bin/python3}" -c 'import numpy' >/dev/null 2>&1 || { missing+=(python3-numpy); why+=("python3-numpy: the llama.cpp tests' tiny models (scripts/llama-server/tiny-model.py; or set SKEIN_PYTHON to a python3 with numpy)"); }
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "check-system: the tests need what is not installed here:" >&2
