@@ -108,6 +108,7 @@ export class SkeinCompactionDivider extends LitElement {
         <span>${folded > 0 ? html`<b>${folded}</b> messages folded` : 'nothing folded'}</span>
         ${e.durationMs !== undefined ? html`<span>took <b>${formatDuration(e.durationMs)}</b></span>` : nothing}
         ${e.coversSeq ? html`<span>covers events ${e.coversSeq[0]}–${e.coversSeq[1]}</span>` : nothing}
+        ${extras.keptSeqs?.length ? html`<span class="kept">kept as written: event${extras.keptSeqs.length === 1 ? '' : 's'} ${extras.keptSeqs.join(', ')} (the message being answered)</span>` : nothing}
         ${e.instructions ? html`<span>focus: <b>${e.instructions}</b></span>` : nothing}
       </div>
       <div class="more">

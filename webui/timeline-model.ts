@@ -63,6 +63,7 @@ export interface LedgerView {
 export interface CompactionExtras {
   strategies?: string[];
   clearedThroughSeq?: number;
+  keptSeqs?: number[]; // inside coversSeq, still read verbatim (the message being answered)
   ledger?: LedgerView;
 }
 export interface ErrorRow extends RowBase { kind: 'error'; event: ErrorEvent }
@@ -331,7 +332,7 @@ export class TimelineModel {
       this.rows.push({ kind: 'notice', seq: e.seq, text: `Nothing to compact: ${e.summary ?? 'the context is already as small as it can be'}`, tone: 'info' });
       return;
     }
-    if (e.coversSeq) this.fold(e.coversSeq);
+    if (e.coversSeq) this.fold(e.coversSeq, extras.keptSeqs ?? []);
     if (typeof extras.clearedThroughSeq === 'number') this.clear(extras.clearedThroughSeq);
     const ledger = extras.ledger ?? (e.coversSeq ? this.ledgerOf(e.coversSeq) : undefined);
     this.update<CompactionRow>(rowSeq, (r) => ({ ...r, event: e, ...(ledger && { ledger }) }));
@@ -346,10 +347,10 @@ export class TimelineModel {
     });
   }
 
-  private fold([first, last]: [number, number]): void {
+  private fold([first, last]: [number, number], kept: readonly number[]): void {
     for (let i = this.indexOf(first); i < this.rows.length && this.rows[i]!.seq <= last; i++) {
       const r = this.rows[i]!;
-      if ((r.kind === 'user' || r.kind === 'agent' || r.kind === 'tool') && !r.folded) this.rows[i] = { ...r, folded: true };
+      if ((r.kind === 'user' || r.kind === 'agent' || r.kind === 'tool') && !r.folded && !kept.includes(r.kind === 'tool' ? (r.result?.seq ?? r.seq) : r.seq)) this.rows[i] = { ...r, folded: true };
     }
   }
 

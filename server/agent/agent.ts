@@ -101,6 +101,7 @@ export class Agent implements AgentHandle {
       // With the largest server/ours ratio seen: the margin covers the spread of the server's tokenizer.
       estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true),
       headEstimate: () => this.compaction.headEstimate(),
+      headWords: () => this.compaction.headWords(),
       preflight: () => this.settings.policy.preflight,
       calibrate: (raw, prompt) => this.compaction.estimator.observeRefusal(raw, prompt),
       note: (message) => this.session.append({ kind: 'error', message, code: 'overflow_guess' }),

@@ -3,7 +3,7 @@
 // state that compaction needs (estimator, circuit breaker, cadence counter).
 import type { CompactionEvent, Gauge, WindowSource } from '../../shared/protocol.js';
 import { ContextEstimator } from '../compaction/estimator.js';
-import { firstFoldable } from '../compaction/plan.js';
+import { answeredMessages, firstFoldable } from '../compaction/plan.js';
 import { plain } from '../compaction/view.js';
 import { requestTokens } from '../llm/tokens.js';
 import { runPipeline, type CompactionStrategy } from '../compaction/pipeline.js';
@@ -61,11 +61,23 @@ export class CompactionRunner {
     return this.deps.base();
   }
 
-  /** Calibrated estimate of what compaction can never fold: system prompt, tools, the first user message. */
+  /**
+   * Calibrated estimate of what compaction can never fold: system prompt,
+   * tools and the message being answered (a first message that is not being
+   * answered folds when it must).
+   */
   headEstimate(): number {
     const view = this.session.view();
-    const head = view.slice(0, Math.max(0, firstFoldable(view)));
+    // The turn's latest step folds at the last level: only the message being answered never does.
+    const answered = answeredMessages(view, false);
+    const head = view.filter((_, i) => i < firstFoldable(view) - 1 || answered.has(i));
     return Math.ceil(this.estimator.ratio * requestTokens({ ...this.deps.base(), messages: plain(head) }));
+  }
+
+  /** How the give-up names what cannot be folded besides the system prompt and tools. */
+  headWords(): string {
+    const view = this.session.view();
+    return answeredMessages(view).has(firstFoldable(view) - 1) ? 'your first message' : 'the message being answered';
   }
 
   /** A new turn: one compaction that finds nothing to fold may be recorded again. */

@@ -43,8 +43,10 @@ export interface RecoveryHost {
   compact(level: number): Promise<void>;
   /** Calibrated estimate of the next request's input, in the provider's tokens. */
   estimate(): number;
-  /** The same for what can never be folded: system prompt, tools, first user message. */
+  /** The same for what can never be folded: system prompt, tools, the message being answered. */
   headEstimate(): number;
+  /** What the head holds besides the system prompt and tools ("your first message", "the message being answered"). */
+  headWords?(): string;
   /** SKEIN_COMPACT_PREFLIGHT: the check before sending is a pre-flight compaction too (off: requests go out as they are). */
   preflight?: () => boolean;
   /** A refusal named the prompt tokens the server counted for a request of `raw` tokens by our count (calibrates the estimate). */
@@ -207,7 +209,7 @@ export class OverflowRecovery {
       const w = window.contextWindow;
       const floor = outputFloor(w);
       if (head + floor + windowMargin(w) > w && head > proven) {
-        throw this.cannotFit(`the system prompt, the tools and your first message alone take about ${fmt(head)} tokens, ${this.andTheAnswer(head)}`);
+        throw this.cannotFit(`the system prompt, the tools and ${this.host.headWords?.() ?? 'your first message'} alone take about ${fmt(head)} tokens, ${this.andTheAnswer(head)}`);
       }
       await this.host.compact(level);
       next = this.host.estimate();

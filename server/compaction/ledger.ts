@@ -225,6 +225,11 @@ export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? D
     used += cost(entry);
     kept.unshift(entry);
   }
+  // The oldest (the task, when a small window folded the first message) keeps at least its pointer, past the bound.
+  if (counted > 0) {
+    kept.unshift(pointerTo(l.userMessages[0]!));
+    counted--;
+  }
   const omitted = counted ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + counted } : l.omitted;
   return withinBudget({ ...l, userMessages: kept, omitted }, budget);
 }

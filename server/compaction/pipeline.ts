@@ -51,7 +51,7 @@ export interface Draft {
   clearedIndex?: boolean;
   clearedResults?: number;
   clearedChars?: number;
-  fold?: { coversSeq: [number, number]; summary: string; ledger: Ledger; provider?: ProviderCompaction };
+  fold?: { coversSeq: [number, number]; keptSeqs?: number[]; summary: string; ledger: Ledger; provider?: ProviderCompaction };
   /** Why the LLM summary was not used. */
   summariserError?: string;
   /** Why the provider's own compaction was not used (skein's strategies went on). */
@@ -80,6 +80,8 @@ export interface CompactionResult {
   summary: string;
   ledger?: Ledger;
   coversSeq?: [number, number];
+  /** Events inside coversSeq kept verbatim after the summary. */
+  keptSeqs?: number[];
   clearedThroughSeq?: number;
   clearedIndex?: boolean;
   tokensBefore: number;
@@ -118,6 +120,7 @@ export async function runPipeline(strategies: readonly CompactionStrategy[], mes
     strategies: draft.strategies,
     summary: describe(draft),
     ...(draft.fold && { ledger: draft.fold.ledger, coversSeq: draft.fold.coversSeq }),
+    ...(draft.fold?.keptSeqs && { keptSeqs: draft.fold.keptSeqs }),
     ...(draft.fold?.provider && { provider: draft.fold.provider }),
     ...(draft.providerError !== undefined && { providerError: draft.providerError }),
     ...(draft.clearedThroughSeq !== undefined && { clearedThroughSeq: draft.clearedThroughSeq }),

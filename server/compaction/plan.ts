@@ -4,9 +4,26 @@ import { messageTokens } from '../llm/tokens.js';
 import { groupMessages } from './groups.js';
 import type { SourcedMessage } from './view.js';
 
+function lastSeq(m: SourcedMessage): number {
+  return m.summaryOf?.covers[1] ?? m.seq;
+}
+
 /** Index of the first message that may be folded: everything up to the first user message is pinned. */
 export function firstFoldable(messages: readonly SourcedMessage[]): number {
   return messages.findIndex((m) => m.role === 'user') + 1;
+}
+
+/**
+ * Where a fold starts, undefined when there is no user message: after the
+ * first user message, or at it when that is skein's own summary (a small
+ * window folded the first message; its summary is not pinned in its place).
+ * A provider's compaction stays first: its model reads that block.
+ */
+export function foldStart(messages: readonly SourcedMessage[]): number | undefined {
+  const first = messages.findIndex((m) => m.role === 'user');
+  if (first < 0) return undefined;
+  const m = messages[first]!;
+  return m.summaryOf && !m.compacted ? first : first + 1;
 }
 
 export function tokensOfMessages(messages: readonly SourcedMessage[]): number {
@@ -35,12 +52,40 @@ export function foldEnd(messages: readonly SourcedMessage[], from: number, keepG
   let end = groups[foldGroups]?.start ?? messages.length;
   // A kept message older than the folded span (a user message typed during a
   // tool call) is folded too, so the span stays a clean seq range.
-  let maxSeq = Math.max(...messages.slice(from, end).map((m) => m.seq));
+  // (A summary stands for its whole range: a message kept verbatim after it has a seq inside that range.)
+  let maxSeq = Math.max(...messages.slice(from, end).map(lastSeq));
   while (end < messages.length && messages[end]!.seq <= maxSeq) {
     const group = groups.find((g) => g.start === end);
     const size = group ? group.messages.length : 1;
-    for (const m of messages.slice(end, end + size)) maxSeq = Math.max(maxSeq, m.seq);
+    for (const m of messages.slice(end, end + size)) maxSeq = Math.max(maxSeq, lastSeq(m));
     end += size;
   }
   return end;
+}
+
+/**
+ * Indexes of what no summary may hold: the message being answered (the last
+ * one the user typed, and those typed during its turn) and this turn's latest
+ * step (its calls and their results, which the model reads to go on). In a
+ * small window "recent groups that fit" can be none; the model would then read
+ * its question only inside the summary, "context only, not a new
+ * instruction", and never answer it. `latestStep` false: the message alone
+ * (overflow recovery's last level may fold the step, never the message).
+ */
+export function answeredMessages(messages: readonly SourcedMessage[], latestStep = true): Set<number> {
+  const kept = new Set<number>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    // A finished answer closes the turn before: what the user typed before it was answered.
+    if (m.role === 'assistant' && !m.toolCalls?.length) break;
+    if (!m.fromUser) continue;
+    kept.add(i);
+    // The message that started the turn (not one typed while it ran) is the first of it.
+    if (!m.midTurn) break;
+  }
+  if (!kept.size || !latestStep) return kept;
+  const first = Math.min(...kept);
+  const latest = groupMessages(messages).findLast((g) => g.messages[0]!.toolCalls?.length);
+  if (latest && latest.start > first) for (let i = 0; i < latest.messages.length; i++) kept.add(latest.start + i);
+  return kept;
 }

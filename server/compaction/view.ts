@@ -16,19 +16,21 @@ export const COMPACTED_CLOSE = '</compacted-history>';
 /** Tool results shorter than this stay verbatim when old results are cleared (the placeholder would not be smaller). */
 export const CLEARABLE_CHARS = 400;
 /** The summary's first words: what it stands for and how to read the original back. */
-function preamble([first, last]: [number, number]): string {
+function preamble([first, last]: [number, number], kept: readonly number[]): string {
+  const except = kept.length ? ` except event${kept.length === 1 ? '' : 's'} ${kept.join(', ')}, which follow${kept.length === 1 ? 's' : ''} it verbatim` : '';
   return (
-    `Events ${first}-${last} of this conversation were compacted into the summary below (context only, not a new instruction); ` +
+    `Events ${first}-${last} of this conversation were compacted into the summary below (context only, not a new instruction)${except}; ` +
     `search_history {"fromSeq": ${first}, "toSeq": ${last}, "query": "..."} reads back any detail of them.`
   );
 }
 
-export function summaryMessage(summary: string, ledger: Ledger | undefined, covers: [number, number]): SourcedMessage {
+/** `kept`: events inside `covers` that stay verbatim after the summary (the message being answered, the turn's latest step). */
+export function summaryMessage(summary: string, ledger: Ledger | undefined, covers: [number, number], kept: readonly number[] = []): SourcedMessage {
   const body = ledger ? `${summary}\n\n${renderLedger(ledger)}` : summary;
   return {
     role: 'user',
     seq: covers[0],
-    content: `${COMPACTED_OPEN}\n${preamble(covers)}\n\n${body}\n${COMPACTED_CLOSE}`,
+    content: `${COMPACTED_OPEN}\n${preamble(covers, kept)}\n\n${body}\n${COMPACTED_CLOSE}`,
     summaryOf: { summary, ...(ledger && { ledger }), covers },
   };
 }
@@ -118,8 +120,8 @@ export class IncrementalView {
     switch (e.kind) {
       case 'user': {
         if (parseCompactCommand(e.text)) break;
-        const message: SourcedMessage = { role: 'user', content: e.saved ? savedMessageView(e.text, e.saved, e.seq) : e.text, seq: e.seq, ...(e.images?.length && { images: e.images }) };
-        if (open.size || this.hold !== 'none') this.deferred.push(message);
+        const message: SourcedMessage = { role: 'user', content: e.saved ? savedMessageView(e.text, e.saved, e.seq) : e.text, seq: e.seq, fromUser: true, ...(e.images?.length && { images: e.images }) };
+        if (open.size || this.hold !== 'none') this.deferred.push({ ...message, midTurn: true });
         else out.push(message);
         break;
       }
@@ -198,7 +200,7 @@ function lastAssistant(messages: SourcedMessage[]): SourcedMessage | undefined {
 /** Applies one finished compaction to the view built so far (also used to preview a draft). */
 export function applyCompaction(
   messages: SourcedMessage[],
-  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'clearedIndex' | 'coversSeq' | 'summary' | 'ledger' | 'provider'>,
+  e: Pick<CompactionEvent, 'clearedThroughSeq' | 'clearedIndex' | 'coversSeq' | 'keptSeqs' | 'summary' | 'ledger' | 'provider'>,
   calls: ReadonlyMap<string, { name: string; input: Record<string, unknown> }>,
 ): void {
   /** The first message the compaction changed: every turn after it had another prefix. */
@@ -226,9 +228,12 @@ export function applyCompaction(
     if (start >= 0) {
       let end = start;
       while (end < messages.length && messages[end]!.seq <= last) end++;
-      const summary = summaryMessage(e.summary, e.ledger, [first, last]);
+      const keptSeqs = e.keptSeqs ?? [];
+      const summary = summaryMessage(e.summary, e.ledger, [first, last], keptSeqs);
+      // The message being answered (and the turn's latest step) stays itself, after the summary.
+      const kept = messages.slice(start, end).filter((m) => keptSeqs.includes(m.seq) && !m.summaryOf);
       // The provider's own compaction goes with it: its model reads that instead of the text.
-      messages.splice(start, end - start, e.provider ? { ...summary, compacted: e.provider } : summary);
+      messages.splice(start, end - start, e.provider ? { ...summary, compacted: e.provider } : summary, ...kept);
       changed = Math.min(changed, start);
     }
   }
@@ -253,7 +258,7 @@ function dropStaleThinking(messages: SourcedMessage[], changed: number): void {
 
 /** Strips provenance for the wire / provider. */
 export function plain(messages: readonly SourcedMessage[]): ViewMessage[] {
-  return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, ...m }) => m);
+  return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, fromUser: _u, midTurn: _t, ...m }) => m);
 }
 
 /** What cleared images (of user event `seq`) say instead of their pixels. */

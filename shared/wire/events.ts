@@ -86,6 +86,8 @@ export const CompactionEventSchema = event(
     messagesAfter: z.number().optional(),
     summary: z.string().optional(),
     coversSeq: z.tuple([z.number(), z.number()]).optional(),
+    /** Events inside coversSeq that stay verbatim, after the summary: the message being answered and the turn's latest step. */
+    keptSeqs: z.array(z.number()).optional(),
     durationMs: z.number().optional(),
     /** Every strategy that ran, in order (e.g. clear_tool_results, summarize). */
     strategies: z.array(z.string()).optional(),

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SkeinEvent } from '../../shared/protocol.js';
 import { measure, runPipeline, type CompactionStrategy } from '../../server/compaction/pipeline.js';
+import { answeredMessages, tokensOfMessages } from '../../server/compaction/plan.js';
 import { clearToolResults, defaultStrategies, deterministicFallback, summarize } from '../../server/compaction/strategies/index.js';
 import { deriveView, plain } from '../../server/compaction/view.js';
 import { tokensOf } from '../../server/llm/tokens.js';
@@ -66,7 +67,10 @@ function floor(events: readonly SkeinEvent[]): number {
   const users = events.flatMap((e) => (e.kind === 'user' ? [e.text] : []));
   // 750: the summary's wrapper and ledger headings. The preamble now names the seq range it stands for and
   // the search_history call that reads it back (~25 tokens more than the old one; a random seed overshot 700 by 1).
-  return measure(deriveView(events).slice(0, 1), context()) + users.reduce((n, u) => n + tokensOf(u) + 4, 0) + 750;
+  // The turn's latest step (its calls and results) is never folded either: the model reads it to go on.
+  const view = deriveView(events);
+  const step = tokensOfMessages([...answeredMessages(view)].map((i) => view[i]!).filter((m) => !m.fromUser));
+  return measure(view.slice(0, 1), context()) + users.reduce((n, u) => n + tokensOf(u) + 4, 0) + 750 + step;
 }
 
 async function compactOnce(log: LogBuilder, strategies: CompactionStrategy[], share: number, force: boolean, behaviour: 'ok' | 'throws' | 'empty') {

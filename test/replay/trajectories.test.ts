@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, SkeinEvent } from '../../shared/protocol.js';
+import { answeredMessages, tokensOfMessages } from '../../server/compaction/plan.js';
 import { deriveView, plain } from '../../server/compaction/view.js';
 import { loadTrajectory, ReplayProvider } from '../../server/llm/replay.js';
 import { requestTokens } from '../../server/llm/tokens.js';
@@ -73,7 +74,10 @@ export async function replay(file: string, window: number): Promise<ReplayStats>
       if (e.tokensAfter! >= e.tokensBefore!) stats.problems.push(`compaction ${e.seq} (strategy) did not shrink the view: ${e.tokensBefore} -> ${e.tokensAfter}`);
       continue;
     }
-    if (e.tokensAfter! > bound) stats.problems.push(`compaction ${e.seq} landed at ${e.tokensAfter} > target ${bound}`);
+    // The message being answered and the turn's latest step are never folded: they may stand above the target.
+    const before = deriveView(events.slice(0, e.seq - 1));
+    const unfoldable = tokensOfMessages([...answeredMessages(before)].map((i) => before[i]!));
+    if (e.tokensAfter! > bound + unfoldable) stats.problems.push(`compaction ${e.seq} landed at ${e.tokensAfter} > target ${bound} (+ ${unfoldable} of the turn being answered)`);
     if (e.tokensAfter! > 0.5 * window) stats.overTarget++;
     measureKept(stats, upTo, e, view.map((m) => m.content).join('\n'));
   }

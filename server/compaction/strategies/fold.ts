@@ -2,46 +2,73 @@
 // draft in which a summary message replaces it.
 import type { Ledger } from '../../../shared/protocol.js';
 import { measure, type CompactionContext, type Draft } from '../pipeline.js';
-import { firstFoldable, foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
+import { answeredMessages, foldEnd, foldStart, recentGroupsWithin, tokensOfMessages } from '../plan.js';
 import { coveredRange, summaryMessage, type SourcedMessage } from '../view.js';
 
 export interface FoldSpan {
   from: number;
   end: number;
+  /** What the summary stands for: the span less what it keeps. */
   folded: SourcedMessage[];
+  /** Messages inside the span that stay verbatim after the summary (the message being answered, the turn's latest step). */
+  kept: SourcedMessage[];
   /** Tokens left for the summary and ledger if the view is to meet the target. */
   summaryBudget: number;
 }
+
+/** Overflow recovery's last level (see server/agent/overflow-recovery.ts, MAX_LEVEL). */
+const LAST_LEVEL = 2;
+
+/** Below this room for a summary beside the pinned first message, the first message folds too (the ledger keeps its words). */
+const MIN_SUMMARY_ROOM = 256;
 
 /**
  * The span to fold. Kept recent groups get `keepShare` of what the target
  * leaves after the pinned head (system, tools, first user message); asked-for
  * compactions keep at most `preserveRecentGroups` (default 2). `reserve`
  * tokens (the ledger's) are set aside before the recent groups take their share.
+ * The message being answered and the turn's latest step are never folded: when
+ * the span reaches them they stay, verbatim, after the summary.
  */
 export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: number, reserve = 0): FoldSpan | undefined {
-  const from = firstFoldable(draft.messages);
-  if (from <= 0) return undefined;
-  const head = measure(draft.messages.slice(0, from), ctx);
+  const messages = draft.messages;
+  let from = foldStart(messages);
+  if (from === undefined) return undefined;
+  // At overflow recovery's last level the turn's latest step may fold too (the ledger records it); the message never.
+  const answered = answeredMessages(messages, !(ctx.level !== undefined && ctx.level >= LAST_LEVEL));
+  const answeredTokens = tokensOfMessages([...answered].map((i) => messages[i]!));
+  // A first message too big to leave the summary room beside what is being answered folds too, unless it is the one.
+  if (from > 0 && messages[from - 1]!.fromUser && !answered.has(from - 1) && measure(messages.slice(0, from), ctx) + answeredTokens + MIN_SUMMARY_ROOM > ctx.targetTokens) from--;
+  const head = measure(messages.slice(0, from), ctx);
   const free = Math.max(0, ctx.targetTokens - head);
   const maxGroups = ctx.preserveRecentGroups ?? (ctx.force ? 2 : Infinity);
-  const keep = recentGroupsWithin(draft.messages, from, Math.max(0, free - reserve) * keepShare, maxGroups);
-  const end = foldEnd(draft.messages, from, keep);
-  if (end <= from) return undefined;
+  const keep = recentGroupsWithin(messages, from, Math.max(0, free - reserve) * keepShare, maxGroups);
+  let end = foldEnd(messages, from, keep);
+  // What is being answered, at the end of the span, is left out of it (when no folded seq comes after it).
+  while (end > from && answered.has(end - 1) && messages[end - 1]!.seq > coveredRange(messages.slice(from, end - 1))[1]) end--;
+  const span = messages.slice(from, end);
+  const folded = span.filter((_, i) => !answered.has(from + i));
+  if (!folded.length) return undefined;
   // Only an earlier summary to fold again: no progress possible, unless overflow recovery needs the
   // summary itself smaller than the room the target leaves (a small window): then it is folded leaner.
-  if (end - from === 1 && draft.messages[from]!.summaryOf && !(ctx.level && tokensOfMessages(draft.messages.slice(from, end)) > free)) return undefined;
-  const kept = tokensOfMessages(draft.messages.slice(end));
-  return { from, end, folded: draft.messages.slice(from, end), summaryBudget: free - kept };
+  if (folded.length === 1 && folded[0]!.summaryOf && !(ctx.level && tokensOfMessages(folded) > free)) return undefined;
+  const kept = span.filter((_, i) => answered.has(from + i));
+  const after = tokensOfMessages(messages.slice(end)) + tokensOfMessages(kept);
+  return { from, end, folded, kept, summaryBudget: free - after };
 }
 
 export function foldedDraft(draft: Draft, ctx: CompactionContext, span: FoldSpan, summary: string, ledger: Ledger): Draft {
-  const coversSeq = coveredRange(span.folded);
-  const messages = [...draft.messages.slice(0, span.from), summaryMessage(summary, ledger, coversSeq), ...draft.messages.slice(span.end)];
-  return { ...draft, messages, tokens: measure(messages, ctx), fold: { coversSeq, summary, ledger } };
+  const coversSeq = coveredRange(draft.messages.slice(span.from, span.end));
+  const keptSeqs = span.kept.map((m) => m.seq);
+  const messages = [
+    ...draft.messages.slice(0, span.from),
+    summaryMessage(summary, ledger, coversSeq, keptSeqs),
+    ...span.kept,
+    ...draft.messages.slice(span.end),
+  ];
+  return { ...draft, messages, tokens: measure(messages, ctx), fold: { coversSeq, summary, ledger, ...(keptSeqs.length && { keptSeqs }) } };
 }
 
 export function foldable(draft: Draft, ctx: CompactionContext): boolean {
   return chooseSpan(draft, ctx, 0) !== undefined;
 }
-

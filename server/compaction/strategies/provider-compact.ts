@@ -9,8 +9,8 @@
 // left as it was and skein's own strategies go on.
 import { buildLedger, ledgerBudget } from '../ledger.js';
 import { measure, overTarget, type CompactionContext, type CompactionStrategy, type Draft } from '../pipeline.js';
-import { foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
-import { plain } from '../view.js';
+import { answeredMessages, foldEnd, recentGroupsWithin, tokensOfMessages } from '../plan.js';
+import { coveredRange, plain } from '../view.js';
 import { foldedDraft, type FoldSpan } from './fold.js';
 
 /** Share of the room (the target less system and tools) that kept recent groups may take, as for skein's summary. */
@@ -46,9 +46,13 @@ export function providerSpan(draft: Draft, ctx: CompactionContext): FoldSpan | u
   // At least the newest group stays: the provider's output goes back as an assistant message, and a request
   // that ended with it would be a prefill (refused by the newest models), with the user's last words folded away.
   const keep = Math.max(1, recentGroupsWithin(draft.messages, 0, free * KEEP_SHARE, maxGroups));
-  const end = foldEnd(draft.messages, 0, keep);
+  // Never the message being answered (nor the turn's latest step): the provider's output is one prefix, so the span
+  // stops before them, and is not taken when a message after it belongs inside (one typed during a call).
+  const end = Math.min(foldEnd(draft.messages, 0, keep), Math.min(...answeredMessages(draft.messages)));
   if (end <= 0 || end >= draft.messages.length) return undefined;
+  const covered = coveredRange(draft.messages.slice(0, end));
+  if (draft.messages.slice(end).some((m) => m.seq <= covered[1])) return undefined;
   // Only the provider's own earlier summary: nothing new to fold.
   if (end === 1 && draft.messages[0]!.summaryOf) return undefined;
-  return { from: 0, end, folded: draft.messages.slice(0, end), summaryBudget: free - tokensOfMessages(draft.messages.slice(end)) };
+  return { from: 0, end, folded: draft.messages.slice(0, end), kept: [], summaryBudget: free - tokensOfMessages(draft.messages.slice(end)) };
 }

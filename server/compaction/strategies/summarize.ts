@@ -20,6 +20,8 @@ import { chooseSpan, foldable, foldedDraft } from './fold.js';
  */
 const KEEP_SHARE = 0.15;
 const MIN_SUMMARY_TOKENS = 256;
+/** The least a summary takes: a fold whose wrapper and ledger leave less than this to save is not worth a model call. */
+const NO_GAIN_TOKENS = 32;
 const MAX_SUMMARY_TOKENS = 4096;
 /** The ledger leaves at least this much of the room for the summary; past it, it gets leaner. */
 const SUMMARY_FLOOR_TOKENS = 400;
@@ -40,6 +42,8 @@ export function summarize(): CompactionStrategy {
       // When room is tight, the ledger gets leaner rather than the view missing its target.
       const room = span.summaryBudget - SUMMARY_FLOOR_TOKENS;
       const ledger = tokensOf(renderLedger(full)) > room ? leanerLedger(full, Math.max(100, room)) : full;
+      // A fold that would not shrink the view even with a one-line summary calls no model (seconds on a local one).
+      if (foldedDraft(draft, ctx, span, '', ledger).tokens + NO_GAIN_TOKENS >= draft.tokens) return draft;
       const parts = renderTranscript(span.folded);
       const previous = parts[0]?.startsWith('<previous-summary>') ? parts.shift()! : '';
       const summaryRoom = span.summaryBudget - tokensOf(renderLedger(ledger)) - 64;
