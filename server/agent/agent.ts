@@ -216,6 +216,11 @@ export class Agent implements AgentHandle {
     return { ...rest, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, ...fields };
   }
 
+  /** skein's estimate of the next request in the server's tokens (calibrated): what its output budget is sized against (GET /view). */
+  estimateNext(): number {
+    return this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true);
+  }
+
   /** The request the model would get next (also GET /view). */
   nextRequest(): LlmRequest {
     const view = this.session.view();

@@ -249,7 +249,7 @@ export class SessionWindow {
       this.settledFor = model;
       log.info(`${model}: the provider does not say its limits (${found.failed}); using ${using}`, { session: this.host.session.id });
     }
-    this.warnGuess(found.transient ? `its server has not said its window yet: ${found.failed}` : `its server does not say its window: ${found.failed}`);
+    this.warnGuess(found.transient ? 'its server has not said its window yet (skein asks again at a later request)' : 'its server does not say its window', found.failed);
     // Said once per model in the log (the via says why): a server that stays down adds nothing more.
     if (this.failureLogged) return;
     this.failureLogged = true;
@@ -261,10 +261,10 @@ export class SessionWindow {
   }
 
   /** A window that is a guess is said once, in the timeline and the log, when asking did not replace it. */
-  private warnGuess(why: string): void {
+  private warnGuess(why: string, detail: string): void {
     if (!this.guess || this.warned) return;
     this.warned = true;
-    const message = unknownModelWarning(this.host.provider().model, this.limits.contextWindow, why);
+    const message = unknownModelWarning(this.host.provider().model, this.limits.contextWindow, why, detail);
     log.info(message, { session: this.host.session.id });
     this.host.session.append({ kind: 'error', message, code: 'unknown_model' });
   }

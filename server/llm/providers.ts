@@ -92,10 +92,11 @@ export function createProvider(name: string, settings: ProviderSettings): Provid
 /**
  * Said once a session's model turns out to have no known window: not in the
  * table, and its server did not say (said then, not at the start: a server
- * usually answers a moment later). `why` ends without a period.
+ * usually answers a moment later). `why`: how asking it failed.
  */
-export function unknownModelWarning(name: string, window: number, why: string): string {
-  return `"${name}" is not in skein's model table and ${why.replace(/[.\s]+$/, '')}: assuming a ${window}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window`;
+export function unknownModelWarning(name: string, window: number, why: string, detail: string): string {
+  const asked = detail.length > 300 ? `${detail.slice(0, 299)}…` : detail;
+  return `"${name}" is not in skein's model table and ${why}: assuming a ${window}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: ${asked})`;
 }
 
 function instantiate(kind: ProviderName, name: string, model: string, limits: ModelLimits, settings: ProviderSettings): Provider {
