@@ -1,6 +1,9 @@
 // The context window a session really has, and where it comes from. Asks the
 // provider once per model (or reads the answer from the log or the server's
-// cache), falls back to the model table, lets SKEIN_CONTEXT_WINDOW win, and
+// cache; a server that could not be reached is asked again at a later request
+// until it answers), starts from what the data folder learned before, falls
+// back to the model table (a guess for a model not in it, said once), lets
+// SKEIN_CONTEXT_WINDOW win, and
 // learns a smaller window whenever the provider refuses a request as too long
 // or is seen cutting the prompt. Every change is a `limits` event, so the
 // gauge, the threshold and the compaction target follow at once and a restart
@@ -15,27 +18,8 @@ import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type Disco
 import type { Session } from './session.js';
 import { log } from '../log.js';
 
-/** No request asks for less output than this: an answer needs room. */
-export const OUTPUT_FLOOR = 1024;
-/** In a tiny window (a local server's 4k) the floor is an eighth of it, at least this: a tool call or a short answer. */
-export const MIN_OUTPUT_FLOOR = 256;
-
-/** The output floor in a window: 1,024 from 8,192 tokens up, an eighth of the window below (at least 256), so a small window keeps room for the conversation. */
-export function outputFloor(contextWindow: number): number {
-  return Math.min(OUTPUT_FLOOR, Math.max(MIN_OUTPUT_FLOOR, Math.floor(contextWindow / 8)));
-}
-
-/** Room kept free beside the input estimate and the answer: the estimate's error. */
-export function windowMargin(contextWindow: number): number {
-  return Math.ceil(0.01 * contextWindow) + 16;
-}
-/** OpenCode budgets the next request against the window minus 20k: skein keeps at most that much free for the answer. */
-export const OUTPUT_RESERVE_CAP = 20_000;
-
-/** The room kept free for the answer before a request goes out: the request's output budget, at most 20k, at least the floor. */
-export function outputReserve(contextWindow: number, maxOutputTokens: number): number {
-  return Math.max(outputFloor(contextWindow), Math.min(maxOutputTokens, OUTPUT_RESERVE_CAP));
-}
+export { MIN_OUTPUT_FLOOR, OUTPUT_FLOOR, OUTPUT_RESERVE_CAP, outputFloor, outputReserve, UNNAMED_SHRINK, unnamedWindow, windowMargin } from './window-budget.js';
+import { outputFloor, outputReserve, windowMargin } from './window-budget.js';
 
 /**
  * Silent truncation is concluded only from evidence that holds whatever the
@@ -57,25 +41,6 @@ export const MIN_PLATEAU_CONTEXT = 512;
 const HISTORY = 16;
 /** Heads (system prompt, tools, first message) whose count is kept: a few reshapes of the system prompt. */
 const HEADS = 8;
-/** Assumed window after a refusal that names no number, when nothing was answered yet: the refused request (input + output budget) minus 10%. */
-export const UNNAMED_SHRINK = 0.9;
-
-/**
- * The window to assume after a refusal that names no number, of a request of
- * `asked` tokens (input and output budget) when the server already read a
- * prompt of `proven` tokens in full: the window lies between the two. Before
- * anything was answered, the refused request minus 10% (the first refusal is
- * often the output budget alone). After, the largest prompt read in full when
- * it is at least half of the refused request (a session grows a little at a
- * time: the window is then certainly not passed again, at the cost of a few
- * tokens), else halfway between them.
- */
-export function unnamedWindow(asked: number, proven: number): number {
-  if (proven <= 0) return Math.floor(UNNAMED_SHRINK * asked);
-  if (proven >= asked / 2) return Math.min(proven, Math.floor(UNNAMED_SHRINK * asked));
-  return Math.floor((proven + asked) / 2);
-}
-
 /** What the agent tells the window about a request it sent. */
 export interface SentEstimate {
   /** gpt-tokenizer's count of the whole request (uncalibrated). */
@@ -222,7 +187,7 @@ export class SessionWindow {
     signal.throwIfAborted();
     if ('failed' in found) return this.unanswered(model, found);
     this.settledFor = model;
-    const before = { window: this.limits.contextWindow, failed: this.asking.failed > 0 };
+    const before = { window: this.limits.contextWindow, guessed: this.asking.failed > 0 || this.remembered !== undefined };
     this.asking.reset();
     const table = this.host.tableInfo();
     this.truncates = found.truncates === true;
@@ -234,8 +199,8 @@ export class SessionWindow {
     const source: WindowSource = setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
     log.info(`${model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
-    // Said in the timeline when a server that did not answer before now gives another window.
-    const message = before.failed && window !== before.window ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
+    // Said in the timeline when the window in use was a fallback (the server did not answer) or remembered, and the server names another.
+    const message = before.guessed && window !== before.window ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
     this.record({ model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, message, true);
   }
 
