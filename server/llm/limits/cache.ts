@@ -4,10 +4,10 @@
 // With a data folder's file (learned-file.ts) what was learned also outlives
 // the process, per base URL and model: the window and the tokenizer ratio a
 // new process starts from before its first request (it still asks once).
-import type { LimitsEvent } from '../../../shared/protocol.js';
 import type { LearnedFile } from './learned-file.js';
+import type { KnownLimits } from './types.js';
 
-export type KnownLimits = Omit<LimitsEvent, 'seq' | 'ts' | 'kind' | 'message' | 'unanswered'>;
+export type { KnownLimits } from './types.js';
 
 export interface LimitsCacheOptions {
   file: LearnedFile;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LimitsEventSchema } from '../../../shared/wire/events.js';
 import { log } from '../../log.js';
-import type { KnownLimits } from './cache.js';
+import type { KnownLimits } from './types.js';
 
 export const LEARNED_FILE = 'learned-limits.json';
 
