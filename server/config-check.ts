@@ -2,7 +2,6 @@
 // config, or a clear message and exit 2 (0 for --help).
 import fs from 'node:fs';
 import { helpText, HelpRequested, InvalidSettingError, loadConfig, type Config } from './config.js';
-import { log } from './log.js';
 import { createProvider, UnknownModelError } from './llm/providers.js';
 import { providerSettings } from './agent/model-switch.js';
 import { SERVER_CHOICE } from './llm/credentials.js';
@@ -15,8 +14,8 @@ export function configOrExit(argv: string[], env: NodeJS.ProcessEnv, help: () =>
     const config = loadConfig(argv, env);
     // A chosen provider without its key is refused here, with the variable to set.
     // (openai:auto, the model of an OpenAI-compatible server, is asked of that server at start.)
-    const { warning } = config.model === SERVER_CHOICE ? {} : createProvider(config.model, providerSettings(config));
-    if (warning) log.warn(warning);
+    // (A model not in skein's table is said later, only when its server does not say its window: agent/window.ts.)
+    if (config.model !== SERVER_CHOICE) createProvider(config.model, providerSettings(config));
     if (config.summarizerModel) createProvider(config.summarizerModel, providerSettings(config));
     if (!fs.existsSync(config.workDir) || !fs.statSync(config.workDir).isDirectory()) {
       throw new InvalidSettingError('SKEIN_WORKDIR', config.workDir, 'an existing folder');

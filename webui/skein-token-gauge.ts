@@ -9,6 +9,9 @@ import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
 import { exact, formatCost, formatTokens } from './format.js';
 import { styleProps } from './style-props.js';
 
+/** The window of a model not in skein's table, before (or without) its server saying its own. */
+const GUESS_WORDS = "a guess: the model is not in skein's table and its server has not said its window (set SKEIN_CONTEXT_WINDOW)";
+
 /** How close to the threshold (as a share of the window) the gauge turns amber. */
 const NEAR = 0.15;
 
@@ -63,7 +66,9 @@ export class SkeinTokenGauge extends LitElement {
       `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${Math.round(g.ratio * 100)}%)` +
       `${g.estimated ? ', estimated' : ''}: ${exact(read)} cache read, ${exact(write)} cache write, ${exact(input)} uncached input. ` +
       `${words[0]!.toUpperCase()}${words.slice(1)} (compacts at ${threshold}%). ` +
-      `${g.windowSource ? `Window ${WINDOW_SOURCE_WORDS[g.windowSource]}. ` : ''}Session cost ${formatCost(g.totalCostUsd)}.`;
+      `${g.windowGuess ? `Window ${GUESS_WORDS}. ` : g.windowSource ? `Window ${WINDOW_SOURCE_WORDS[g.windowSource]}. ` : ''}Session cost ${formatCost(g.totalCostUsd)}.`;
+    // A window nobody said (a model not in skein's table, its server silent so far) reads as the guess it is.
+    const windowText = g.windowGuess ? `~${formatTokens(g.contextWindow)} (guess)` : formatTokens(g.contextWindow);
     return html`
       <div class="wrap ${level} ${g.estimated ? 'estimated' : ''}" tabindex="0" data-level=${level}>
         <div class="meter" role="meter" aria-label="Context window" aria-valuemin="0"
@@ -76,7 +81,7 @@ export class SkeinTokenGauge extends LitElement {
           <div class="tick" style=${styleProps({ left: `calc(${g.thresholdRatio * 100}% - 1px)` })} title="auto-compact at ${threshold}%"></div>
         </div>
         <div class="label" aria-hidden="true">
-          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${formatTokens(g.contextWindow)}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
+          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
           <span class="words">${words}</span>
           <span>${formatCost(g.totalCostUsd)}</span>
         </div>
@@ -87,7 +92,7 @@ export class SkeinTokenGauge extends LitElement {
             <tr><td><span class="sw input"></span>Uncached input</td><td>${exact(input)}</td></tr>
             <tr class="total"><td>In context</td><td>${exact(g.contextTokens)}</td></tr>
             <tr><td>Window (${g.model})</td><td>${exact(g.contextWindow)}</td></tr>
-            ${g.windowSource ? html`<tr class="source"><td colspan="2">Window ${WINDOW_SOURCE_WORDS[g.windowSource]}</td></tr>` : nothing}
+            ${g.windowGuess ? html`<tr class="source guess"><td colspan="2">Window ${GUESS_WORDS}</td></tr>` : g.windowSource ? html`<tr class="source"><td colspan="2">Window ${WINDOW_SOURCE_WORDS[g.windowSource]}</td></tr>` : nothing}
             <tr><td>Auto-compact at ${threshold}%</td><td>${exact(Math.round(g.thresholdRatio * g.contextWindow))}</td></tr>
             ${g.reserve ? html`<tr class="reserve"><td>Kept free for the answer</td><td>${exact(g.reserve)}</td></tr>` : nothing}
             <tr><td>Session cost</td><td>${formatCost(g.totalCostUsd)}</td></tr>

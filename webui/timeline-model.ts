@@ -4,7 +4,7 @@
 // sparkline's points and compaction marks. Ingesting one event is O(1) except
 // a finished compaction, which touches the rows it folds; nothing here
 // re-reads the whole log, so thousands of events stay cheap.
-import { FORKED_HERE, parseCompactCommand } from '../shared/wire/constants.js';
+import { FORKED_HERE, parseCompactCommand, WINDOW_SOURCES, type WindowSource } from '../shared/wire/constants.js';
 import type {
   AgentEvent,
   AgentState,
@@ -213,7 +213,7 @@ export class TimelineModel {
           this.rows.push({ kind: 'notice', seq: e.seq, text: `Model switched from ${String(m.from)} to ${m.to}${window}`, tone: 'info' });
         }
         // A window learned from a refusal, or a server seen cutting the prompt: worth a line.
-        const limits = e as { kind: string; message?: unknown; contextWindow?: unknown; model?: unknown; thinking?: { mode?: unknown; efforts?: unknown } };
+        const limits = e as { kind: string; message?: unknown; contextWindow?: unknown; model?: unknown; source?: unknown; thinking?: { mode?: unknown; efforts?: unknown } };
         // The provider said how the model thinks: the effort picker offers what it said.
         if (limits.kind === 'limits' && typeof limits.model === 'string' && limits.thinking && Array.isArray(limits.thinking.efforts)) {
           this.efforts = { model: limits.model, efforts: limits.thinking.mode === 'off' ? [] : (limits.thinking.efforts as string[]) };
@@ -222,8 +222,11 @@ export class TimelineModel {
           this.rows.push({ kind: 'notice', seq: e.seq, text: limits.message, tone: 'info' });
           if (this.gauge && typeof limits.contextWindow === 'number') {
             // The gauge's window and threshold tick move at once, before the next answer.
+            // (A window the server said at last, after not answering, is no longer a guess.)
             const contextWindow = limits.contextWindow;
-            this.gauge = { ...this.gauge, contextWindow, ratio: this.gauge.contextTokens / contextWindow, windowSource: 'refusal' };
+            const windowSource = isWindowSource(limits.source) ? limits.source : 'refusal';
+            const { windowGuess, ...gauge } = this.gauge;
+            this.gauge = { ...gauge, contextWindow, ratio: gauge.contextTokens / contextWindow, windowSource };
           }
         }
       }
@@ -397,4 +400,8 @@ export function rowIndex(rows: readonly { seq: number }[], seq: number): number 
     else hi = mid;
   }
   return lo;
+}
+
+function isWindowSource(v: unknown): v is WindowSource {
+  return (WINDOW_SOURCES as readonly unknown[]).includes(v);
 }

@@ -118,6 +118,7 @@ export class Agent implements AgentHandle {
       provider: () => this.provider,
       windowSource: () => this.window.source,
       reserve: () => this.window.reserve,
+      windowGuess: () => this.window.guess,
       summariserInfo: () => this.summariser?.info ?? this.info,
       summariserIsSessionModel: () => !this.summariser,
       info: () => this.info,
@@ -134,6 +135,8 @@ export class Agent implements AgentHandle {
     });
     this.tools = new ToolRunner(session, settings, () => this.provider, approvals, toolSet);
     this.toolNotes = new ToolNotes(session, toolSet);
+    // What the data folder learned of this server's tokenizer: the first request is estimated calibrated.
+    this.compaction.estimator.reset(settings.models?.window?.cache.ratio(provider.model));
     this.statusNotes = new StatusNotes(session, settings.statusUpdates === true, this.gauge());
     this.ending = new TurnClosing({
       session,
@@ -208,9 +211,15 @@ export class Agent implements AgentHandle {
     const last = this.session.log.last('usage');
     const gauge = last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.policy.thresholdRatio);
     // A window learned since the last usage event moves the gauge's window, threshold and reserve at once.
-    const reserve = this.window.reserve;
-    if (gauge.contextWindow === this.settings.contextWindow && gauge.windowSource === this.window.source && gauge.reserve === reserve) return gauge;
-    return { ...gauge, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, windowSource: this.window.source, reserve };
+    const fields = this.window.gaugeFields();
+    if (gauge.contextWindow === this.settings.contextWindow && gauge.windowSource === fields.windowSource && gauge.reserve === fields.reserve && gauge.windowGuess === fields.windowGuess) return gauge;
+    const { windowGuess, ...rest } = gauge;
+    return { ...rest, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, ...fields };
+  }
+
+  /** skein's estimate of the next request in the server's tokens (calibrated): what its output budget is sized against (GET /view). */
+  estimateNext(): number {
+    return this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true);
   }
 
   /** The request the model would get next (also GET /view). */
@@ -327,7 +336,6 @@ export class Agent implements AgentHandle {
     let overflowRetried = false;
     // First, and without a pause: the pending call waits again from the moment the session loads.
     if (resume) await this.tools.run(resume, signal);
-    await this.window.settle(signal);
     for (;;) {
       // After an overflow compaction the retry goes out at once; anything queued waits for the next safe point.
       if (this.state !== 'Compacting') {
@@ -339,6 +347,8 @@ export class Agent implements AgentHandle {
           return;
         }
         this.switching.apply();
+        // Before each request (not only a turn's first): a server that was down is asked again once it may answer.
+        await this.window.settle(signal);
         const due = this.compaction.dueBeforeRequest();
         if (due) {
           this.machine.transition('Compacting', `${due.trigger} compaction`);
@@ -359,6 +369,8 @@ export class Agent implements AgentHandle {
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
       this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted);
+      // The data folder keeps the server's ratio: the next process's first request is estimated with it.
+      if (trusted && this.compaction.estimator.calibrated) this.settings.models?.window?.cache.setRatio(this.provider.model, this.compaction.estimator.ratio);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       this.answers.recordResponse(response);
       if (response.toolCalls.length) {

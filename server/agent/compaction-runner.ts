@@ -53,6 +53,8 @@ export class CompactionRunner {
       windowSource?: () => WindowSource;
       /** The room kept free for the answer (shown by the gauge). */
       reserve?: () => number;
+      /** The window is a guess (shown by the gauge). */
+      windowGuess?: () => boolean;
     },
   ) {}
 
@@ -194,7 +196,7 @@ export class CompactionRunner {
         const priced = result.provider && !result.strategies.includes('summarize') ? this.deps.info() : this.deps.summariserInfo();
         const cost = summariserUsage ? costUsd(priced, summariserUsage) : 0;
         const gauge = estimatedGauge(event.tokensAfter!, this.deps.gauge(), this.deps.model(), this.settings.contextWindow, this.settings.policy.thresholdRatio, cost);
-        this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }), ...(this.deps.reserve && { reserve: this.deps.reserve() }) } });
+        this.session.append({ kind: 'usage', gauge: { ...gauge, ...(this.deps.windowSource && { windowSource: this.deps.windowSource() }), ...(this.deps.reserve && { reserve: this.deps.reserve() }), ...(this.deps.windowGuess?.() && { windowGuess: true }) } });
       }
     } catch (err) {
       const message = signal.aborted ? 'cancelled by the user' : err instanceof Error ? err.message : String(err);

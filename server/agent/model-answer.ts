@@ -91,7 +91,7 @@ export class ModelAnswer {
     const usage: Usage = { ...response.usage, costUsd: costUsd(this.host.info(), response.usage) };
     const { contextWindow, policy } = this.host.settings;
     const gauge = gaugeFromUsage(usage, this.host.gauge(), this.host.provider().model, contextWindow, policy.thresholdRatio);
-    this.host.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.host.window.source, reserve: this.host.window.reserve } });
+    this.host.session.append({ kind: 'usage', gauge: { ...gauge, ...this.host.window.gaugeFields() } });
     // A defect the provider worked around (e.g. refused thinking, sent again without it) is recorded, never hidden.
     for (const note of response.notes ?? []) this.host.session.append({ kind: 'error', message: note.message, code: note.code });
     const reasoning = response.reasoning && { reasoning: response.reasoning };

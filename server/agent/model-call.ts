@@ -4,6 +4,7 @@
 // retry shown in the timeline. After the last retry the error goes up: the
 // agent records it and waits for the user.
 import type { DeltaFrame } from '../../shared/protocol.js';
+import { sentence } from '../../shared/sentence.js';
 import { ProviderError, type LlmRequest, type LlmResponse, type Provider } from '../llm/types.js';
 
 export interface RetryPolicy {
@@ -45,7 +46,7 @@ export async function callModel(provider: Provider, request: LlmRequest, signal:
       if (signal.aborted || !(err instanceof ProviderError) || !err.retryable || attempt >= policy.max) throw err;
       const delay = backoffMs(attempt + 1, policy, err.retryAfterMs);
       const status = err.status !== undefined ? ` (${err.status})` : '';
-      hooks.retrying(`${provider.model}${status}: ${err.message}. Retrying in ${formatDelay(delay)} (retry ${attempt + 1} of ${policy.max}).`);
+      hooks.retrying(`${provider.model}${status}: ${sentence(err.message)} Retrying in ${formatDelay(delay)} (retry ${attempt + 1} of ${policy.max}).`);
       await sleep(delay, signal);
     }
   }

@@ -3,7 +3,8 @@
 // server from the config (server/sessions/sessions.ts).
 import type { Config } from '../config.js';
 import { LimitsCache } from '../llm/limits/cache.js';
-import { createProvider, type ProviderChoice, type ProviderSettings } from '../llm/providers.js';
+import { LearnedFile } from '../llm/limits/learned-file.js';
+import { createProvider, parseModelName, type ProviderChoice, type ProviderSettings } from '../llm/providers.js';
 import type { ModelLimits, Provider } from '../llm/types.js';
 import { crossesThreshold, wouldNotFit } from '../compaction/triggers.js';
 import type { RetryPolicy } from './model-call.js';
@@ -31,8 +32,18 @@ export function modelServices(config: Config): ModelServices {
     // One per session, so per-session provider state stays apart.
     summariser: () => (config.summarizerModel ? createProvider(config.summarizerModel, summariserSettings) : undefined),
     retry: { max: config.retryMax, baseMs: config.retryBaseMs },
-    window: { cache: new LimitsCache(), setting: config.contextWindow },
+    window: { cache: limitsCache(config), setting: config.contextWindow },
   };
+}
+
+/** The process's cache, backed by the data folder's learned-limits.json (per base URL and model). */
+function limitsCache(config: Config): LimitsCache {
+  const baseURL = (model: string): string | undefined => {
+    const kind = parseModelName(model)?.provider;
+    if (kind !== 'anthropic' && kind !== 'openai' && kind !== 'gemini') return undefined;
+    return config.credentials[kind].baseURL ?? `${kind} (its default URL)`;
+  };
+  return new LimitsCache({ file: new LearnedFile(config.dataDir), baseURL });
 }
 
 /** After a switch: the view no longer fits the new window (over the threshold, or no room left for the answer). */

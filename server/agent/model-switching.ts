@@ -62,19 +62,18 @@ export class ModelSwitching {
       return;
     }
     if (effort) this.host.session.effort = effort;
-    const { provider, info, warning } = this.host.settings.models.create(to);
+    const { provider, info } = this.host.settings.models.create(to);
     const from = this.host.provider().model;
     this.host.use(provider, info);
     this.host.session.model = to;
     this.host.session.append({ kind: 'model', from, to, contextWindow: info.contextWindow, ...(effort && { effort }) });
     this.host.window.reset();
-    // The last real numbers, and the calibration, came from the old model's tokenizer.
-    this.host.compaction.estimator.reset();
-    if (warning) this.host.session.append({ kind: 'error', message: warning, code: 'unknown_model' });
+    // The last real numbers, and the calibration, came from the old model's tokenizer (the data folder may know the new one's).
+    this.host.compaction.estimator.reset(this.host.settings.models.window?.cache.ratio(to));
     const estimate = requestTokens(this.host.nextRequest());
     const { thresholdRatio } = this.host.settings.policy;
     const gauge = estimatedGauge(estimate, this.host.gauge(), to, this.host.settings.contextWindow, thresholdRatio);
-    this.host.session.append({ kind: 'usage', gauge: { ...gauge, windowSource: this.host.window.source, reserve: this.host.window.reserve } });
+    this.host.session.append({ kind: 'usage', gauge: { ...gauge, ...this.host.window.gaugeFields() } });
     // Applied only at a safe point where a compaction can start: it runs first, before anything else queued.
     if (needsCompactionAfterSwitch(estimate, this.host.info(), thresholdRatio)) this.host.session.compactions.add({ trigger: 'model_switch' }, true);
   }

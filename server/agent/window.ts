@@ -1,40 +1,25 @@
 // The context window a session really has, and where it comes from. Asks the
 // provider once per model (or reads the answer from the log or the server's
-// cache), falls back to the model table, lets SKEIN_CONTEXT_WINDOW win, and
+// cache; a server that could not be reached is asked again at a later request
+// until it answers), starts from what the data folder learned before, falls
+// back to the model table (a guess for a model not in it, said once), lets
+// SKEIN_CONTEXT_WINDOW win, and
 // learns a smaller window whenever the provider refuses a request as too long
 // or is seen cutting the prompt. Every change is a `limits` event, so the
 // gauge, the threshold and the compaction target follow at once and a restart
 // knows it. The recovery from a refusal (how hard to compact) is in
 // overflow-recovery.ts.
-import type { ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
+import type { Gauge, LimitsEvent, ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
+import { RetryBackoff } from '../llm/limits/backoff.js';
 import type { KnownLimits, LimitsCache } from '../llm/limits/cache.js';
-import { requestLimits } from '../llm/providers.js';
+import { requestLimits, unknownModelWarning } from '../llm/providers.js';
 import type { ModelInfo } from '../llm/models.js';
-import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type ModelLimits, type Provider } from '../llm/types.js';
+import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type DiscoveryFailure, type ModelLimits, type Provider } from '../llm/types.js';
 import type { Session } from './session.js';
 import { log } from '../log.js';
 
-/** No request asks for less output than this: an answer needs room. */
-export const OUTPUT_FLOOR = 1024;
-/** In a tiny window (a local server's 4k) the floor is an eighth of it, at least this: a tool call or a short answer. */
-export const MIN_OUTPUT_FLOOR = 256;
-
-/** The output floor in a window: 1,024 from 8,192 tokens up, an eighth of the window below (at least 256), so a small window keeps room for the conversation. */
-export function outputFloor(contextWindow: number): number {
-  return Math.min(OUTPUT_FLOOR, Math.max(MIN_OUTPUT_FLOOR, Math.floor(contextWindow / 8)));
-}
-
-/** Room kept free beside the input estimate and the answer: the estimate's error. */
-export function windowMargin(contextWindow: number): number {
-  return Math.ceil(0.01 * contextWindow) + 16;
-}
-/** OpenCode budgets the next request against the window minus 20k: skein keeps at most that much free for the answer. */
-export const OUTPUT_RESERVE_CAP = 20_000;
-
-/** The room kept free for the answer before a request goes out: the request's output budget, at most 20k, at least the floor. */
-export function outputReserve(contextWindow: number, maxOutputTokens: number): number {
-  return Math.max(outputFloor(contextWindow), Math.min(maxOutputTokens, OUTPUT_RESERVE_CAP));
-}
+export { MIN_OUTPUT_FLOOR, OUTPUT_FLOOR, OUTPUT_RESERVE_CAP, outputFloor, outputReserve, UNNAMED_SHRINK, unnamedWindow, windowMargin } from './window-budget.js';
+import { outputFloor, outputReserve, windowMargin } from './window-budget.js';
 
 /**
  * Silent truncation is concluded only from evidence that holds whatever the
@@ -56,25 +41,6 @@ export const MIN_PLATEAU_CONTEXT = 512;
 const HISTORY = 16;
 /** Heads (system prompt, tools, first message) whose count is kept: a few reshapes of the system prompt. */
 const HEADS = 8;
-/** Assumed window after a refusal that names no number, when nothing was answered yet: the refused request (input + output budget) minus 10%. */
-export const UNNAMED_SHRINK = 0.9;
-
-/**
- * The window to assume after a refusal that names no number, of a request of
- * `asked` tokens (input and output budget) when the server already read a
- * prompt of `proven` tokens in full: the window lies between the two. Before
- * anything was answered, the refused request minus 10% (the first refusal is
- * often the output budget alone). After, the largest prompt read in full when
- * it is at least half of the refused request (a session grows a little at a
- * time: the window is then certainly not passed again, at the cost of a few
- * tokens), else halfway between them.
- */
-export function unnamedWindow(asked: number, proven: number): number {
-  if (proven <= 0) return Math.floor(UNNAMED_SHRINK * asked);
-  if (proven >= asked / 2) return Math.min(proven, Math.floor(UNNAMED_SHRINK * asked));
-  return Math.floor((proven + asked) / 2);
-}
-
 /** What the agent tells the window about a request it sent. */
 export interface SentEstimate {
   /** gpt-tokenizer's count of the whole request (uncalibrated). */
@@ -108,6 +74,14 @@ export class SessionWindow {
   private limits: ModelLimits;
   /** The model whose limits were settled (asked, read from the log or the cache). */
   private settledFor: string | undefined;
+  /** When a model-info request that found the server unreachable may go again. */
+  private readonly asking = new RetryBackoff();
+  /** A failed ask is in the log for this model (said once). */
+  private failureLogged = false;
+  /** The unknown-model warning was said for this model. */
+  private warned = false;
+  /** What the data folder learned about this model at this server before (learned-limits.json). */
+  private remembered: KnownLimits | undefined;
   /** The server drops the start of a prompt that does not fit (Ollama) instead of refusing it. */
   private truncates = false;
   /** The answered requests since the view last changed other than by appending (our count, the server's), for the plateau check. */
@@ -141,10 +115,13 @@ export class SessionWindow {
     return this.thinking;
   }
 
-  /** A new model (start, or a switch): the table or the setting, unless the log already knows better. */
+  /** A new model (start, or a switch): the table or the setting, unless the log (or the data folder) already knows better. */
   reset(): void {
     const model = this.host.provider().model;
     this.settledFor = undefined;
+    this.asking.reset();
+    this.failureLogged = false;
+    this.remembered = undefined;
     this.truncates = false;
     this.history = [];
     this.proven = 0;
@@ -154,32 +131,65 @@ export class SessionWindow {
     this.thinking = undefined;
     this.source = this.host.setting !== undefined ? 'setting' : 'table';
     this.set(requestLimits(this.host.tableInfo(), this.host.setting ?? this.host.tableInfo().contextWindow));
+    this.warned = this.host.session.log.kinds.eventsOf('error').some((e) => e.code === 'unknown_model' && e.message.includes(`"${model}"`));
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
     // From the end, among the limits events only (kind-index.ts).
     const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model);
-    if (logged) {
-      const { seq, ts, kind, message, ...known } = logged;
+    if (logged && !wasUnanswered(logged)) {
+      const { seq, ts, kind, message, unanswered, ...known } = logged;
       this.adoptKnown(known);
       this.settledFor = model;
       if (!this.host.cache?.get(model)) this.host.cache?.set(known);
+      return;
+    }
+    // Asked before and not answered (the failure was said): asked again at the next request.
+    if (logged) this.failureLogged = true;
+    // What an earlier process learned about this server and model: the start, until the server says.
+    const remembered = this.host.cache?.remembered(model);
+    if (remembered) {
+      this.remembered = remembered;
+      this.adoptKnown(remembered);
+    } else if (logged) {
+      const { seq, ts, kind, message, unanswered, ...known } = logged;
+      this.adoptKnown(known);
     }
   }
 
-  /** Before a turn's first request: asks the provider, once per model. Never throws (but for a cancel). */
+  /** The window is a guess: a model not in skein's table whose server has not said its window. */
+  get guess(): boolean {
+    return this.source === 'table' && this.host.tableInfo().unknown === true;
+  }
+
+  /** What the gauge says about the window: where it comes from, the room kept for the answer, a guess. */
+  gaugeFields(): Pick<Gauge, 'windowSource' | 'reserve' | 'windowGuess'> {
+    return { windowSource: this.source, reserve: this.reserve, ...(this.guess && { windowGuess: true }) };
+  }
+
+  /**
+   * Before each request: asks the provider, once per model. A server that
+   * could not be reached is asked again at a later request (backoff.ts) until
+   * it answers. Never throws (but for a cancel).
+   */
   async settle(signal: AbortSignal): Promise<void> {
     const provider = this.host.provider();
-    if (this.settledFor === provider.model) return;
-    this.settledFor = provider.model;
-    const cached = this.host.cache?.get(provider.model);
-    if (cached) return this.record({ ...cached }, undefined);
-    if (!hasLimitsDiscovery(provider)) return;
+    const model = provider.model;
+    if (this.settledFor === model || !this.asking.due) return;
+    const cached = this.host.cache?.get(model);
+    if (cached) {
+      this.settledFor = model;
+      return this.record({ ...cached }, undefined);
+    }
+    if (!hasLimitsDiscovery(provider)) {
+      this.settledFor = model;
+      return;
+    }
     const found = await provider.discoverLimits(signal);
     signal.throwIfAborted();
+    if ('failed' in found) return this.unanswered(model, found);
+    this.settledFor = model;
+    const before = { window: this.limits.contextWindow, guessed: this.asking.failed > 0 || this.remembered !== undefined };
+    this.asking.reset();
     const table = this.host.tableInfo();
-    if ('failed' in found) {
-      log.info(`${provider.model}: the provider did not say its limits (${found.failed}); using ${this.source === 'setting' ? 'SKEIN_CONTEXT_WINDOW' : 'the model table'}`, { session: this.host.session.id });
-      return this.record({ model: provider.model, ...this.limits, source: this.source, via: `asked the provider: ${found.failed}` }, undefined);
-    }
     this.truncates = found.truncates === true;
     const reported = { ...(found.contextWindow && { contextWindow: found.contextWindow }), ...(found.maxOutputTokens && { maxOutputTokens: found.maxOutputTokens }) };
     // A server that cuts what does not fit its context gives no more than that, whatever SKEIN_CONTEXT_WINDOW says.
@@ -188,8 +198,40 @@ export class SessionWindow {
     const window = setting ?? found.contextWindow ?? table.contextWindow;
     const source: WindowSource = setting !== undefined ? 'setting' : found.contextWindow ? 'provider' : 'table';
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
-    log.info(`${provider.model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
-    this.record({ model: provider.model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, undefined);
+    log.info(`${model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
+    // Said in the timeline when the window in use was a fallback (the server did not answer) or remembered, and the server names another.
+    const message = before.guessed && window !== before.window ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
+    this.record({ model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, message, true);
+  }
+
+  /** The provider did not say its limits: what is known stays; a server that may answer later is asked again. */
+  private unanswered(model: string, found: DiscoveryFailure): void {
+    const using = this.remembered ? 'what this data folder learned before' : this.source === 'setting' ? 'SKEIN_CONTEXT_WINDOW' : 'the model table';
+    if (found.transient) {
+      const wait = this.asking.fail();
+      log.info(`${model}: the provider did not say its limits (${found.failed}); using ${using}, asking again ${wait ? `in ${Math.round(wait / 1000)} s or later` : 'at the next request'}`, { session: this.host.session.id });
+    } else {
+      this.settledFor = model;
+      log.info(`${model}: the provider does not say its limits (${found.failed}); using ${using}`, { session: this.host.session.id });
+    }
+    this.warnGuess(found.transient ? 'its server has not said its window yet (skein asks again at a later request)' : 'its server does not say its window', found.failed);
+    // Said once per model in the log (the via says why): a server that stays down adds nothing more.
+    if (this.failureLogged) return;
+    this.failureLogged = true;
+    const via = `${this.remembered ? `learned earlier (${this.remembered.via}); ` : ''}asked the provider: ${found.failed}`;
+    const known: KnownLimits = { ...this.remembered, model, ...this.limits, source: this.source, via };
+    // Only a lasting answer ("it does not say") is the process's to keep: a passing one is asked again.
+    if (!found.transient) this.host.cache?.set(known);
+    this.host.session.append({ kind: 'limits', ...known, ...(found.transient && { unanswered: true }) });
+  }
+
+  /** A window that is a guess is said once, in the timeline and the log, when asking did not replace it. */
+  private warnGuess(why: string, detail: string): void {
+    if (!this.guess || this.warned) return;
+    this.warned = true;
+    const message = unknownModelWarning(this.host.provider().model, this.limits.contextWindow, why, detail);
+    log.info(message, { session: this.host.session.id });
+    this.host.session.append({ kind: 'error', message, code: 'unknown_model' });
   }
 
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
@@ -361,9 +403,10 @@ export class SessionWindow {
     }
   }
 
-  private record(known: KnownLimits, message: string | undefined): void {
+  /** `learned`: the provider just said (or refused): the data folder keeps it too. */
+  private record(known: KnownLimits, message: string | undefined, learned = false): void {
     this.adoptKnown(known);
-    this.host.cache?.set(known);
+    this.host.cache?.set(known, learned);
     this.host.session.append({ kind: 'limits', ...known, ...(message && { message }) });
   }
 
@@ -371,6 +414,11 @@ export class SessionWindow {
     this.limits = limits;
     this.host.apply(limits);
   }
+}
+
+/** A limits event of a failed ask that may be answered later (older logs: the fallback's "asked the provider: ..." without the flag). */
+function wasUnanswered(e: LimitsEvent): boolean {
+  return e.unanswered === true || (e.source === 'table' && e.reported === undefined && e.via.startsWith('asked the provider: '));
 }
 
 /** The session's provider as its own summariser: same calls, the limits learned so far (the summariser chunks against them). */

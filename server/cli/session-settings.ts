@@ -8,6 +8,7 @@
 import { isApprovalMode, MODE_INFO } from '../../shared/modes.js';
 import type { ApprovalMode, ReasoningEffort, SessionSnapshot } from '../../shared/protocol.js';
 import { REASONING_EFFORTS } from '../../shared/wire/constants.js';
+import { sentence } from '../../shared/sentence.js';
 import { SETTINGS } from '../config.js';
 import type { CliArgs } from './args.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -101,7 +102,7 @@ function shown(value: unknown): string {
 
 /** A refusal by the server of a setting asked for: the command's own exit status, naming the setting. */
 export function refusedSetting(asked: Asked<unknown>, err: unknown): never {
-  if (err instanceof CliError && err.code === EXIT.usage) throw new CliError(EXIT.settingRefused, `${asked.source}: the running server refused it: ${err.message}. Nothing was sent`);
+  if (err instanceof CliError && err.code === EXIT.usage) throw new CliError(EXIT.settingRefused, `${asked.source}: the running server refused it: ${sentence(err.message)} Nothing was sent`);
   throw err;
 }
 

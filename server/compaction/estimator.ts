@@ -25,7 +25,7 @@ const MIN_GROWTH = 200;
 const SPREAD_WINDOW = 24;
 
 export class ContextEstimator {
-  /** real / estimated, smoothed; 1 until the first real number arrives. */
+  /** real / estimated, smoothed; 1 (or the ratio learned before, see reset) until the first real number arrives. */
   private calibration = 1;
   private last: LastRequest | undefined;
   /** The previous request's own estimate and reported count, while no compaction changed the view since. */
@@ -76,10 +76,14 @@ export class ContextEstimator {
     this.previous = undefined;
   }
 
-  /** A new model: its tokenizer is another one. */
-  reset(): void {
+  /**
+   * A new model: its tokenizer is another one. `learned`: the ratio this data
+   * folder learned for it before (learned-limits.json), the start until the
+   * first real number replaces it; the spread (lowerRatio) is not assumed.
+   */
+  reset(learned?: number): void {
     this.invalidate();
-    this.calibration = 1;
+    this.calibration = learned !== undefined && learned >= PLAUSIBLE.min && learned <= PLAUSIBLE.max ? learned : 1;
     this.calibrated = false;
     this.ratios = [];
     this.increments = [];

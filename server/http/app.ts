@@ -176,7 +176,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
     const request = live.agent.nextRequest();
-    res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request) });
+    res.json({ messages: [{ role: 'system', content: request.system }, ...request.messages], tokens: requestTokens(request), estimate: live.agent.estimateNext() });
   });
 
   app.post('/api/sessions/:id/messages', async (req, res) => {

@@ -2,7 +2,7 @@
 // most of the server's start-up time and memory; a server that only ever talks
 // to one provider should never load the other two.
 import type { ThinkingCapabilities } from '../../shared/protocol.js';
-import type { DiscoveredLimits, LlmRequest, LlmResponse, ModelLimits, Provider, ProviderCompactionResult, StreamHandlers } from './types.js';
+import type { DiscoveredLimits, DiscoveryFailure, LlmRequest, LlmResponse, ModelLimits, Provider, ProviderCompactionResult, StreamHandlers } from './types.js';
 
 /**
  * What the real provider can do besides complete(): the agent looks for each
@@ -16,7 +16,7 @@ export interface LazyFeatures {
 }
 
 type Full = Provider & {
-  discoverLimits(signal: AbortSignal): Promise<DiscoveredLimits | { failed: string }>;
+  discoverLimits(signal: AbortSignal): Promise<DiscoveredLimits | DiscoveryFailure>;
   compactHistory(request: Pick<LlmRequest, 'system' | 'tools' | 'messages'> & { instructions?: string }, signal: AbortSignal): Promise<ProviderCompactionResult>;
   adoptCapabilities(thinking: ThinkingCapabilities | undefined): void;
 };

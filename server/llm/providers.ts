@@ -32,7 +32,7 @@ export interface ProviderChoice {
   provider: Provider;
   /** The table entry, with the window and output limit this session uses. */
   info: ModelInfo;
-  /** Set for a model not in the table: shown in the log and the UI. */
+  /** A placeholder's reason (the model cannot be used). A model not in the table is said by the session's window, when its server does not say its own (agent/window.ts). */
   warning?: string;
 }
 
@@ -86,11 +86,17 @@ export function createProvider(name: string, settings: ProviderSettings): Provid
   const known = modelInfo(model);
   const info: ModelInfo = known ? { ...known, provider: kind } : { provider: kind, ...UNKNOWN_MODEL, prices: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 }, unknown: true };
   const limits = requestLimits(info, settings.contextWindow ?? info.contextWindow);
-  const choice: ProviderChoice = { provider: instantiate(kind, name, model, limits, settings), info: { ...info, ...limits } };
-  if (info.unknown && settings.contextWindow === undefined) {
-    choice.warning = `"${name}" is not in skein's model table: assuming a ${UNKNOWN_MODEL.contextWindow}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window`;
-  }
-  return choice;
+  return { provider: instantiate(kind, name, model, limits, settings), info: { ...info, ...limits } };
+}
+
+/**
+ * Said once a session's model turns out to have no known window: not in the
+ * table, and its server did not say (said then, not at the start: a server
+ * usually answers a moment later). `why`: how asking it failed.
+ */
+export function unknownModelWarning(name: string, window: number, why: string, detail: string): string {
+  const asked = detail.length > 300 ? `${detail.slice(0, 299)}…` : detail;
+  return `"${name}" is not in skein's model table and ${why}: assuming a ${window}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: ${asked})`;
 }
 
 function instantiate(kind: ProviderName, name: string, model: string, limits: ModelLimits, settings: ProviderSettings): Provider {

@@ -75,6 +75,12 @@ export class ContextOverflowError extends Error {
   }
 }
 
+/** A model-info request that did not name the limits; `transient`: the server may answer later (down, 5xx, 429). */
+export interface DiscoveryFailure {
+  failed: string;
+  transient?: boolean;
+}
+
 /** What a provider's model-info endpoint says about a model; fields it does not give are left out. */
 export interface DiscoveredLimits {
   contextWindow?: number;
@@ -120,7 +126,7 @@ export function hasProviderCompaction(provider: Provider): provider is Provider 
 
 /** Optional: a provider that can ask its server for the model's limits. Never throws: undefined when it cannot tell. */
 export interface LimitsDiscovery {
-  discoverLimits(signal: AbortSignal): Promise<DiscoveredLimits | { failed: string }>;
+  discoverLimits(signal: AbortSignal): Promise<DiscoveredLimits | DiscoveryFailure>;
 }
 
 export function hasLimitsDiscovery(provider: Provider): provider is Provider & LimitsDiscovery {

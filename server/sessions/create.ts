@@ -49,9 +49,6 @@ export function createSession(host: CreateHost, model: string, workspace: Worksp
   }
   // The timeline starts with the MCP servers as they are: which tools the session has, which were skipped, which server is down.
   for (const state of host.options.mcp?.states() ?? []) live.session.append({ kind: 'mcp', ...state });
-  if (choice.warning) {
-    logger.warn(choice.warning, { session: id });
-    live.session.append({ kind: 'error', message: choice.warning, code: 'unknown_model' });
-  }
+  // A model not in skein's table is not warned about here: its server usually says its window at the first request (agent/window.ts).
   return live;
 }

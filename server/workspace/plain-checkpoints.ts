@@ -11,6 +11,7 @@ import { Door, DoorError, shownPath, type DoorEntry } from '../host/door.js';
 import { unifiedDiff } from '../tools/diff.js';
 import { resolveInside } from '../tools/paths.js';
 import type { RewindPreview } from '../../shared/protocol.js';
+import { sentence } from '../../shared/sentence.js';
 
 /** One checkpoint outside git: each file (true: copied, false: did not exist) and each link (its target) as it was. */
 export interface PlainEntry {
@@ -86,7 +87,7 @@ export function plainPreview(workDir: string, later: readonly PlainEntry[], stor
       now = door.entry(rel);
     } catch (err) {
       if (!(err instanceof DoorError)) throw err;
-      notes.push(`${rel} cannot be rewound: ${err.message}. The rewind is refused as a whole while it is so: nothing would change.`);
+      notes.push(`${rel} cannot be rewound: ${sentence(err.message)} The rewind is refused as a whole while it is so: nothing would change.`);
       continue;
     }
     const nowText = now.kind === 'file' ? door.readFile(rel)!.toString('utf8') : undefined;

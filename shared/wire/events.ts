@@ -159,6 +159,8 @@ export const LimitsEventSchema = event(
     truncates: z.boolean().optional(),
     /** How the model thinks, as the provider's Models API says (wins over skein's model table). */
     thinking: ThinkingCapabilitiesSchema.optional(),
+    /** The provider's model-info endpoint could not be reached (yet): these are the fallback, and skein asks again at a later request. */
+    unanswered: z.boolean().optional(),
     /** A sentence for the timeline, when the change is news to the user. */
     message: z.string().optional(),
   },

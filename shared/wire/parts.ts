@@ -46,6 +46,8 @@ export const GaugeSchema = z
     estimated: z.boolean().optional(),
     /** Where contextWindow comes from (see the `limits` event). */
     windowSource: WindowSourceSchema.optional(),
+    /** True while contextWindow is a guess: a model not in skein's table whose server has not said its window (yet). */
+    windowGuess: z.boolean().optional(),
     /** Tokens kept free for the answer: skein compacts before a request whose estimate (with its margin) would leave less. */
     reserve: z.number().optional(),
   })

@@ -120,7 +120,18 @@ export const ROUTES = {
   'GET /api/sessions/:id/view': {
     tag: 'sessions',
     summary: 'What the next request would send the model.',
-    responses: { 200: json(z.object({ messages: z.array(ViewMessageSchema), tokens: z.number() }), 'The model view.'), 404: UNKNOWN_SESSION },
+    responses: {
+      200: json(
+        z.object({
+          messages: z.array(ViewMessageSchema),
+          tokens: z.number(),
+          /** skein's estimate of the request in the server's tokens (its count times the ratio learned from this server): what its output budget is sized against. */
+          estimate: z.number().optional(),
+        }),
+        'The model view.',
+      ),
+      404: UNKNOWN_SESSION,
+    },
   },
   'POST /api/sessions/:id/messages': {
     tag: 'turns',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { defaultModel, readCredentials } from '../../server/llm/credentials.js';
 import { MODELS, modelInfo } from '../../server/llm/models.js';
-import { createProvider, parseModelName, requestLimits, UnknownModelError } from '../../server/llm/providers.js';
+import { createProvider, parseModelName, requestLimits, UnknownModelError, unknownModelWarning } from '../../server/llm/providers.js';
 
 const settings = (env: Record<string, string>, contextWindow?: number) => ({ credentials: readCredentials(env), requestTimeoutMs: 1000, contextWindow });
 
@@ -52,13 +52,16 @@ describe('model names', () => {
     expect(createProvider('openai:qwen', settings({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })).provider.model).toBe('openai:qwen');
   });
 
-  it('gives an unknown model a conservative window and a warning; SKEIN_CONTEXT_WINDOW overrides', () => {
+  it('gives an unknown model a conservative window (the warning waits for its server: agent/window.ts); SKEIN_CONTEXT_WINDOW overrides', () => {
     const unknown = createProvider('openai:qwen', settings({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }));
     expect(unknown.info).toMatchObject({ contextWindow: 32_000, unknown: true });
-    expect(unknown.warning).toContain('SKEIN_CONTEXT_WINDOW');
+    expect(unknown.warning).toBeUndefined();
+    const warning = unknownModelWarning('openai:qwen', 32_000, 'its server does not say its window', 'GET /v1/models: 404');
+    expect(warning).toBe(
+      `"openai:qwen" is not in skein's model table and its server does not say its window: assuming a 32000-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: GET /v1/models: 404)`,
+    );
     const overridden = createProvider('openai:qwen', settings({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, 128_000));
     expect(overridden.info.contextWindow).toBe(128_000);
-    expect(overridden.warning).toBeUndefined();
   });
 
   it('asks for at most 16k output tokens and a quarter of a small window per request', () => {

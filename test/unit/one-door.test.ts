@@ -29,6 +29,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   'server/http/openapi-route.ts': "skein's own package.json",
   'server/http/token-file.ts': "the data folder's token",
   'server/images/image-files.ts': "images of user messages in the session's folder (data folder)",
+  'server/llm/limits/learned-file.ts': "what the data folder learned about model servers (learned-limits.json)",
   'server/llm/replay.ts': 'a recorded session the user names',
   'server/lock/data-dir-check.ts': 'the data folder',
   'server/lock/data-dir-lock.ts': 'the data folder',

@@ -8,19 +8,38 @@
 //   context_length of the loaded model from /api/ps, else the model's own
 //   <arch>.context_length), LM Studio's /api/v0/models/{id}.
 // Nothing here throws: a server that does not answer gives { failed }, and the
-// caller falls back to the model table.
+// caller falls back to the model table; `transient` when it may answer later
+// (unreachable, timed out, 5xx, 429): the caller asks again (backoff.ts).
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GoogleGenAI } from '@google/genai';
 import type { ReasoningEffort, ThinkingCapabilities } from '../../../shared/protocol.js';
-import type { DiscoveredLimits } from '../types.js';
+import { retryableStatus } from '../errors/common.js';
+import type { DiscoveredLimits, DiscoveryFailure } from '../types.js';
 
-export type Discovery = DiscoveredLimits | { failed: string };
+export type Discovery = DiscoveredLimits | DiscoveryFailure;
 
 /** One model-info request may take this long; a slow server is not worth waiting for. */
 export const DISCOVERY_TIMEOUT_MS = 5000;
 
 const positive = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
+
+/** An HTTP answer that is not 2xx (the status is the message, as before). */
+class StatusError extends Error {
+  constructor(readonly status: number) {
+    super(`${status}`);
+  }
+}
+
+/** The server may answer later: no HTTP answer at all (down, timed out), or one worth a retry (5xx, 429). */
+function transient(err: unknown): boolean {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? retryableStatus(status) : true;
+}
+
+function failure(failed: string, err: unknown): DiscoveryFailure {
+  return transient(err) ? { failed, transient: true } : { failed };
+}
 
 function withTimeout(signal: AbortSignal): AbortSignal {
   return AbortSignal.any([signal, AbortSignal.timeout(DISCOVERY_TIMEOUT_MS)]);
@@ -39,7 +58,7 @@ export async function anthropicLimits(client: Anthropic, model: string, signal: 
     if (!thinking) return limits;
     return 'failed' in limits ? { via: 'Anthropic Models API (capabilities)', thinking } : { ...limits, via: `${limits.via.slice(0, -1)}, capabilities)`, thinking };
   } catch (err) {
-    return { failed: `Anthropic Models API: ${reason(err)}` };
+    return failure(`Anthropic Models API: ${reason(err)}`, err);
   }
 }
 
@@ -65,7 +84,7 @@ export async function geminiLimits(client: GoogleGenAI, model: string, signal: A
     const info = await client.models.get({ model, config: { abortSignal: withTimeout(signal) } });
     return found('Gemini models.get (inputTokenLimit, outputTokenLimit)', positive(info.inputTokenLimit), positive(info.outputTokenLimit));
   } catch (err) {
-    return { failed: `Gemini models.get: ${reason(err)}` };
+    return failure(`Gemini models.get: ${reason(err)}`, err);
   }
 }
 
@@ -76,7 +95,10 @@ async function getJson(url: string, apiKey: string | undefined, signal: AbortSig
     ...(body !== undefined && { body: JSON.stringify(body) }),
     signal: withTimeout(signal),
   });
-  if (!res.ok) throw new Error(`${res.status}`);
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new StatusError(res.status);
+  }
   return res.json();
 }
 
@@ -89,6 +111,8 @@ export function rootOf(baseURL: string): string {
 export async function compatibleLimits(baseURL: string, apiKey: string | undefined, model: string, signal: AbortSignal): Promise<Discovery> {
   const root = rootOf(baseURL);
   const tried: string[] = [];
+  // Any endpoint that could not be reached (or failed with a 5xx): the server may say more later.
+  let passing = false;
   const attempts: [string, () => Promise<Discovery>][] = [
     ['GET /v1/models', () => modelsEntry(baseURL, apiKey, model, signal)],
     ['GET /props', () => llamaCppProps(root, apiKey, signal)],
@@ -104,9 +128,10 @@ export async function compatibleLimits(baseURL: string, apiKey: string | undefin
       else tried.push(`${name}: no window`);
     } catch (err) {
       tried.push(`${name}: ${reason(err)}`);
+      passing ||= transient(err);
     }
   }
-  return { failed: tried.join('; ') };
+  return { failed: tried.join('; '), ...(passing && { transient: true }) };
 }
 
 /** vLLM (max_model_len) and other servers that put the window in their model list. */
