@@ -66,7 +66,7 @@ export interface CompactionExtras {
   ledger?: LedgerView;
 }
 export interface ErrorRow extends RowBase { kind: 'error'; event: ErrorEvent }
-export interface NoticeRow extends RowBase { kind: 'notice'; text: string; tone: 'retry' | 'cancel' | 'info' | 'status' }
+export interface NoticeRow extends RowBase { kind: 'notice'; text: string; tone: 'retry' | 'cancel' | 'info' | 'status' | 'cut' }
 /** A `{"type":"delta"}` frame, read loosely (see DeltaFrame in shared/protocol.ts). */
 export interface DeltaLike { text: string; afterSeq?: number; attempt?: number; index?: number; channel?: 'thinking' }
 export type Row = UserRow | AgentRow | ToolRow | CompactionRow | ErrorRow | NoticeRow;
@@ -195,6 +195,10 @@ export class TimelineModel {
         this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)}.${e.to === 'plan' ? ' Writes, bash and MCP tools are refused until you switch again.' : ''}`, tone: 'info' });
         break;
       }
+      case 'answer_cut':
+        // An answer stopped before its end (full context or max_tokens): said right under it, never shown as finished.
+        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'cut' });
+        break;
       case 'toolset':
         // A small window made the system prompt and tools lean (or a larger one brought them back).
         this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'info' });

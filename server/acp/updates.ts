@@ -91,6 +91,7 @@ export class UpdateTranslator {
         return [this.chunk('agent_message_chunk', `\n\n· model: ${event.from} → ${event.to}\n\n`)];
       case 'limits':
       case 'toolset':
+      case 'answer_cut':
         return event.message ? [this.chunk('agent_message_chunk', `\n\n· ${event.message}\n\n`)] : [];
       case 'mcp':
         return event.state === 'failed' ? [this.chunk('agent_message_chunk', `\n\n· MCP ${event.server}: ${event.message}\n\n`)] : [];
