@@ -197,7 +197,7 @@ export class TimelineModel {
       }
       case 'answer_cut':
         // An answer stopped before its end (full context or max_tokens): said right under it, never shown as finished.
-        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'cut' });
+        if (!e.again) this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'cut' });
         break;
       case 'toolset':
         // A small window made the system prompt and tools lean (or a larger one brought them back).

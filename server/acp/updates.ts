@@ -92,7 +92,7 @@ export class UpdateTranslator {
       case 'limits':
       case 'toolset':
       case 'answer_cut':
-        return event.message ? [this.chunk('agent_message_chunk', `\n\n· ${event.message}\n\n`)] : [];
+        return event.message && !('again' in event && event.again) ? [this.chunk('agent_message_chunk', `\n\n· ${event.message}\n\n`)] : [];
       case 'mcp':
         return event.state === 'failed' ? [this.chunk('agent_message_chunk', `\n\n· MCP ${event.server}: ${event.message}\n\n`)] : [];
       default:

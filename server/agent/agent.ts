@@ -352,6 +352,7 @@ export class Agent implements AgentHandle {
       }
       this.instructions.beforeRequest();
       this.toolNotes.beforeRequest();
+      this.cuts.beforeRequest();
       this.statusNotes.beforeRequest(this.gauge());
       const retrying = this.state === 'Compacting' && overflowRetried;
       this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : continuing ? 'continuing the cut answer' : 'sending the conversation');
@@ -361,6 +362,7 @@ export class Agent implements AgentHandle {
       // Refused as too long and compacted: the retry goes out at once with the smaller view.
       overflowRetried = answered === undefined;
       if (!answered) continue;
+      this.cuts.answered();
       const { request, response, trusted } = answered;
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.

@@ -38,11 +38,33 @@ export interface CutAnswer {
 
 export class CutAnswers {
   private continued = 0;
+  /** The continuation asked for and not answered yet: its note's event, sent again if a compaction folds it. */
+  private pending: (Omit<AnswerCutEvent, 'seq' | 'ts'> & { seq: number }) | undefined;
 
   constructor(private readonly host: CutHost) {}
 
   startTurn(): void {
     this.continued = 0;
+    this.pending = undefined;
+  }
+
+  /** A response arrived: the continuation (if one was asked for) was read. */
+  answered(): void {
+    this.pending = undefined;
+  }
+
+  /**
+   * At the safe point before a request: a compaction that folded the note
+   * asking to continue took it out of the view, so it is sent again (the
+   * model would otherwise answer a summary, not go on from its cut).
+   */
+  beforeRequest(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    const folded = this.host.session.log.since(pending.seq).some((e) => e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq !== undefined && e.coversSeq[1] >= pending.seq);
+    if (!folded) return;
+    const { seq: _seq, ...again } = pending;
+    this.pending = { ...again, again: true, seq: this.host.session.append({ ...again, again: true }).seq };
   }
 
   /** The response was cut, and why (undefined: it ended, or it asks for tools). Logs nothing. */
@@ -86,8 +108,8 @@ export class CutAnswers {
         ? 'skein makes room (compacting if needed) and asks the model to continue from where it stopped.'
         : 'skein asks the model to continue from where it stopped.';
     const message = `The answer was cut: ${why}. ${next}`;
-    this.host.session.append({
-      kind: 'answer_cut',
+    const event = {
+      kind: 'answer_cut' as const,
       reason: cut.reason,
       input: cut.input,
       output: cut.output,
@@ -95,7 +117,9 @@ export class CutAnswers {
       contextWindow: window.contextWindow,
       message,
       ...(cut.continues && { text: continuationNote(cut) }),
-    });
+    };
+    const logged = this.host.session.append(event);
+    this.pending = cut.continues ? { ...event, seq: logged.seq } : undefined;
   }
 }
 

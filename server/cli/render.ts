@@ -66,7 +66,7 @@ export class TextRenderer {
       case 'toolset':
         return [`· ${oneLine(event.message, 400)}`];
       case 'answer_cut':
-        return [`✂ ${oneLine(event.message, 400)}`];
+        return event.again ? [] : [`✂ ${oneLine(event.message, 400)}`];
       case 'usage':
         this.gauge = event.gauge;
         return [];

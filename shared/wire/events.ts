@@ -273,6 +273,8 @@ export const AnswerCutEventSchema = event(
     text: z.string().optional(),
     /** A sentence for the timeline. */
     message: z.string(),
+    /** The same note sent again, no new cut: a compaction folded the first one before the model answered it (the timeline shows nothing). */
+    again: z.boolean().optional(),
   },
   'An answer stopped before its end: the context window was full, or it reached its max_tokens limit (it stays in the log and the view).',
 );
