@@ -25,7 +25,8 @@ afterAll(async () => {
   await endless?.close();
 });
 
-const cuts = (events: SkeinEvent[]) => events.filter((e): e is AnswerCutEvent => e.kind === 'answer_cut');
+/** The cuts named (a note sent again after a fold took it away, `again`, is not a new cut). */
+const cuts = (events: SkeinEvent[]) => events.filter((e): e is AnswerCutEvent => e.kind === 'answer_cut' && !e.again);
 const answers = (events: SkeinEvent[]) => events.filter((e): e is AgentEvent => e.kind === 'agent');
 
 describe('an answer cut by a full context (real llama-server, n_ctx 2,048)', () => {
