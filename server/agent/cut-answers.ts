@@ -101,7 +101,7 @@ export class CutAnswers {
     const why =
       cut.reason === 'context'
         ? `prompt and answer filled the ${fmt(window.contextWindow)}-token context window (${fmt(cut.input)} prompt + ${fmt(cut.output)} answer tokens${learned})`
-        : `the answer reached its max_tokens limit of ${fmt(cut.maxTokens)} (${fmt(cut.input)} prompt + ${fmt(cut.output)} answer tokens, in a ${fmt(window.contextWindow)}-token window)`;
+        : `the answer reached its max_tokens limit of ${fmt(cut.maxTokens)} (${filled > 0 ? `${fmt(cut.input)} prompt + ${fmt(cut.output)} answer tokens` : 'the server reported no usage'}, in a ${fmt(window.contextWindow)}-token window)`;
     const next = !cut.continues
       ? `skein stopped asking the model to continue after ${MAX_CONTINUATIONS} continuations in this turn: send “continue” to go on.`
       : cut.reason === 'context'
