@@ -195,13 +195,10 @@ export class TimelineModel {
         this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)}.${e.to === 'plan' ? ' Writes, bash and MCP tools are refused until you switch again.' : ''}`, tone: 'info' });
         break;
       }
-      case 'answer_cut':
-        // An answer stopped before its end (full context or max_tokens): said right under it, never shown as finished.
-        if (!e.again) this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'cut' });
-        break;
       case 'toolset':
-        // A small window made the system prompt and tools lean (or a larger one brought them back).
-        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'info' });
+      case 'answer_cut':
+        // A small window made the system prompt and tools lean (or a larger one brought them back); an answer was cut (once).
+        if (e.kind === 'toolset' || !e.again) this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: e.kind === 'answer_cut' ? 'cut' : 'info' });
         break;
       case 'error':
         // A retry the server is about to make is news, not a failure.

@@ -341,11 +341,7 @@ export class SessionWindow {
     return this.providerSaid;
   }
 
-  /**
-   * An answer the server cut when prompt and answer filled its context: the
-   * window is `filled` tokens, when that is smaller than the one in use (and
-   * no smaller than a prompt it read in full). Returns whether it changed.
-   */
+  /** An answer cut when prompt and answer filled the server's context: the window is `filled` when smaller (never below a prompt read in full). */
   learnFromCut(filled: number, message: string): boolean {
     const learned = Math.max(Math.floor(filled), this.proven);
     if (learned >= this.limits.contextWindow) return false;
