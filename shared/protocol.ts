@@ -79,6 +79,7 @@ export type ApprovalDecisionEvent = EventOf<'approval_decision'>;
 export type McpEvent = EventOf<'mcp'>;
 export type ToolsChangedEvent = EventOf<'tools_changed'>;
 export type ToolsetEvent = EventOf<'toolset'>;
+export type AnswerCutEvent = EventOf<'answer_cut'>;
 export type ModeEvent = EventOf<'mode'>;
 
 /** An event before the log gives it its seq and ts. */

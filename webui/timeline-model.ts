@@ -67,7 +67,7 @@ export interface CompactionExtras {
   ledger?: LedgerView;
 }
 export interface ErrorRow extends RowBase { kind: 'error'; event: ErrorEvent }
-export interface NoticeRow extends RowBase { kind: 'notice'; text: string; tone: 'retry' | 'cancel' | 'info' | 'status' }
+export interface NoticeRow extends RowBase { kind: 'notice'; text: string; tone: 'retry' | 'cancel' | 'info' | 'status' | 'cut' }
 /** A `{"type":"delta"}` frame, read loosely (see DeltaFrame in shared/protocol.ts). */
 export interface DeltaLike { text: string; afterSeq?: number; attempt?: number; index?: number; channel?: 'thinking' }
 export type Row = UserRow | AgentRow | ToolRow | CompactionRow | ErrorRow | NoticeRow;
@@ -197,8 +197,9 @@ export class TimelineModel {
         break;
       }
       case 'toolset':
-        // A small window made the system prompt and tools lean (or a larger one brought them back).
-        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: 'info' });
+      case 'answer_cut':
+        // A small window made the system prompt and tools lean (or a larger one brought them back); an answer was cut (once).
+        if (e.kind === 'toolset' || !e.again) this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: e.kind === 'answer_cut' ? 'cut' : 'info' });
         break;
       case 'error':
         // A retry the server is about to make is news, not a failure.

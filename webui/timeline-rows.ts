@@ -8,7 +8,7 @@ import './skein-error-message.js';
 import './skein-tool-card.js';
 import './skein-user-message.js';
 
-const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: 'ⓘ' } as const;
+const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: 'ⓘ', cut: '✂' } as const;
 
 export function renderRow(row: Row): TemplateResult | typeof nothing {
   switch (row.kind) {

@@ -26,6 +26,7 @@ export const timelineStyles = [
     @media (prefers-reduced-motion: reduce) { .working::before, .row.flash { animation: none; } }
     .notice { font-size: 13px; color: var(--muted); margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--border); }
     .notice.retry { border-color: var(--warn); }
+    .notice.cut { border-color: var(--warn); color: var(--fg); background: var(--warn-bg); padding: 4px 8px 4px 10px; }
     .notice.status { font-size: 12px; margin: 2px 0; opacity: 0.75; border-left-style: dotted; }
     .empty { color: var(--muted); text-align: center; margin: 18vh auto 0; max-width: 460px; }
     .empty h2 { color: var(--fg); font-size: 18px; margin: 0 0 6px; }

@@ -91,7 +91,8 @@ export class UpdateTranslator {
         return [this.chunk('agent_message_chunk', `\n\n· model: ${event.from} → ${event.to}\n\n`)];
       case 'limits':
       case 'toolset':
-        return event.message ? [this.chunk('agent_message_chunk', `\n\n· ${event.message}\n\n`)] : [];
+      case 'answer_cut':
+        return event.message && !('again' in event && event.again) ? [this.chunk('agent_message_chunk', `\n\n· ${event.message}\n\n`)] : [];
       case 'mcp':
         return event.state === 'failed' ? [this.chunk('agent_message_chunk', `\n\n· MCP ${event.server}: ${event.message}\n\n`)] : [];
       default:

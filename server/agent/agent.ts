@@ -28,6 +28,7 @@ import { systemPrompts } from './system-prompts.js';
 import { TurnClosing } from './turn-closing.js';
 import { ModelAnswer } from './model-answer.js';
 import { ModelSwitching } from './model-switching.js';
+import { CutAnswers } from './cut-answers.js';
 
 export type { AgentSettings } from './agent-settings.js';
 
@@ -66,6 +67,8 @@ export class Agent implements AgentHandle {
   private readonly ending: TurnClosing;
   private readonly answers: ModelAnswer;
   private readonly switching: ModelSwitching;
+  /** Answers cut by a full context or max_tokens: named, learned from, continued. */
+  private readonly cuts: CutAnswers;
 
   constructor(
     private readonly session: Session,
@@ -165,6 +168,7 @@ export class Agent implements AgentHandle {
       wake: () => this.wake(),
     };
     this.answers = new ModelAnswer({ ...self, seen: (seq) => (this.seenSeq = seq) });
+    this.cuts = new CutAnswers({ session, window: this.window, info: () => this.info });
     this.switching = new ModelSwitching({
       ...self,
       use: (provider, info) => {
@@ -333,7 +337,9 @@ export class Agent implements AgentHandle {
     const signal = this.abort.signal;
     this.limits.startTurn(this.gauge().totalCostUsd);
     this.compaction.startTurn();
+    this.cuts.startTurn();
     let overflowRetried = false;
+    let continuing = false;
     // First, and without a pause: the pending call waits again from the moment the session loads.
     if (resume) await this.tools.run(resume, signal);
     for (;;) {
@@ -357,14 +363,17 @@ export class Agent implements AgentHandle {
       }
       this.instructions.beforeRequest();
       this.toolNotes.beforeRequest();
+      this.cuts.beforeRequest();
       this.statusNotes.beforeRequest(this.gauge());
       const retrying = this.state === 'Compacting' && overflowRetried;
-      this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : 'sending the conversation');
+      this.machine.transition('SendingToLLM', retrying ? 'retrying after compaction' : continuing ? 'continuing the cut answer' : 'sending the conversation');
+      continuing = false;
       this.limits.countStep();
       const answered = await this.answers.requestAnswer(signal);
       // Refused as too long and compacted: the retry goes out at once with the smaller view.
       overflowRetried = answered === undefined;
       if (!answered) continue;
+      this.cuts.answered();
       const { request, response, trusted } = answered;
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
@@ -372,7 +381,14 @@ export class Agent implements AgentHandle {
       // The data folder keeps the server's ratio: the next process's first request is estimated with it.
       if (trusted && this.compaction.estimator.calibrated) this.settings.models?.window?.cache.setRatio(this.provider.model, this.compaction.estimator.ratio);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
-      this.answers.recordResponse(response);
+      const cut = this.cuts.classify(request, response);
+      this.answers.recordResponse(response, cut?.continues);
+      if (cut) this.cuts.record(cut);
+      // A cut answer goes on from the cut: the safe point before the next request makes room for it.
+      if (cut?.continues) {
+        continuing = true;
+        continue;
+      }
       if (response.toolCalls.length) {
         const n = response.toolCalls.length;
         this.machine.transition('RunningTools', `${n} tool call${n > 1 ? 's' : ''}`);
@@ -385,7 +401,7 @@ export class Agent implements AgentHandle {
         this.machine.transition('Compacting', `${after.trigger} compaction`);
         await this.compaction.run(after, signal);
       }
-      this.ending.finishTurn('the model finished its answer', 'EndOfTurn');
+      this.ending.finishTurn(cut ? `the answer was cut (${cut.reason === 'context' ? 'context full' : 'max_tokens'}) and left so` : 'the model finished its answer', 'EndOfTurn');
       return;
     }
   }

@@ -86,8 +86,8 @@ export class ModelAnswer {
     });
   }
 
-  /** The answer, its usage and the gauge it gives, and its tool calls (masked as logged), into the log. */
-  recordResponse(response: LlmResponse): void {
+  /** The answer, its usage and the gauge it gives, and its tool calls (masked as logged), into the log. `continued`: a cut answer the turn goes on with. */
+  recordResponse(response: LlmResponse, continued = false): void {
     const usage: Usage = { ...response.usage, costUsd: costUsd(this.host.info(), response.usage) };
     const { contextWindow, policy } = this.host.settings;
     const gauge = gaugeFromUsage(usage, this.host.gauge(), this.host.provider().model, contextWindow, policy.thresholdRatio);
@@ -95,7 +95,7 @@ export class ModelAnswer {
     // A defect the provider worked around (e.g. refused thinking, sent again without it) is recorded, never hidden.
     for (const note of response.notes ?? []) this.host.session.append({ kind: 'error', message: note.message, code: note.code });
     const reasoning = response.reasoning && { reasoning: response.reasoning };
-    this.host.session.append({ kind: 'agent', text: response.text, model: this.host.provider().model, endOfTurn: response.toolCalls.length === 0, usage, ...reasoning });
+    this.host.session.append({ kind: 'agent', text: response.text, model: this.host.provider().model, endOfTurn: response.toolCalls.length === 0 && !continued, usage, ...reasoning });
     for (const call of response.toolCalls) {
       const logged = this.host.session.append({ kind: 'tool_call', callId: call.id, name: call.name, input: call.input });
       // A call runs as logged: a secret the model rebuilt is masked there, and reaches no tool either.

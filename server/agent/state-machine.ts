@@ -16,7 +16,8 @@ import type { AgentState } from '../../shared/protocol.js';
 export const TRANSITIONS: Readonly<Record<AgentState, readonly AgentState[]>> = {
   WaitingForUserInput: ['SendingToLLM', 'Compacting'],
   SendingToLLM: ['ProcessingLLMResponse', 'Compacting', 'Cancelled', 'Error'],
-  ProcessingLLMResponse: ['RunningTools', 'Compacting', 'EndOfTurn', 'Error'],
+  // SendingToLLM: a cut answer is continued at once (when no compaction is needed first).
+  ProcessingLLMResponse: ['SendingToLLM', 'RunningTools', 'Compacting', 'EndOfTurn', 'Error'],
   RunningTools: ['SendingToLLM', 'WaitingForApproval', 'Compacting', 'Cancelled', 'Error'],
   // Back to RunningTools once decided; Cancelled: the user stopped the turn while asked; Error: a turn that cannot go on.
   WaitingForApproval: ['RunningTools', 'Cancelled', 'Error'],

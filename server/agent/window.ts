@@ -378,6 +378,21 @@ export class SessionWindow {
     this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...reported, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
   }
 
+  /** The context the provider's model-info endpoint named (llama.cpp's n_ctx), even when SKEIN_CONTEXT_WINDOW won. */
+  get serverContext(): number | undefined {
+    return this.providerSaid;
+  }
+
+  /** An answer cut when prompt and answer filled the server's context: the window is `filled` when smaller (never below a prompt read in full). */
+  learnFromCut(filled: number, message: string): boolean {
+    const learned = Math.max(Math.floor(filled), this.proven);
+    if (learned >= this.limits.contextWindow) return false;
+    const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
+    const via = `an answer cut for length at ${learned} tokens of prompt and answer`;
+    this.record({ model: this.host.provider().model, ...limits, source: 'refusal', via, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
+    return true;
+  }
+
   /** An output-budget refusal (the prompt fits, the answer's room did not): the next request asks for at most `cap`. */
   capOutput(cap: number): void {
     this.outputCap = Math.max(outputFloor(this.limits.contextWindow), Math.floor(cap));

@@ -65,6 +65,8 @@ export class TextRenderer {
         return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
       case 'toolset':
         return [`· ${oneLine(event.message, 400)}`];
+      case 'answer_cut':
+        return event.again ? [] : [`✂ ${oneLine(event.message, 400)}`];
       case 'usage':
         this.gauge = event.gauge;
         return [];

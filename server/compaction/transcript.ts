@@ -1,6 +1,6 @@
 // Renders folded messages as plain text for the summariser. Long tool output
 // is clipped here: the summary needs what happened, not every byte.
-import { STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN } from '../../shared/protocol.js';
+import { CUT_NOTE_OPEN, STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN } from '../../shared/protocol.js';
 import type { SourcedMessage } from './view.js';
 import { imageLabel } from '../images/image-files.js';
 
@@ -12,7 +12,7 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
   for (const m of messages) {
     if (m.summaryOf) {
       parts.push(`<previous-summary>\n${m.summaryOf.summary}\n</previous-summary>`);
-    } else if (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN)) {
+    } else if (m.content.startsWith(STATUS_NOTE_OPEN) || m.content.startsWith(TOOLS_NOTE_OPEN) || m.content.startsWith(CUT_NOTE_OPEN)) {
       continue; // skein's own notes are not part of the story (a folded tools note is sent again after the fold)
     } else if (m.role === 'user') {
       // The summariser reads text: an image is named by what it is (its pixels stay in the log).

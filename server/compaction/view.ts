@@ -139,6 +139,12 @@ export class IncrementalView {
         else out.push(note);
         break;
       }
+      case 'answer_cut':
+        // The cut answer stays as it was; the note asking the model to go on from it is the user's side (a user-role message).
+        if (e.text === undefined) break;
+        if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
+        else out.push({ role: 'user', content: e.text, seq: e.seq });
+        break;
       case 'toolset':
         // The system prompt and tools changed (a small window made them lean): Anthropic's thinking
         // blocks were checked against the old ones, so no earlier turn can send its thinking now.

@@ -140,5 +140,5 @@ function toResponse(message: Message): LlmResponse {
   }
   const stop = message.stop_reason;
   const stopReason = toolCalls.length ? 'tool_use' : stop === 'max_tokens' || stop === 'model_context_window_exceeded' ? 'max_tokens' : 'end_turn';
-  return { text, toolCalls, stopReason, usage: fromAnthropic(message.usage) };
+  return { text, toolCalls, stopReason, usage: fromAnthropic(message.usage), ...(stop === 'model_context_window_exceeded' && { contextFull: true }) };
 }

@@ -2,7 +2,7 @@
 // last user text, usage from real token counts of the request (with a
 // simulated prompt cache), its own small window enforced with the same kind of
 // error a provider gives, and a deterministic summary when asked to compact.
-import { isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
+import { CUT_NOTE_OPEN, isSkeinNote, type ViewMessage } from '../../shared/protocol.js';
 import { deterministicSummary } from './deterministic-summary.js';
 import { SimulatedCache, simulatedInputTokens } from './simulated-usage.js';
 import { tokensOf } from './tokens.js';
@@ -36,6 +36,9 @@ export const PREDICTABLE_HELP = [
   '- `mcp: SERVER TOOL {json}` calls a tool of an MCP server (the tool `mcp__SERVER__TOOL`)',
   '- `/compact [focus]` compacts the context now (`/compact delay: MS` makes the summary slow)',
 ].join('\n');
+
+/** The rest of an answer that was cut, when skein asks to continue it. */
+export const PREDICTABLE_CONTINUED = '…(continued after the cut) and that is the end of the answer.';
 
 /** One line of `big: N` output is 10 tokens. */
 const BIG_LINE = 'the quick brown fox jumps over the lazy dog';
@@ -75,6 +78,8 @@ export class PredictableProvider implements Provider {
   }
 
   private async answer(all: ViewMessage[], signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
+    // Asked to go on with an answer that was cut: a short ending (answering the user's words again would be cut again).
+    if (all.at(-1)?.role === 'user' && all.at(-1)!.content.startsWith(CUT_NOTE_OPEN)) return { text: PREDICTABLE_CONTINUED, toolCalls: [] };
     // Status notes from skein are not the user speaking: answer what came before them.
     const messages = all.filter((m) => !isStatusNote(m));
     const last = messages[messages.length - 1];

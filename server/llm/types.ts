@@ -31,7 +31,10 @@ export interface ToolCall {
 export interface LlmResponse {
   text: string;
   toolCalls: ToolCall[];
+  /** 'max_tokens': the answer was cut (finish_reason "length", stop_reason "max_tokens", MAX_TOKENS, Responses "incomplete"): by its output budget or a full context. */
   stopReason: 'end_turn' | 'tool_use' | 'max_tokens';
+  /** A cut the provider itself put down to a full context window (Anthropic's stop_reason "model_context_window_exceeded"). */
+  contextFull?: boolean;
   /** Normalised usage; costUsd is filled in from the model table. */
   usage: Usage;
   /** A reasoning model's answer as returned, to send back exactly (see shared/protocol.ts). */

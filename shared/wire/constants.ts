@@ -97,9 +97,13 @@ export const INSTRUCTIONS_NOTE_CLOSE = '</skein-instructions>';
 export const TOOLS_NOTE_OPEN = '<skein-tools>';
 export const TOOLS_NOTE_CLOSE = '</skein-tools>';
 
-/** A note skein adds to the conversation (a status note, changed instructions, changed tools): never the user speaking. */
+/** The note asking the model to go on with an answer that was cut (an `answer_cut` event's note). */
+export const CUT_NOTE_OPEN = '<skein-cut>';
+export const CUT_NOTE_CLOSE = '</skein-cut>';
+
+/** A note skein adds to the conversation (a status note, changed instructions, changed tools, a cut answer): never the user speaking. */
 export function isSkeinNote(content: string): boolean {
-  return content.startsWith(STATUS_NOTE_OPEN) || content.startsWith(INSTRUCTIONS_NOTE_OPEN) || content.startsWith(TOOLS_NOTE_OPEN);
+  return content.startsWith(STATUS_NOTE_OPEN) || content.startsWith(INSTRUCTIONS_NOTE_OPEN) || content.startsWith(TOOLS_NOTE_OPEN) || content.startsWith(CUT_NOTE_OPEN);
 }
 
 /** `/compact [focus]` typed as a message asks for a compaction. */

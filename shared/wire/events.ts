@@ -261,6 +261,28 @@ export const ModeEventSchema = event(
   "The user switched the session's approval mode (UI, REST, CLI, ACP; never the model).",
 );
 
+export const AnswerCutEventSchema = event(
+  'answer_cut',
+  {
+    /** `context`: prompt and answer filled the context window; `max_tokens`: the answer reached the output budget it asked for. */
+    reason: z.enum(['context', 'max_tokens']),
+    /** The prompt tokens of the cut request (input + cacheRead + cacheWrite) and the answer's output tokens, as the provider reported them. */
+    input: z.number(),
+    output: z.number(),
+    /** The output budget the request asked for (max_tokens). */
+    maxTokens: z.number(),
+    /** The context window skein uses from here on (learned from the cut when it was smaller than skein believed). */
+    contextWindow: z.number(),
+    /** The note asking the model to go on from the cut, exactly as the model reads it (wrapped in <skein-cut>); absent when skein stops asking. */
+    text: z.string().optional(),
+    /** A sentence for the timeline. */
+    message: z.string(),
+    /** The same note sent again, no new cut: a compaction folded the first one before the model answered it (the timeline shows nothing). */
+    again: z.boolean().optional(),
+  },
+  'An answer stopped before its end: the context window was full, or it reached its max_tokens limit (it stays in the log and the view).',
+);
+
 /** Every event kind. A new kind is one more entry here (see the top of this file). */
 export const EVENT_SCHEMAS = [
   UserEventSchema,
@@ -281,6 +303,7 @@ export const EVENT_SCHEMAS = [
   ToolsChangedEventSchema,
   ToolsetEventSchema,
   ModeEventSchema,
+  AnswerCutEventSchema,
 ] as const;
 
 export const SkeinEventSchema = z.discriminatedUnion('kind', EVENT_SCHEMAS).meta({ id: 'SkeinEvent', description: 'One event of a session log (clients skip kinds they do not know).' });

@@ -9,6 +9,7 @@ import { countWith, TOKENIZERS, type FakeTokenizer } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Answer, type Reported } from './brain.js';
+import { withinMaxTokens } from './max-tokens.js';
 import { json, listen, openSse, pieces, transportFailure, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens, type Block } from './prompt-cache.js';
 import { CompactionRules } from './compaction.js';
@@ -154,15 +155,17 @@ export async function startAnthropicFake(options: { window?: number; key?: strin
     if (answer.kind === 'overflow') return error(res, 400, 'invalid_request_error', `prompt is too long: ${fake.window + 1} tokens > ${fake.window} maximum`);
     if (answer.kind === 'fail') return answer.status === 529 ? error(res, 529, 'overloaded_error', 'Overloaded') : error(res, answer.status, 'api_error', 'Internal server error');
 
-    const { content, thinkingTokens } = fake.thinking.produce(body, contentOf(answer, ++n), lastText(body));
+    // Past max_tokens the answer stops: cut text, the whole budget as output, stop_reason "max_tokens" (max-tokens.ts).
+    const limited = answer.summary ? { text: answer.text, cut: false } : withinMaxTokens(answer.text, answer.calls, body.max_tokens, own);
+    const { content, thinkingTokens } = fake.thinking.produce(body, contentOf({ ...answer, text: limited.text }, ++n), lastText(body));
     const usage: AnthropicUsageWire = {
       input_tokens: split.uncached,
       cache_creation_input_tokens: split.write,
       cache_read_input_tokens: split.read,
       // Thinking is billed as output.
-      output_tokens: own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1 + thinkingTokens,
+      output_tokens: limited.cut ? body.max_tokens : own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1 + thinkingTokens,
     };
-    const message = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: answer.calls.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage };
+    const message = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: answer.calls.length ? 'tool_use' : limited.cut ? 'max_tokens' : 'end_turn', stop_sequence: null, usage };
     fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
     if (!body.stream) return json(res, 200, message, { 'request-id': `req_fake_${n}` });
     await stream(res, message, failure === 'mid-stream');

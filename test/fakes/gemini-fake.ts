@@ -11,6 +11,7 @@ import { countWith, TOKENIZERS } from './tokenizers.js';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
+import { withinMaxTokens } from './max-tokens.js';
 import { thinkingRefusal, thoughtSummary } from './gemini-thinking.js';
 import { ReturnedAnswers } from './round-trip.js';
 import { json, listen, openSse, pieces, transportFailure, type FakeRequest } from './http.js';
@@ -123,9 +124,14 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     const split = cache.split([block(system ?? '', false, tokenizer), ...tools.map((t: unknown) => block(t, false, tokenizer)), ...body.contents.flatMap((c: any) => c.parts.map(({ thoughtSignature: _s, ...p }: any) => partBlock({ role: c.role, ...p }, tokenizer)))], 2);
     const tooLong = () => (fake.refused++, error(res, 400, `The input token count (${split.total}) exceeds the maximum number of tokens allowed (${fake.window}).`));
     if (split.total > fake.window) return tooLong();
-    const answer = await brain.answer(conversation(body, system));
-    if (answer.kind === 'overflow') return tooLong();
-    if (answer.kind === 'fail') return error(res, answer.status === 529 ? 503 : answer.status, 'An internal error has occurred.');
+    const said = await brain.answer(conversation(body, system));
+    if (said.kind === 'overflow') return tooLong();
+    if (said.kind === 'fail') return error(res, said.status === 529 ? 503 : said.status, 'An internal error has occurred.');
+    // Past maxOutputTokens the answer stops: cut text, the budget as output, finishReason "MAX_TOKENS" (max-tokens.ts).
+    const maxOut: number | undefined = body.generationConfig?.maxOutputTokens;
+    const limited = said.summary ? { text: said.text, cut: false } : withinMaxTokens(said.text, said.calls, maxOut, own);
+    const answer = { ...said, text: limited.text };
+    const finishReason = limited.cut ? 'MAX_TOKENS' : 'STOP';
 
     n++;
     const calls = answer.calls.map((c, i) => {
@@ -133,8 +139,9 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
       if (signature) fake.signatures.add(signature);
       return { functionCall: { name: c.name, args: c.input }, ...(signature && { thoughtSignature: signature }) };
     });
-    const candidates = own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1;
     const thought = thoughtSummary(model!, body, conversation(body, system).messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+    // The budget holds thinking and answer together.
+    const candidates = limited.cut ? Math.max(1, maxOut! - thought.tokens) : own(answer.text) + answer.calls.reduce((k, c) => k + own(JSON.stringify(c.input)), 0) + 1;
     const usage: GeminiUsageWire = {
       promptTokenCount: split.total,
       candidatesTokenCount: candidates,
@@ -151,12 +158,12 @@ export async function startGeminiFake(options: { window?: number; key?: string; 
     // What the client assembles: one part per streamed chunk part.
     returned.remember(method === 'generateContent' ? parts : [...(thought.part ? [thought.part] : []), ...texts.map((text) => ({ text })), ...calls]);
     if (method === 'generateContent') {
-      return json(res, 200, { candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, ...meta });
+      return json(res, 200, { candidates: [{ content: { parts, role: 'model' }, finishReason, index: 0 }], usageMetadata: usage, ...meta });
     }
     const sse = openSse(res);
     const send = (chunkParts: object[], last: boolean, soFar: number) =>
       sse.send(`data: ${JSON.stringify({
-        candidates: [{ content: { parts: chunkParts, role: 'model' }, ...(last && { finishReason: 'STOP' }), index: 0 }],
+        candidates: [{ content: { parts: chunkParts, role: 'model' }, ...(last && { finishReason }), index: 0 }],
         usageMetadata: last ? usage : { promptTokenCount: split.total, candidatesTokenCount: soFar, totalTokenCount: split.total + soFar, promptTokensDetails: usage.promptTokensDetails },
         ...meta,
       })}\r\n\r\n`);

@@ -10,6 +10,7 @@
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
+import { withinMaxTokens } from './max-tokens.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { ollamaTruncate, refusal, serveModelInfo, type WindowSettings } from './window.js';
@@ -158,14 +159,17 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const tooLong = () =>
       error(res, 400, `This model's maximum context length is ${fake.window} tokens. However, you requested ${split.total + maxOut} tokens (${split.total} in the messages, ${maxOut} in the completion). Please reduce the length of the messages or completion.`, 'invalid_request_error', 'context_length_exceeded', 'messages');
     if (split.total + maxOut > fake.window) return tooLong();
-    const answer = await brain.answer(conversation(body));
-    if (answer.kind === 'overflow') return tooLong();
-    if (answer.kind === 'fail') return error(res, answer.status === 529 ? 503 : answer.status, 'The server had an error while processing your request.', 'server_error', null);
+    const said = await brain.answer(conversation(body));
+    if (said.kind === 'overflow') return tooLong();
+    if (said.kind === 'fail') return error(res, said.status === 529 ? 503 : said.status, 'The server had an error while processing your request.', 'server_error', null);
 
     const id = `chatcmpl-fake-${++n}`;
-    const calls = answer.calls.map((c, i) => ({ id: `call_fake_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
     const own = (text: string) => (tokenizer ? countWith(tokenizer, text) : tokens(text));
-    const completion = own(answer.text) + calls.reduce((k, c) => k + own(c.function.arguments), 0) + 1;
+    // Past max_tokens the answer stops: cut text, the budget as completion_tokens, finish_reason "length" (max-tokens.ts).
+    const limited = said.summary ? { text: said.text, cut: false } : withinMaxTokens(said.text, said.calls, maxOut, own);
+    const answer = { ...said, text: limited.text };
+    const calls = answer.calls.map((c, i) => ({ id: `call_fake_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
+    const completion = limited.cut ? maxOut : own(answer.text) + calls.reduce((k, c) => k + own(c.function.arguments), 0) + 1;
     const usage: OpenAIUsageWire = {
       prompt_tokens: split.total,
       completion_tokens: completion,
@@ -174,7 +178,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     };
     fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
-    const finish = calls.length ? 'tool_calls' : 'stop';
+    const finish = calls.length ? 'tool_calls' : limited.cut ? 'length' : 'stop';
     const base = { id, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: 'fp_fake' };
     if (!body.stream) {
       if (answer.summary && fake.summaryDelayMs) await new Promise((r) => setTimeout(r, fake.summaryDelayMs));

@@ -21,6 +21,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ViewMessage } from '../../shared/protocol.js';
 import { Brain, FailurePlan, type Reported } from './brain.js';
+import { withinMaxTokens } from './max-tokens.js';
 import { json, listen, openSse, pieces, type FakeRequest } from './http.js';
 import { block, PromptCache, tokens } from './prompt-cache.js';
 import { openaiDataUrl, openaiImageTokens, splitImages } from './rules/images.js';
@@ -137,24 +138,28 @@ export async function startResponsesFake(options: { window?: number; o200k?: boo
     const maxOut = body.max_output_tokens ?? 0;
     const tooLong = () => error(res, 400, 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'context_length_exceeded', 'input');
     if (split.total + maxOut > fake.window) return tooLong();
-    const answer = await brain.answer(conversation(body, input));
-    if (answer.kind === 'overflow') return tooLong();
-    if (answer.kind === 'fail') return error(res, answer.status === 529 ? 503 : answer.status, 'The server had an error while processing your request.', null);
+    const said = await brain.answer(conversation(body, input));
+    if (said.kind === 'overflow') return tooLong();
+    if (said.kind === 'fail') return error(res, said.status === 529 ? 503 : said.status, 'The server had an error while processing your request.', null);
 
     const k = ++n;
     const rs = `rs_fake_${k}`;
     const summary = `Considering the request step by step (answer ${k}).`;
     const reasoningTokens = own(summary) * 3;
+    // Past max_output_tokens (reasoning included) the answer stops: status "incomplete", incomplete_details.reason
+    // "max_output_tokens", the message item "incomplete", the stream's last event response.incomplete (max-tokens.ts).
+    const limited = said.summary || !maxOut ? { text: said.text, cut: false } : withinMaxTokens(said.text, said.calls, Math.max(1, maxOut - reasoningTokens), own);
+    const answer = { ...said, text: limited.text };
     const reasoning: Item = { id: rs, type: 'reasoning', summary: [{ type: 'summary_text', text: summary }], ...((body.include ?? []).includes('reasoning.encrypted_content') && { encrypted_content: seal(body.model, rs) }) };
     const output: Item[] = [reasoning];
-    if (answer.text) output.push({ id: `msg_fake_${k}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [] }] });
+    if (answer.text) output.push({ id: `msg_fake_${k}`, type: 'message', status: limited.cut ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [] }] });
     answer.calls.forEach((c, i) => {
       const call = { id: `fc_fake_${k}_${i}`, type: 'function_call', status: 'completed', call_id: `call_fake_${k}_${i}`, name: c.name, arguments: JSON.stringify(c.input) };
       issued.set(call.call_id, { fc: call.id, rs });
       output.push(call);
     });
     returned.remember(output);
-    const visible = own(answer.text) + answer.calls.reduce((t, c) => t + own(JSON.stringify(c.input)), 0) + 1;
+    const visible = limited.cut ? Math.max(1, maxOut - reasoningTokens) : own(answer.text) + answer.calls.reduce((t, c) => t + own(JSON.stringify(c.input)), 0) + 1;
     const usage: ResponsesUsageWire = {
       input_tokens: split.total,
       input_tokens_details: { cached_tokens: split.read },
@@ -163,7 +168,7 @@ export async function startResponsesFake(options: { window?: number; o200k?: boo
       total_tokens: split.total + visible + reasoningTokens,
     };
     fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
-    const response = { id: `resp_fake_${k}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body.model, output, usage, error: null, incomplete_details: null, store: body.store ?? true };
+    const response = { id: `resp_fake_${k}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status: limited.cut ? 'incomplete' : 'completed', model: body.model, output, usage, error: null, incomplete_details: limited.cut ? { reason: 'max_output_tokens' } : null, store: body.store ?? true };
     if (!body.stream) return json(res, 200, response);
 
     const sse = openSse(res);
@@ -183,7 +188,7 @@ export async function startResponsesFake(options: { window?: number; o200k?: boo
       }
       await send({ type: 'response.output_item.done', output_index, item });
     }
-    await send({ type: 'response.completed', response });
+    await send({ type: limited.cut ? 'response.incomplete' : 'response.completed', response });
     sse.end();
   });
   return Object.assign(fake, { url: `${server.url}/v1`, close: server.close });

@@ -34,6 +34,8 @@ describe('acp: tool display', () => {
 describe('acp: stop reasons', () => {
   it('maps how a turn ended', () => {
     expect(endingOf('EndOfTurn', undefined, undefined)).toEqual({ stopReason: 'end_turn' });
+    // The answer was cut (context full or max_tokens) and skein stopped continuing it.
+    expect(endingOf('EndOfTurn', undefined, undefined, true)).toEqual({ stopReason: 'max_tokens' });
     expect(endingOf('Cancelled', undefined, undefined)).toEqual({ stopReason: 'cancelled' });
     expect(endingOf('Error', 'turn_limit', 'Stopped')).toEqual({ stopReason: 'max_turn_requests' });
     expect(endingOf('Error', 'provider_400', 'bad')).toEqual({ stopReason: 'refusal' });

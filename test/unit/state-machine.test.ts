@@ -9,6 +9,7 @@ const LEGAL: [AgentState, AgentState][] = [
   ['SendingToLLM', 'Compacting'],
   ['SendingToLLM', 'Cancelled'],
   ['SendingToLLM', 'Error'],
+  ['ProcessingLLMResponse', 'SendingToLLM'],
   ['ProcessingLLMResponse', 'RunningTools'],
   ['ProcessingLLMResponse', 'Compacting'],
   ['ProcessingLLMResponse', 'EndOfTurn'],

@@ -121,6 +121,21 @@ describe('TimelineModel', () => {
     const row = model.rows[1]!;
     expect(row.kind === 'notice' && row.text).toBe('Status note to the agent: 10,500 of 20,000 tokens (53%), $0.13, 5 LLM calls');
   });
+
+  it('says under a cut answer that it was cut and why (a `cut` notice), once: the same note sent again after a fold adds no row', () => {
+    const message = 'The answer was cut: prompt and answer filled the 2,048-token context window (1,759 prompt + 289 answer tokens).';
+    const cut = { kind: 'answer_cut', reason: 'context', input: 1759, output: 289, maxTokens: 4096, contextWindow: 2048, message, text: '<skein-cut>go on</skein-cut>' } as const;
+    const { model } = build([
+      { kind: 'user', text: 'hi' },
+      { kind: 'agent', text: 'a long answer that stops mid-', model: 'm', endOfTurn: false },
+      cut,
+      { ...cut, again: true },
+      { kind: 'agent', text: 'sentence.', model: 'm', endOfTurn: true },
+    ]);
+    expect(model.rows.map((r) => (r.kind === 'notice' ? `notice:${r.tone}` : r.kind))).toEqual(['user', 'agent', 'notice:cut', 'agent']);
+    const row = model.rows[2]!;
+    expect(row.kind === 'notice' && row.text).toBe(message);
+  });
 });
 
 describe('TimelineModel: approvals', () => {
