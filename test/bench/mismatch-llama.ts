@@ -40,13 +40,14 @@ function paste(tokens: number, from: number): string {
 /**
  * The user's side of a session in a window of `w` tokens: a first message with
  * a file (a sixth of the window), two more files (a quarter each), then two
- * short messages, the shortest kind that defect 1 folded (at 8,192: one more
- * file, a third, and one short message).
+ * short messages, the shortest kind that defect 1 folded (at 8,192: a first
+ * file of five sixteenths, one more of a quarter, and one short message).
  */
 export function script(w: number): string[] {
   const file = (name: string, share: number, from: number) => `Here is ${name}; read it, I will ask about it.\n\n\`\`\`markdown\n${paste(Math.round(w * share), from)}\n\`\`\``;
-  // At 8,192 every answer is 2,048 tokens (a quarter) and costs tens of seconds on a shared CPU: three turns, larger files.
-  if (w > 4_096) return [file('docs/compaction.md', 1 / 6, 0), file('the next part', 1 / 3, 20_000), 'run bash: ls'];
+  // At 8,192 every answer is 2,048 tokens (a quarter) and costs tens of seconds on a shared CPU: three turns. The first
+  // file is large enough that, told 200k (4,096 tokens of answer asked), the first answer runs into n_ctx.
+  if (w > 4_096) return [file('docs/compaction.md', 5 / 16, 0), file('the next part', 1 / 4, 20_000), 'run bash: ls'];
   return [file('docs/compaction.md', 1 / 6, 0), file('the next part', 1 / 4, 20_000), file('one more part', 1 / 4, 45_000), 'run bash: ls', 'Which of those parts talks about the window?'];
 }
 
