@@ -21,6 +21,7 @@ import { checkOpenAIRequest } from './rules/openai.js';
 import { checkOpenAIImages, openaiImageTokens, splitImages } from './rules/images.js';
 import { checkOpenAITools } from './rules/tools.js';
 import { refusals } from './rules/rejection.js';
+import { answerRoom, cutTo, llamaUsage } from './llamacpp.js';
 
 export interface OpenAIUsageWire {
   prompt_tokens: number;
@@ -169,7 +170,16 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const limited = said.summary ? { text: said.text, cut: false } : withinMaxTokens(said.text, said.calls, maxOut, own);
     const answer = { ...said, text: limited.text };
     const calls = answer.calls.map((c, i) => ({ id: `call_fake_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
-    const completion = limited.cut ? maxOut : own(answer.text) + calls.reduce((k, c) => k + own(c.function.arguments), 0) + 1;
+    let completion = limited.cut ? maxOut : own(answer.text) + calls.reduce((k, c) => k + own(c.function.arguments), 0) + 1;
+    // llama.cpp accepts a prompt that fits and stops the answer at max_tokens or a full context ("length").
+    const llama = fake.server?.flavour === 'llamacpp';
+    const room = llama ? answerRoom(fake.server!.window, split.total, maxOut) : Infinity;
+    const cut = limited.cut || completion > room;
+    if (completion > room) {
+      answer.text = cutTo(answer.text, room, own);
+      calls.length = 0;
+      completion = room;
+    }
     const usage: OpenAIUsageWire = {
       prompt_tokens: split.total,
       completion_tokens: completion,
@@ -178,17 +188,20 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     };
     fake.reported.push({ usage, summary: answer.summary, streamed: body.stream === true });
-    const finish = calls.length ? 'tool_calls' : limited.cut ? 'length' : 'stop';
+    const wireUsage = llama ? llamaUsage(usage.prompt_tokens, completion, split.read) : usage;
+    const finish = calls.length ? 'tool_calls' : cut ? 'length' : 'stop';
     const base = { id, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: 'fp_fake' };
     if (!body.stream) {
       if (answer.summary && fake.summaryDelayMs) await new Promise((r) => setTimeout(r, fake.summaryDelayMs));
       const message = { role: 'assistant', content: answer.text || null, refusal: null, annotations: [], ...(calls.length && { tool_calls: calls }) };
-      return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage, service_tier: 'default' });
+      return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: wireUsage, service_tier: 'default' });
     }
     const withUsage = body.stream_options?.include_usage === true;
+    // OpenAI sends `usage: null` on every chunk when asked for usage; llama.cpp only the last chunk's.
+    const nullUsage = withUsage && !llama;
     const sse = openSse(res);
     const chunk = (delta: object, finish_reason: string | null = null) =>
-      sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason }], ...(withUsage && { usage: null }) })}\n\n`);
+      sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason }], ...(nullUsage && { usage: null }) })}\n\n`);
     await chunk({ role: 'assistant', content: '', refusal: null });
     for (const text of pieces(answer.text)) await chunk({ content: text });
     // Each call opens with its id and name, then its arguments come in pieces, interleaved across calls.
@@ -198,7 +211,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
       for (const [index, p] of parts.entries()) if (i < p.length) await chunk({ tool_calls: [{ index, function: { arguments: p[i] } }] });
     }
     await chunk({}, finish);
-    if (withUsage) await sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+    if (withUsage) await sse.send(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: wireUsage })}\n\n`);
     await sse.send('data: [DONE]\n\n');
     sse.end();
   });

@@ -7,6 +7,7 @@
 import type http from 'node:http';
 import { json, type FakeRequest } from './http.js';
 import { refusalOf, type CompatFlavour, type Refusal } from './dialects.js';
+import { llamaModels } from './llamacpp.js';
 
 export type { CompatFlavour } from './dialects.js';
 
@@ -49,7 +50,7 @@ export function serveModelInfo(w: WindowSettings | undefined, models: string[], 
     (w.flavour === 'llamacpp' && url === '/props') ||
     (w.flavour === 'ollama' && (url === '/api/show' || url === '/api/ps')) ||
     (w.flavour === 'lmstudio' && url.startsWith('/api/v0/models/'));
-  if (!endpoint && !((w.flavour === 'vllm' || w.flavour === 'vllm-old' || w.flavour === 'sglang' || w.flavour === 'opaque') && url === '/v1/models')) return false;
+  if (!endpoint && !((w.flavour === 'vllm' || w.flavour === 'vllm-old' || w.flavour === 'sglang' || w.flavour === 'opaque' || w.flavour === 'llamacpp') && url === '/v1/models')) return false;
   if (!w.advertise) {
     if (url === '/v1/models') return false; // the ordinary list, without windows
     json(res, w.failure === 'broken' ? 500 : 404, { error: w.failure === 'broken' ? 'internal error' : 'not found' });
@@ -57,7 +58,8 @@ export function serveModelInfo(w: WindowSettings | undefined, models: string[], 
   }
   switch (url) {
     case '/v1/models':
-      json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: id, parent: null, max_model_len: w.window })) });
+      // llama-server names its context under meta (skein reads /props for it).
+      json(res, 200, w.flavour === 'llamacpp' ? llamaModels(models, w.window) : { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: id, parent: null, max_model_len: w.window })) });
       return true;
     case '/props':
       json(res, 200, { default_generation_settings: { n_ctx: w.window, params: { n_predict: -1 } }, total_slots: 1, model_path: 'model.gguf', build_info: 'b6000' });
