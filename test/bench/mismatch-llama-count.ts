@@ -27,21 +27,13 @@ export interface LlamaCounts {
   foldedTurns: number;
 }
 
-/** Fields an agent event always had (shared/wire/events.ts): any other one is skein saying something more about the answer. */
-const AGENT_FIELDS = new Set(['seq', 'ts', 'kind', 'text', 'model', 'endOfTurn', 'usage', 'reasoning']);
-
 /**
- * Whether `e` tells the user why an answer stopped: an error event (but a
- * model-table warning or a retry notice), a limits
- * event with a sentence for the timeline, or an agent event carrying a field
- * beyond its usual ones (e.g. a stop reason or a "cut" mark).
+ * Whether `e` tells the user an answer was cut and why: skein's own
+ * `answer_cut` event (the timeline's "The answer was cut: …"). Nothing else
+ * counts: an unrelated error or notice near it does not name the cut.
  */
 export function namesCut(e: SkeinEvent): boolean {
-  // Not the table warning nor a retry notice: they say nothing about an answer.
-  if (e.kind === 'error') return e.code !== 'unknown_model' && e.code !== 'retrying';
-  if (e.kind === 'limits') return !!e.message;
-  if (e.kind === 'agent') return Object.keys(e).some((k) => !AGENT_FIELDS.has(k) && (e as Record<string, unknown>)[k] !== undefined && (e as Record<string, unknown>)[k] !== false);
-  return false;
+  return e.kind === 'answer_cut';
 }
 
 const at = (e: SkeinEvent) => Date.parse(e.ts);
@@ -82,7 +74,8 @@ export function foldedTurns(events: readonly SkeinEvent[]): number {
   for (const e of events) {
     if (e.kind === 'user') current = e.seq;
     else if ((e.kind === 'agent' && e.endOfTurn) || (e.kind === 'state' && e.to === 'WaitingForUserInput')) current = undefined;
-    else if (current !== undefined && e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq && e.coversSeq[0] <= current && current <= e.coversSeq[1]) folded.add(current);
+    // A message inside the range but kept verbatim after the summary (keptSeqs) was not folded.
+    else if (current !== undefined && e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq && e.coversSeq[0] <= current && current <= e.coversSeq[1] && !(e.keptSeqs ?? []).includes(current)) folded.add(current);
   }
   return folded.size;
 }

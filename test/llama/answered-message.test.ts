@@ -18,7 +18,8 @@ const servers: TestServer[] = [];
 beforeAll(async () => {
   // The model that never stops: every answer takes all the room it is given, so the history outgrows the window fast.
   llama = await startLlamaServer({ model: await ensureTinyModel({ vocab: 'qwen2', endless: true }), ctxSize: CTX });
-  proxy = await recordingProxy(llama.url);
+  proxy = await recordingProxy();
+  await proxy.listen(llama.url);
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -39,11 +40,11 @@ describe('the message being answered, against llama-server', () => {
     const asked = [FIRST, 'run bash: ls', 'and now tell me what is in README.md', 'thanks, one more: what does package.json say?'];
     let events: SkeinEvent[] = [];
     for (const message of asked) {
-      const sentBefore = proxy.bodies('/v1/chat/completions').length;
+      const sentBefore = proxy.chats.length;
       events = await run.say(message);
       // The agent's own requests (a summariser's transcript request has its own system prompt and no question).
       const summaryRequest = (b: { messages: ChatMessage[] }) => b.messages.some((m) => m.role === 'system' && text(m).startsWith('You are compacting'));
-      const requests = proxy.bodies('/v1/chat/completions').slice(sentBefore).filter((b) => Array.isArray(b.messages) && !summaryRequest(b));
+      const requests = proxy.chats.slice(sentBefore).filter((b) => Array.isArray(b.messages) && !summaryRequest(b));
       expect(requests.length, `a request for "${message.slice(0, 30)}"`).toBeGreaterThan(0);
       for (const request of requests) {
         const users = (request.messages as ChatMessage[]).filter((m) => m.role === 'user').map(text);

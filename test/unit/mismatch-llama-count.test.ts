@@ -25,6 +25,14 @@ describe('foldedTurns', () => {
     expect(foldedTurns(events)).toBe(1);
   });
 
+  it('does not count a fold that keeps the message verbatim after its summary (keptSeqs)', () => {
+    seq = 0;
+    const u1 = user(0);
+    const u2 = user(20);
+    const events = [u1, agent(10), idle(11), u2, ev(21, { kind: 'compaction', phase: 'finished', trigger: 'preflight', coversSeq: [1, u2.seq + 2], keptSeqs: [u2.seq] }), agent(30), idle(31)];
+    expect(foldedTurns(events)).toBe(0);
+  });
+
   it('does not count a fold of earlier messages, nor one after the turn was answered', () => {
     seq = 0;
     const events = [user(0), agent(10), idle(11), user(20), folded(21, [1, 3]), agent(30), folded(31, [1, 5]), idle(32)];
@@ -33,19 +41,21 @@ describe('foldedTurns', () => {
 });
 
 describe('judgeCuts', () => {
-  it('a cut answer kept with nothing said is unnamed; one followed by an error or a marked agent event is named; one never kept is dropped', () => {
+  it('a cut answer kept with nothing said is unnamed; one followed by skein\'s answer_cut event is named; one never kept is dropped', () => {
     seq = 0;
     const events = [
       user(0),
       agent(105), // answers exchange 1 (cut, nothing said)
       idle(106),
       user(200),
-      agent(305, { cut: 'length' }), // answers exchange 2 (cut, marked)
+      agent(305), // answers exchange 2 (cut, named)
+      ev(305, { kind: 'answer_cut', reason: 'max_tokens', text: 'The answer was cut' }),
       idle(306),
       user(400),
       // exchange 3 (cut) was dropped: skein compacted and asked again (exchange 4)
       agent(705),
-      ev(706, { kind: 'error', code: 'answer_cut', message: 'the answer was cut' }),
+      // an unrelated error does not name it
+      ev(706, { kind: 'error', code: 'internal', message: 'something else' }),
     ];
     const exchanges = [
       x(10, 100, { finishReason: 'length', promptTokens: 1_000, completionTokens: 512 }),
@@ -54,7 +64,7 @@ describe('judgeCuts', () => {
       x(600, 700, { finishReason: 'length', promptTokens: 900, completionTokens: 512 }),
       x(650, 660, { purpose: 'summary', finishReason: 'length' }),
     ];
-    expect(judgeCuts(events, exchanges, 2_048)).toEqual({ cuts: 4, cutsContextFull: 2, cutsUnnamed: 1, cutsDropped: 1 });
+    expect(judgeCuts(events, exchanges, 2_048)).toEqual({ cuts: 4, cutsContextFull: 2, cutsUnnamed: 2, cutsDropped: 1 });
   });
 
   it('the model table warning does not name a cut', () => {
