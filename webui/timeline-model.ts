@@ -4,7 +4,9 @@
 // sparkline's points and compaction marks. Ingesting one event is O(1) except
 // a finished compaction, which touches the rows it folds; nothing here
 // re-reads the whole log, so thousands of events stay cheap.
-import { FORKED_HERE, parseCompactCommand, WINDOW_SOURCES, type WindowSource } from '../shared/wire/constants.js';
+import { FORKED_HERE, parseCompactCommand } from '../shared/wire/constants.js';
+import { isWindowSource, rowIndex } from './timeline-lookup.js';
+export { rowIndex } from './timeline-lookup.js';
 import type {
   AgentEvent,
   AgentState,
@@ -389,20 +391,4 @@ export class TimelineModel {
     }
     return ledger;
   }
-}
-
-/** Binary search in rows sorted by seq: the row with this seq, or the first after it. */
-export function rowIndex(rows: readonly { seq: number }[], seq: number): number {
-  let lo = 0;
-  let hi = rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (rows[mid]!.seq < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function isWindowSource(v: unknown): v is WindowSource {
-  return (WINDOW_SOURCES as readonly unknown[]).includes(v);
 }

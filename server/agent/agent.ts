@@ -10,7 +10,7 @@ import { SessionTools } from '../tools/session-tools.js';
 import { RequestShape } from './request-shape.js';
 import { ApprovalGate } from './approvals.js';
 import { CompactionRunner } from './compaction-runner.js';
-import { estimatedGauge } from './gauge.js';
+import { estimatedGauge, withWindow } from './gauge.js';
 import { OverflowRecovery } from './overflow-recovery.js';
 import type { AgentHandle, Session } from './session.js';
 import { ReadOnlySessionError } from '../cluster/remote-owner.js';
@@ -102,7 +102,7 @@ export class Agent implements AgentHandle {
       enterCompacting: (reason) => this.machine.transition('Compacting', reason),
       compact: (level) => this.compaction.run({ trigger: 'overflow', level }, this.abort!.signal),
       // With the largest server/ours ratio seen: the margin covers the spread of the server's tokenizer.
-      estimate: () => this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true),
+      estimate: () => this.estimateNext(),
       headEstimate: () => this.compaction.headEstimate(),
       headWords: () => this.compaction.headWords(),
       preflight: () => this.settings.policy.preflight,
@@ -122,6 +122,7 @@ export class Agent implements AgentHandle {
       windowSource: () => this.window.source,
       reserve: () => this.window.reserve,
       windowGuess: () => this.window.guess,
+      keepRatio: (ratio) => this.settings.models?.window?.cache.setRatio(this.provider.model, ratio),
       summariserInfo: () => this.summariser?.info ?? this.info,
       summariserIsSessionModel: () => !this.summariser,
       info: () => this.info,
@@ -212,16 +213,11 @@ export class Agent implements AgentHandle {
   }
 
   gauge(): Gauge {
-    const last = this.session.log.last('usage');
-    const gauge = last?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.policy.thresholdRatio);
-    // A window learned since the last usage event moves the gauge's window, threshold and reserve at once.
-    const fields = this.window.gaugeFields();
-    if (gauge.contextWindow === this.settings.contextWindow && gauge.windowSource === fields.windowSource && gauge.reserve === fields.reserve && gauge.windowGuess === fields.windowGuess) return gauge;
-    const { windowGuess, ...rest } = gauge;
-    return { ...rest, contextWindow: this.settings.contextWindow, ratio: gauge.contextTokens / this.settings.contextWindow, ...fields };
+    const gauge = this.session.log.last('usage')?.gauge ?? estimatedGauge(0, undefined, this.provider.model, this.settings.contextWindow, this.settings.policy.thresholdRatio);
+    return withWindow(gauge, this.settings.contextWindow, this.window.gaugeFields());
   }
 
-  /** skein's estimate of the next request in the server's tokens (calibrated): what its output budget is sized against (GET /view). */
+  /** skein's calibrated estimate of the next request: what its output budget is sized against (GET /view). */
   estimateNext(): number {
     return this.compaction.estimator.estimate(this.session.view(), this.compaction.base(), true);
   }
@@ -378,17 +374,13 @@ export class Agent implements AgentHandle {
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
       this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted);
-      // The data folder keeps the server's ratio: the next process's first request is estimated with it.
-      if (trusted && this.compaction.estimator.calibrated) this.settings.models?.window?.cache.setRatio(this.provider.model, this.compaction.estimator.ratio);
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       const cut = this.cuts.classify(request, response);
       this.answers.recordResponse(response, cut?.continues);
       if (cut) this.cuts.record(cut);
       // A cut answer goes on from the cut: the safe point before the next request makes room for it.
-      if (cut?.continues) {
-        continuing = true;
-        continue;
-      }
+      continuing = cut?.continues === true;
+      if (continuing) continue;
       if (response.toolCalls.length) {
         const n = response.toolCalls.length;
         this.machine.transition('RunningTools', `${n} tool call${n > 1 ? 's' : ''}`);
@@ -405,5 +397,4 @@ export class Agent implements AgentHandle {
       return;
     }
   }
-
 }

@@ -55,6 +55,8 @@ export class CompactionRunner {
       reserve?: () => number;
       /** The window is a guess (shown by the gauge). */
       windowGuess?: () => boolean;
+      /** Keeps the calibrated ratio (provider tokens per counted token) for the next process. */
+      keepRatio?: (ratio: number) => void;
     },
   ) {}
 
@@ -90,6 +92,8 @@ export class CompactionRunner {
   /** Called with every model response the agent kept (one from a prompt seen cut is never kept). */
   onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
     this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq, trusted);
+    // The data folder keeps the server's ratio: the next process's first request is estimated with it.
+    if (trusted && this.estimator.calibrated) this.deps.keepRatio?.(this.estimator.ratio);
     this.callsSinceCompaction++;
     this.compactedForRequest = false;
   }

@@ -46,3 +46,10 @@ export function estimatedGauge(
     estimated: true,
   };
 }
+
+/** A window learned since the last usage event moves the gauge's window, threshold and reserve at once. */
+export function withWindow(gauge: Gauge, contextWindow: number, fields: Pick<Gauge, 'windowSource' | 'reserve' | 'windowGuess'>): Gauge {
+  if (gauge.contextWindow === contextWindow && gauge.windowSource === fields.windowSource && gauge.reserve === fields.reserve && gauge.windowGuess === fields.windowGuess) return gauge;
+  const { windowGuess: _stale, ...rest } = gauge;
+  return { ...rest, contextWindow, ratio: gauge.contextTokens / contextWindow, ...fields };
+}

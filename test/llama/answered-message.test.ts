@@ -41,7 +41,9 @@ describe('the message being answered, against llama-server', () => {
     let events: SkeinEvent[] = [];
     for (const message of asked) {
       const sentBefore = proxy.chats.length;
-      events = await run.say(message);
+      // A turn may continue a cut answer up to three times: each a few hundred tokens of generation on a shared CPU.
+      run.client.send({ type: 'user_message', text: message });
+      events = await run.client.untilIdle(++run.turns, 180_000);
       // The agent's own requests (a summariser's transcript request has its own system prompt and no question).
       const summaryRequest = (b: { messages: ChatMessage[] }) => b.messages.some((m) => m.role === 'system' && text(m).startsWith('You are compacting'));
       const requests = proxy.chats.slice(sentBefore).filter((b) => Array.isArray(b.messages) && !summaryRequest(b));
