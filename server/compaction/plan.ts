@@ -76,8 +76,9 @@ export function answeredMessages(messages: readonly SourcedMessage[], latestStep
   const kept = new Set<number>();
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    // A finished answer closes the turn before: what the user typed before it was answered.
-    if (m.role === 'assistant' && !m.toolCalls?.length) break;
+    // A finished answer closes the turn before: what the user typed before it was answered (a cut answer the
+    // model goes on from does not).
+    if (m.role === 'assistant' && !m.toolCalls?.length && !m.goesOn) break;
     if (!m.fromUser) continue;
     kept.add(i);
     // The message that started the turn (not one typed while it ran) is the first of it.
@@ -85,7 +86,8 @@ export function answeredMessages(messages: readonly SourcedMessage[], latestStep
   }
   if (!kept.size || !latestStep) return kept;
   const first = Math.min(...kept);
-  const latest = groupMessages(messages).findLast((g) => g.messages[0]!.toolCalls?.length);
-  if (latest && latest.start > first) for (let i = 0; i < latest.messages.length; i++) kept.add(latest.start + i);
+  // The latest step: calls and their results, or a cut answer the model goes on from (and the notes after it).
+  const latest = groupMessages(messages).findLast((g) => g.messages[0]!.toolCalls?.length || g.messages[0]!.goesOn);
+  if (latest && latest.start > first) for (let i = latest.start; i < messages.length; i++) kept.add(i);
   return kept;
 }

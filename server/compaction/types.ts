@@ -9,6 +9,8 @@ export interface SourcedMessage extends ViewMessage {
   summaryOf?: { summary: string; ledger?: Ledger; covers: [number, number] };
   /** Set on a message the user typed (not a status note, not a summary): the last one is the message being answered. */
   fromUser?: true;
+  /** Set on an answer that did not end its turn (a cut answer the model goes on from): the turn is still being answered. */
+  goesOn?: true;
   /** Set on a message the user typed while a turn ran (it joined the view after that step's results). */
   midTurn?: true;
   /** Set on a cleared tool result: the size of the output the placeholder stands for. */

@@ -155,7 +155,7 @@ export class IncrementalView {
         // Only a damaged log has an answer while calls are open: close them so the view stays valid.
         for (const callId of open) out.push({ role: 'tool', content: '[no result was recorded for this call]', toolCallId: callId, seq: e.seq });
         open.clear();
-        out.push({ role: 'assistant', content: e.text, seq: e.seq, ...(e.reasoning && { reasoning: e.reasoning }) });
+        out.push({ role: 'assistant', content: e.text, seq: e.seq, ...(e.reasoning && { reasoning: e.reasoning }), ...(!e.endOfTurn && { goesOn: true }) });
         if (this.hold === 'request') this.hold = 'answer';
         break;
       case 'tool_call': {
@@ -264,7 +264,7 @@ function dropStaleThinking(messages: SourcedMessage[], changed: number): void {
 
 /** Strips provenance for the wire / provider. */
 export function plain(messages: readonly SourcedMessage[]): ViewMessage[] {
-  return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, fromUser: _u, midTurn: _t, ...m }) => m);
+  return messages.map(({ seq: _seq, summaryOf: _s, clearedChars: _c, fromUser: _u, midTurn: _t, goesOn: _g, ...m }) => m);
 }
 
 /** What cleared images (of user event `seq`) say instead of their pixels. */
