@@ -305,7 +305,7 @@ export class SessionWindow {
       ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}). skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
       : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
-    this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
+    this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
     return true;
   }
 
@@ -320,7 +320,7 @@ export class SessionWindow {
       `The server silently cut the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}): a request passed its ${tokens}-token context. ` +
       `skein dropped the answer to the cut prompt and compacts to fit ${tokens} tokens; for Ollama set SKEIN_LOCAL_CONTEXT or raise \`num_ctx\` for more room.`;
     const reported = this.providerSaid !== undefined ? { reported: { contextWindow: this.providerSaid } } : {};
-    this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...reported, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
+    this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...reported, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
   }
 
   /** The context the provider's model-info endpoint named (llama.cpp's n_ctx), even when SKEIN_CONTEXT_WINDOW won. */
@@ -334,7 +334,7 @@ export class SessionWindow {
     if (learned >= this.limits.contextWindow) return false;
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const via = `an answer cut for length at ${learned} tokens of prompt and answer`;
-    this.record({ model: this.host.provider().model, ...limits, source: 'refusal', via, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message);
+    this.record({ model: this.host.provider().model, ...limits, source: 'refusal', via, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
     return true;
   }
 

@@ -210,12 +210,14 @@ export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? D
   if (!boundUsers) return withinBudget(l, budget);
   const cost = (u: UserEntry) => tokensOf(u.text) + 8;
   const userBudget = Math.floor(budget / 2);
+  // A pointer is some fifty tokens: a message shorter than its pointer stays itself.
+  const shorter = (u: UserEntry) => (cost(pointerTo(u)) < cost(u) ? pointerTo(u) : u);
   let used = 0;
   const kept: UserEntry[] = [];
   let counted = 0;
   for (let i = l.userMessages.length - 1; i >= 0; i--) {
     const u = l.userMessages[i]!;
-    const entry = used + cost(u) <= userBudget ? u : pointerTo(u);
+    const entry = used + cost(u) <= userBudget ? u : shorter(u);
     // A pointer carried from an earlier lean ledger is held to the bound too: else every fold adds
     // its own and the ledger outgrows the small window it serves.
     if (used + cost(entry) > userBudget) {
@@ -227,7 +229,7 @@ export function leanerLedger(l: Ledger, budget = Math.floor((l.budgetTokens ?? D
   }
   // The oldest (the task, when a small window folded the first message) keeps at least its pointer, past the bound.
   if (counted > 0) {
-    kept.unshift(pointerTo(l.userMessages[0]!));
+    kept.unshift(shorter(l.userMessages[0]!));
     counted--;
   }
   const omitted = counted ? { ...l.omitted, userMessages: (l.omitted.userMessages ?? 0) + counted } : l.omitted;

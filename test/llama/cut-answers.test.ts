@@ -4,6 +4,8 @@
 // and a non-empty text. skein must name that cut (never "the model finished
 // its answer"), learn the window from it when it believed a larger one, and
 // go on from the cut with a request that fits.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent, AnswerCutEvent, LimitsEvent, SkeinEvent, StateEvent } from '../../shared/protocol.js';
 import { CUT_NOTE_OPEN } from '../../shared/protocol.js';
@@ -61,6 +63,9 @@ describe('an answer cut by a full context (real llama-server, n_ctx 2,048)', () 
     const learned = events.filter((e): e is LimitsEvent => e.kind === 'limits' && e.source === 'refusal');
     expect(learned).toEqual([expect.objectContaining({ contextWindow: CTX, via: `an answer cut for length at ${CTX} tokens of prompt and answer` })]);
     expect(learned[0]!.seq).toBeLessThan(cut.seq);
+    // And the data folder keeps it (red team): the next process starts from the learned window, not the told one.
+    const file = JSON.parse(fs.readFileSync(path.join(run.server.dataDir, 'learned-limits.json'), 'utf8'));
+    expect(file.servers).toEqual([expect.objectContaining({ model: 'openai:local-model', limits: expect.objectContaining({ contextWindow: CTX, source: 'refusal' }) })]);
 
     // Never "finished": no state says so, and the turn went on instead of ending.
     const states = events.filter((e): e is StateEvent => e.kind === 'state');

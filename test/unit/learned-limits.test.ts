@@ -113,7 +113,7 @@ describe('learned-limits.json', () => {
     c.set(limits('openai:m', 2048), true);
     expect(cache().remembered('openai:m')?.contextWindow).toBe(2048);
 
-    for (const text of ['null', '[]', '{"servers": 3}', '\u0000\u0001']) {
+    for (const text of ['null', '[]', '{"servers": 3}', '\u0000\u0001', '{"version": 2, "servers": []}']) {
       fs.writeFileSync(path.join(dir, LEARNED_FILE), text);
       logged = [];
       expect(cache().remembered('openai:m')).toBeUndefined();
@@ -130,13 +130,17 @@ describe('learned-limits.json', () => {
       { ...good, model: 'openai:other', limits: limits('openai:someone-else', 2048) },
       { ...good, baseURL: 7 },
       'a string',
+      // Numbers no server has (red team): a window of 10 or 10^15, an answer room larger than the window.
+      { ...good, model: 'openai:tiny', limits: limits('openai:tiny', 10) },
+      { ...good, model: 'openai:huge', limits: limits('openai:huge', 1e15) },
+      { ...good, model: 'openai:room', limits: { ...limits('openai:room', 2048), maxOutputTokens: 999_999 } },
     ];
     fs.writeFileSync(path.join(dir, LEARNED_FILE), JSON.stringify({ version: 1, servers: [good, ...bad] }));
     const c = cache();
     expect(c.remembered('openai:good')?.contextWindow).toBe(2048);
     expect(c.ratio('openai:good')).toBe(1.1);
-    for (const m of ['openai:neg', 'openai:ratio', 'openai:source', 'openai:other']) expect(c.remembered(m)).toBeUndefined();
-    expect(logged.join('\n')).toMatch(/learned-limits\.json: ignored 6 unreadable entries/);
+    for (const m of ['openai:neg', 'openai:ratio', 'openai:source', 'openai:other', 'openai:tiny', 'openai:huge', 'openai:room']) expect(c.remembered(m)).toBeUndefined();
+    expect(logged.join('\n')).toMatch(/learned-limits\.json: ignored 9 unreadable entries/);
   });
 
   it('a data folder that cannot be written: logged, the session goes on', () => {

@@ -30,10 +30,14 @@ export interface Learned {
   updatedAt: string;
 }
 
-const LimitsSchema = LimitsEventSchema.omit({ seq: true, ts: true, kind: true, message: true, unanswered: true }).extend({
-  contextWindow: z.number().int().positive(),
-  maxOutputTokens: z.number().int().positive(),
-});
+/** A window no server runs a chat model in (or none has): such an entry is someone's edit, not something learned. */
+const PLAUSIBLE_WINDOW = { min: 256, max: 10_000_000 };
+const LimitsSchema = LimitsEventSchema.omit({ seq: true, ts: true, kind: true, message: true, unanswered: true })
+  .extend({
+    contextWindow: z.number().int().min(PLAUSIBLE_WINDOW.min).max(PLAUSIBLE_WINDOW.max),
+    maxOutputTokens: z.number().int().positive(),
+  })
+  .refine((l) => l.maxOutputTokens <= l.contextWindow, 'maxOutputTokens is larger than the window');
 const EntrySchema = z.object({
   baseURL: z.string(),
   model: z.string(),
@@ -83,7 +87,7 @@ export class LearnedFile {
       return;
     }
     const list = (data as { servers?: unknown } | null)?.servers;
-    if (!Array.isArray(list)) {
+    if (!Array.isArray(list) || (data as { version?: unknown }).version !== 1) {
       log.warn(`ignored ${this.file}: expected {"version": 1, "servers": [...]}; limits are asked of the servers again and the file is rewritten`);
       return;
     }
