@@ -63,8 +63,9 @@ describe('the message being answered, against llama-server', () => {
       const inside = answering >= c.coversSeq![0] && answering <= c.coversSeq![1] && !(c.keptSeqs ?? []).includes(answering);
       expect(inside, `compaction ${c.seq} (covers ${c.coversSeq!.join('-')}) folded message ${answering}`).toBe(false);
     }
-    expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model')).toEqual([]);
-  }, 240_000);
+    // (The endless model's summaries are cut too: the summariser's circuit breaker may open; that is not an error of the turn.)
+    expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model' && e.code !== 'compaction_breaker_open')).toEqual([]);
+  }, 600_000);
 
   it('a first message too big to stay beside the next one is folded (its words kept in the ledger), and the session goes on', async () => {
     const plain = await startLlamaServer({ model: await ensureTinyModel({ vocab: 'qwen2' }), ctxSize: CTX });
