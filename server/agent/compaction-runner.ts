@@ -148,6 +148,7 @@ export class CompactionRunner {
       const result = await runPipeline(strategies, view, {
         base: this.deps.base(),
         contextWindow: this.settings.contextWindow,
+        windowTokens: Math.floor(this.settings.contextWindow / ratio),
         targetTokens: Math.floor(this.targetTokens(ratio) * (level >= 2 ? 0.35 : level === 1 ? 0.6 : 1)),
         summariser: this.deps.summariser(),
         // The largest ratio seen: the summary request must fit the server's count, not only ours.

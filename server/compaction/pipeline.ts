@@ -10,6 +10,8 @@ export interface CompactionContext {
   /** The fixed part of every request (system prompt, tools): never changed by compaction. */
   base: Pick<LlmRequest, 'system' | 'tools'>;
   contextWindow: number;
+  /** The window in the pipeline's own count (the provider's window over the estimator's ratio); contextWindow when absent. */
+  windowTokens?: number;
   /** The view should end at or below this many tokens. */
   targetTokens: number;
   summariser: Provider;

@@ -15,8 +15,8 @@ function inside(range: [number, number] | undefined, seq: number, kept: number[]
   return range !== undefined && seq >= range[0] && seq <= range[1] && !kept.includes(seq);
 }
 
-async function compact(log: LogBuilder, targetTokens: number, spy = summariser('## Task\nthe summary')) {
-  const result = await runPipeline(defaultStrategies(), deriveView(log.events), context({ targetTokens, summariser: spy, trigger: 'threshold', force: false }));
+async function compact(log: LogBuilder, targetTokens: number, spy = summariser('## Task\nthe summary'), contextWindow = 8000) {
+  const result = await runPipeline(defaultStrategies(), deriveView(log.events), context({ targetTokens, contextWindow, summariser: spy, trigger: 'threshold', force: false }));
   log.add({ kind: 'compaction', phase: 'finished', trigger: 'threshold', ...result });
   const view = deriveView(log.events);
   expect(checkInvariants(log.events, plain(view))).toEqual([]);
@@ -24,13 +24,14 @@ async function compact(log: LogBuilder, targetTokens: number, spy = summariser('
 }
 
 describe('the message being answered', () => {
-  it('a short message after a long first turn, with a target smaller than the head: history folds, the message stays last and itself', async () => {
+  it('a short message after a long first turn, in a window the head cannot share: history and the first message fold, the message stays last and itself', async () => {
     const log = new LogBuilder();
     log.user('please look at the project and tell me what it does '.repeat(40));
     for (let i = 0; i < 6; i++) log.tools([`c${i}`], true, 'x'.repeat(3000));
     log.agent('done');
     const asked = log.user('run bash: ls');
-    const { result, view } = await compact(log, 300);
+    // A window the head and the message cannot share with a summary and the answer: the first message folds too.
+    const { result, view } = await compact(log, 300, undefined, 800);
     expect(result.coversSeq).toBeDefined();
     expect(inside(result.coversSeq, asked.seq, result.keptSeqs)).toBe(false);
     expect(view.at(-1)).toMatchObject({ role: 'user', content: 'run bash: ls' });

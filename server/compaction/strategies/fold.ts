@@ -19,7 +19,7 @@ export interface FoldSpan {
 /** Overflow recovery's last level (see server/agent/overflow-recovery.ts, MAX_LEVEL). */
 const LAST_LEVEL = 2;
 
-/** Below this room for a summary beside the pinned first message, the first message folds too (the ledger keeps its words). */
+/** The least room a summary needs beside the pinned first message (and the answer's, a window's eighth at least as much). */
 const MIN_SUMMARY_ROOM = 256;
 
 /**
@@ -37,8 +37,11 @@ export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: numb
   // At overflow recovery's last level the turn's latest step may fold too (the ledger records it); the message never.
   const answered = answeredMessages(messages, !(ctx.level !== undefined && ctx.level >= LAST_LEVEL));
   const answeredTokens = tokensOfMessages([...answered].map((i) => messages[i]!));
-  // A first message too big to leave the summary room beside what is being answered folds too, unless it is the one.
-  if (from > 0 && messages[from - 1]!.fromUser && !answered.has(from - 1) && measure(messages.slice(0, from), ctx) + answeredTokens + MIN_SUMMARY_ROOM > ctx.targetTokens) from--;
+  // A first message that leaves, beside what is being answered, no room for a summary and the answer in the whole
+  // window folds too (unless it is the one being answered): else the request cannot fit at all.
+  const window = ctx.windowTokens ?? ctx.contextWindow;
+  const room = MIN_SUMMARY_ROOM + Math.max(MIN_SUMMARY_ROOM, Math.floor(window / 8));
+  if (from > 0 && messages[from - 1]!.fromUser && !answered.has(from - 1) && measure(messages.slice(0, from), ctx) + answeredTokens + room > window) from--;
   const head = measure(messages.slice(0, from), ctx);
   const free = Math.max(0, ctx.targetTokens - head);
   const maxGroups = ctx.preserveRecentGroups ?? (ctx.force ? 2 : Infinity);
