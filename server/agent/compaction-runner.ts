@@ -32,6 +32,8 @@ export class CompactionRunner {
   private nothingToDoAt: number | undefined;
   /** A compaction of this turn already found nothing to fold: another one is not recorded (at most one per turn). */
   private nothingThisTurn = false;
+  /** The previous turn's compaction found nothing: this turn's first automatic one is recorded only if it folds. */
+  private retryQuietly = false;
   /** Compactions run so far (a request after one is not comparable with the one before). */
   runs = 0;
 
@@ -84,9 +86,14 @@ export class CompactionRunner {
     return answeredMessages(view).has(firstFoldable(view) - 1) ? 'your first message' : 'the message being answered';
   }
 
-  /** A new turn: one compaction that finds nothing to fold may be recorded again. */
+  /**
+   * A new turn: one compaction that finds nothing to fold may be recorded again. The last turn's steps are
+   * no longer being read (they may fold now): one that found nothing before tries again, recorded only if it folds.
+   */
   startTurn(): void {
     this.nothingThisTurn = false;
+    this.retryQuietly = this.nothingToDoAt !== undefined;
+    this.nothingToDoAt = undefined;
   }
 
   /** Called with every model response the agent kept (one from a prompt seen cut is never kept). */
@@ -133,7 +140,8 @@ export class CompactionRunner {
     };
     this.runs++;
     // After one that found nothing this turn, an automatic compaction is recorded only if it folds something.
-    const quiet = !asked && this.nothingThisTurn;
+    const quiet = !asked && (this.nothingThisTurn || this.retryQuietly);
+    this.retryQuietly = false;
     const announce = () => this.session.append({ kind: 'compaction', phase: 'started', trigger: due.trigger, ...extra });
     if (!quiet) announce();
     this.session.compactions.started(due);
@@ -165,8 +173,11 @@ export class CompactionRunner {
         signal,
       });
       if (result.strategy === 'none' && !asked && !result.summariserUsage) {
-        if (quiet) return;
         this.nothingThisTurn = true;
+        if (quiet) {
+          this.nothingToDoAt = result.tokensBefore;
+          return;
+        }
       }
       if (quiet) announce();
       const { tokensBefore, tokensAfter, providerError, ...fields } = result;

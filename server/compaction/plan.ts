@@ -86,10 +86,9 @@ export function answeredMessages(messages: readonly SourcedMessage[], latestStep
   }
   if (!kept.size || !latestStep) return kept;
   const first = Math.min(...kept);
-  // The latest step when it is a cut answer the model goes on from (and the note after it). (A tool step is kept by
-  // the recent groups' share, else folded with its ledger entry: keeping a huge result always stalled compaction.)
+  // The latest step: the calls and results the model reads next, or a cut answer it goes on from (and the note
+  // after it). Both were made for the message being answered; a huge result is capped when it is recorded.
   const latest = groupMessages(messages).findLast((g) => g.messages[0]!.toolCalls?.length || g.messages[0]!.goesOn);
-  if (!latest?.messages[0]!.goesOn) return kept;
   if (latest && latest.start > first) for (let i = latest.start; i < messages.length; i++) kept.add(i);
   return kept;
 }

@@ -142,6 +142,8 @@ export class IncrementalView {
       case 'answer_cut':
         // The cut answer stays as it was; the note asking the model to go on from it is the user's side (a user-role message).
         if (e.text === undefined) break;
+        // The cut answer is not the end of its turn: the model goes on from it.
+        markGoesOn(out);
         if (open.size) this.deferred.push({ role: 'user', content: e.text, seq: e.seq });
         else out.push({ role: 'user', content: e.text, seq: e.seq });
         break;
@@ -155,7 +157,7 @@ export class IncrementalView {
         // Only a damaged log has an answer while calls are open: close them so the view stays valid.
         for (const callId of open) out.push({ role: 'tool', content: '[no result was recorded for this call]', toolCallId: callId, seq: e.seq });
         open.clear();
-        out.push({ role: 'assistant', content: e.text, seq: e.seq, ...(e.reasoning && { reasoning: e.reasoning }), ...(!e.endOfTurn && { goesOn: true }) });
+        out.push({ role: 'assistant', content: e.text, seq: e.seq, ...(e.reasoning && { reasoning: e.reasoning }) });
         if (this.hold === 'request') this.hold = 'answer';
         break;
       case 'tool_call': {
@@ -274,4 +276,10 @@ export function clearedImagesNote(images: readonly ImageRef[], seq: number): str
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The latest assistant message, when it is an answer without calls, is a cut answer the model goes on from. */
+function markGoesOn(out: SourcedMessage[]): void {
+  const last = out.findLast((m) => m.role === 'assistant');
+  if (last && !last.toolCalls?.length) last.goesOn = true;
 }

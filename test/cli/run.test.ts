@@ -55,7 +55,12 @@ describe('skein run (embedded server, predictable model)', () => {
   });
 
   it('text mode shows the compaction and the turn end', SLOW, async () => {
-    const r = await runCli(['run', 'big: 2000'], { ...dirs(), SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' });
+    const env = { ...dirs(), SKEIN_CONTEXT_WINDOW: '8000', SKEIN_COMPACT_THRESHOLD_RATIO: '0.3' };
+    // The big result is read by its own turn's answer; the next turn's request folds it.
+    const first = await runCli(['run', 'big: 2000'], env);
+    expect(first.code, first.stderr).toBe(EXIT.ok);
+    const id = /session (\S+)/.exec(first.stderr)![1]!;
+    const r = await runCli(['run', '--session', id, 'echo: after it'], env);
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^⟳ compacted \((preflight|threshold), [^)]*summarize\): [\d,]+ → [\d,]+ tokens/m);
     expect(r.stdout).toMatch(/^── context ~?[\d,]+ \/ 8,000 tokens/m);

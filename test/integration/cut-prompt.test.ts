@@ -7,8 +7,8 @@
 // prompt is cut. With one that cannot fit at all, skein used to send every
 // later request anyway: the server cut the first message, skein learned its
 // ratio from the cut count, and kept the answers (the second test fails on
-// the code before the fix); now each turn ends in an error that says so, with
-// the server's count. The bench's django-11138 case (the lean ledger's
+// the code before the fix); now its own turn ends in an error that says so,
+// with the server's count, and later turns fold it into the summary (issue 38). The bench's django-11138 case (the lean ledger's
 // pointers growing past the room) is unit-tested in test/unit/cut-prompt.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { IN_PLACE_OPEN } from '../../server/compaction/summarizer.js';
@@ -55,7 +55,7 @@ describe('a server that cuts at num_ctx, a first message that takes most of it',
     expect(events.filter((e) => e.kind === 'compaction' && e.phase === 'finished').length).toBeGreaterThan(2);
   }, 180_000);
 
-  it('a first message that cannot fit at all: every turn says so with numbers that agree, and no answer to a cut prompt is kept', async () => {
+  it('a first message that cannot fit at all: its turn says so with numbers that agree, no answer to a cut prompt is kept, and later turns go on with it folded', async () => {
     const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'ollama', window: NUM_CTX, advertise: true } });
     closers.push(f.close);
     const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, servers);
@@ -65,18 +65,24 @@ describe('a server that cuts at num_ctx, a first message that takes most of it',
     for (let i = 0; i < 4; i++) await run.say(`echo: still there? (${i})`);
     const events = run.client.events;
     // The server read the first request in full (one message, never cut) and counted it past num_ctx: its answer is
-    // dropped. Every later request would lose the first message: none is sent.
+    // dropped, and the turn ends in an error with the server's numbers.
     expect(f.cut.filter((c) => !(c as { summary?: boolean }).summary)).toEqual([]);
-    expect(agents(events)).toEqual([]);
     const errors = events.filter((e) => e.kind === 'error' && e.code === 'context_overflow');
-    expect(errors.length).toBe(5);
-    for (const e of errors) {
-      const [, head, floor] = /your first message alone take about ([\d,]+) tokens, and the answer needs at least ([\d,]+) more/.exec((e as { message: string }).message) ?? [];
-      expect(head, (e as { message: string }).message).toBeDefined();
-      const n = (s: string) => Number(s.replace(/,/g, ''));
-      // The numbers agree: the head and the answer's floor pass the window the message names; the head is the server's count.
-      expect(n(head!) + n(floor!)).toBeGreaterThan(NUM_CTX);
-      expect(n(head!)).toBeGreaterThan(NUM_CTX);
-    }
+    expect(errors.length).toBe(1);
+    const message = (errors[0] as { message: string }).message;
+    const [, head, floor] = /your first message alone take about ([\d,]+) tokens, and the answer needs at least ([\d,]+) more/.exec(message) ?? [];
+    expect(head, message).toBeDefined();
+    const n = (s: string) => Number(s.replace(/,/g, ''));
+    // The numbers agree: the head and the answer's floor pass the window the message names; the head is the server's count.
+    expect(n(head!) + n(floor!)).toBeGreaterThan(NUM_CTX);
+    expect(n(head!)).toBeGreaterThan(NUM_CTX);
+    // Later turns are not about the first message: it folds into the summary (a pointer reads it back), and each is answered.
+    expect(agents(events).map((e) => (e as { text: string }).text)).toEqual([0, 1, 2, 3].map((i) => `still there? (${i})`));
+    const firstSeq = events.find((e) => e.kind === 'user')!.seq;
+    const folds = events.filter((e) => e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq);
+    expect(folds.some((e) => e.kind === 'compaction' && e.coversSeq![0] <= firstSeq)).toBe(true);
+    const later = f.requests.filter((b) => b.tools?.length).slice(1);
+    expect(later.length).toBe(4);
+    for (const body of later) expect(JSON.stringify(body)).not.toContain('field_74');
   }, 180_000);
 });

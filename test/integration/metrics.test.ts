@@ -45,7 +45,8 @@ describe('GET /metrics', () => {
     expect(total(connected, 'skein_websocket_clients')).toBe(1);
     expect(total(connected, 'skein_sessions', { state: 'WaitingForUserInput' })).toBe(1);
 
-    const script = ['bash: echo hi', 'error: retry', 'error: 500', 'big: 2000'];
+    // The turn after 'big: 2000' folds its result (a turn never folds the step it is reading).
+    const script = ['bash: echo hi', 'error: retry', 'error: 500', 'big: 2000', 'echo: after it', 'echo: and after that'];
     for (const [i, text] of script.entries()) {
       client.send({ type: 'user_message', text });
       await client.untilIdle(i + 1, 60_000);

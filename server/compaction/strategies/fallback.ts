@@ -26,7 +26,7 @@ export function deterministicFallback(): CompactionStrategy {
         if (next.tokens > ctx.targetTokens) {
           // Still too big: a leaner ledger (the full record stays in the log); in overflow recovery
           // its user messages too are bounded, so a small window is not outgrown by them.
-          ledger = leaner(ledger, undefined, ctx.level !== undefined);
+          ledger = leaner(ledger, undefined, ctx.level !== undefined || span.foldsFirst);
           summary = fallbackSummary([], 0);
           next = foldedDraft(draft, ctx, span, summary, ledger);
         }

@@ -14,6 +14,8 @@ export interface FoldSpan {
   kept: SourcedMessage[];
   /** Tokens left for the summary and ledger if the view is to meet the target. */
   summaryBudget: number;
+  /** The pinned first message folds too (it cannot share the window): the ledger bounds user messages to pointers. */
+  foldsFirst: boolean;
 }
 
 /** Overflow recovery's last level (see server/agent/overflow-recovery.ts, MAX_LEVEL). */
@@ -32,8 +34,9 @@ const MIN_SUMMARY_ROOM = 256;
  */
 export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: number, reserve = 0): FoldSpan | undefined {
   const messages = draft.messages;
-  let from = foldStart(messages);
-  if (from === undefined) return undefined;
+  const start = foldStart(messages);
+  if (start === undefined) return undefined;
+  let from = start;
   // At overflow recovery's last level the turn's latest step may fold too (the ledger records it); the message never.
   const answered = answeredMessages(messages, !(ctx.level !== undefined && ctx.level >= LAST_LEVEL));
   const answeredTokens = tokensOfMessages([...answered].map((i) => messages[i]!));
@@ -57,7 +60,7 @@ export function chooseSpan(draft: Draft, ctx: CompactionContext, keepShare: numb
   if (folded.length === 1 && folded[0]!.summaryOf && !(ctx.level && tokensOfMessages(folded) > free)) return undefined;
   const kept = span.filter((_, i) => answered.has(from + i));
   const after = tokensOfMessages(messages.slice(end)) + tokensOfMessages(kept);
-  return { from, end, folded, kept, summaryBudget: free - after };
+  return { from, end, folded, kept, summaryBudget: free - after, foldsFirst: from < start };
 }
 
 export function foldedDraft(draft: Draft, ctx: CompactionContext, span: FoldSpan, summary: string, ledger: Ledger): Draft {

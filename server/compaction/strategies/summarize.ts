@@ -41,7 +41,7 @@ export function summarize(): CompactionStrategy {
       const full = buildLedger(span.folded, budget);
       // When room is tight, the ledger gets leaner rather than the view missing its target.
       const room = span.summaryBudget - SUMMARY_FLOOR_TOKENS;
-      const ledger = tokensOf(renderLedger(full)) > room ? leanerLedger(full, Math.max(100, room)) : full;
+      const ledger = tokensOf(renderLedger(full)) > room || span.foldsFirst ? leanerLedger(full, Math.max(100, room), span.foldsFirst) : full;
       // A fold that would not shrink the view even with a one-line summary calls no model (seconds on a local one).
       if (foldedDraft(draft, ctx, span, '', ledger).tokens + NO_GAIN_TOKENS >= draft.tokens) return draft;
       const parts = renderTranscript(span.folded);
