@@ -54,5 +54,5 @@ export function providerSpan(draft: Draft, ctx: CompactionContext): FoldSpan | u
   if (draft.messages.slice(end).some((m) => m.seq <= covered[1])) return undefined;
   // Only the provider's own earlier summary: nothing new to fold.
   if (end === 1 && draft.messages[0]!.summaryOf) return undefined;
-  return { from: 0, end, folded: draft.messages.slice(0, end), kept: [], summaryBudget: free - tokensOfMessages(draft.messages.slice(end)) };
+  return { from: 0, end, folded: draft.messages.slice(0, end), kept: [], summaryBudget: free - tokensOfMessages(draft.messages.slice(end)), foldsFirst: false };
 }
