@@ -2,8 +2,9 @@
 // rows of the mismatch bench. It forwards every request unchanged and notes,
 // for each chat completion, what the server itself answered: the status, the
 // error type, finish_reason and usage (read from the JSON body or from the
-// SSE stream). The bench counts from these records, not from what skein says
-// about itself, so a cut answer skein missed is still seen.
+// SSE stream), and which user messages each turn request carries as
+// themselves. The bench counts from these records, not from what skein says
+// about itself, so a cut answer or a folded question skein missed is still seen.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -23,6 +24,8 @@ export interface Exchange {
   finishReason?: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** A turn request's user-role texts the model reads as themselves (not inside a <compacted-history> summary). */
+  userTexts?: string[];
 }
 
 export interface RecordingProxy {
@@ -43,6 +46,11 @@ function purposeOf(body: { messages?: { role: string; content: Content }[] }): E
   const system = textOf(messages.find((m) => m.role === 'system')?.content);
   const last = textOf(messages.at(-1)?.content);
   return SUMMARY_MARKS.some((m) => last.startsWith(m) || system.startsWith(m)) ? 'summary' : 'agent';
+}
+
+/** The user-role texts of a request, less summaries: what the model reads as something the user said. */
+function readUserTexts(body: { messages?: { role: string; content: Content }[] }): string[] {
+  return (body.messages ?? []).filter((m) => m.role === 'user').map((m) => textOf(m.content)).filter((t) => !t.startsWith('<compacted-history>'));
 }
 
 /** finish_reason and usage out of a JSON answer or an SSE stream (the usage chunk of include_usage has choices []). */
@@ -120,6 +128,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     }
     if (chat) {
       const x: Exchange = { purpose: purposeOf(body), started, ended: Date.now(), status: upstream.status, stream: body.stream === true };
+      if (x.purpose === 'agent') x.userTexts = readUserTexts(body);
       const max = body.max_tokens ?? body.max_completion_tokens;
       if (typeof max === 'number') x.maxTokens = max;
       readAnswer(text, x.stream && upstream.status < 400, x);

@@ -64,20 +64,21 @@ export function judgeCuts(events: readonly SkeinEvent[], exchanges: readonly Exc
 }
 
 /**
- * Turns whose user message a compaction folded while it was being answered:
- * a finished compaction, after that message and before the turn's last answer
- * (an agent event with endOfTurn) or its end, whose coversSeq includes it.
+ * Turns whose user message a request of that turn did not carry as itself:
+ * judged from the request bodies the server received (the proxy's
+ * userTexts), not from what skein's log says it kept. A turn is each user
+ * event up to the next; its requests are the turn requests sent after it.
  */
-export function foldedTurns(events: readonly SkeinEvent[]): number {
-  const folded = new Set<number>();
-  let current: number | undefined;
-  for (const e of events) {
-    if (e.kind === 'user') current = e.seq;
-    else if ((e.kind === 'agent' && e.endOfTurn) || (e.kind === 'state' && e.to === 'WaitingForUserInput')) current = undefined;
-    // A message inside the range but kept verbatim after the summary (keptSeqs) was not folded.
-    else if (current !== undefined && e.kind === 'compaction' && e.phase === 'finished' && e.coversSeq && e.coversSeq[0] <= current && current <= e.coversSeq[1] && !(e.keptSeqs ?? []).includes(current)) folded.add(current);
+export function foldedTurns(events: readonly SkeinEvent[], exchanges: readonly Exchange[]): number {
+  const users = events.filter((e): e is Extract<SkeinEvent, { kind: 'user' }> => e.kind === 'user');
+  let folded = 0;
+  for (const [i, u] of users.entries()) {
+    const from = at(u);
+    const until = users[i + 1] ? at(users[i + 1]!) : Infinity;
+    const requests = exchanges.filter((x) => x.purpose === 'agent' && x.started >= from && x.started < until && x.userTexts);
+    if (requests.some((x) => !x.userTexts!.some((t) => t.includes(u.text)))) folded++;
   }
-  return folded.size;
+  return folded;
 }
 
 export function countLlama(events: readonly SkeinEvent[], exchanges: readonly Exchange[], nCtx: number): LlamaCounts {
@@ -88,6 +89,6 @@ export function countLlama(events: readonly SkeinEvent[], exchanges: readonly Ex
     refusals: exchanges.filter((x) => x.errorType === 'exceed_context_size_error').length,
     ...judgeCuts(events, exchanges, nCtx),
     summaryCuts: exchanges.filter((x) => x.purpose === 'summary' && x.finishReason === 'length').length,
-    foldedTurns: foldedTurns(events),
+    foldedTurns: foldedTurns(events, exchanges),
   };
 }

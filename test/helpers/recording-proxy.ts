@@ -78,7 +78,8 @@ export async function recordingProxy(port?: number): Promise<RecordingProxy> {
       const body = Buffer.concat(chunks);
       proxy.paths.push(`${req.method} ${req.url}`);
       if (req.method === 'POST' && /chat\/completions$/.test(req.url ?? '')) {
-        proxy.chats.push(JSON.parse(body.toString()));
+        // A body that is not JSON is kept as its text: the server answers it, the proxy does not crash.
+        proxy.chats.push(parsed(body.toString()));
         if (gate) {
           waiting++;
           await gate.promise;
@@ -98,4 +99,12 @@ export async function recordingProxy(port?: number): Promise<RecordingProxy> {
   // Keep-alive sockets must not keep close() waiting.
   server.keepAliveTimeout = 100;
   return proxy;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -18,25 +18,30 @@ const folded = (ms: number, covers: [number, number]) => ev(ms, { kind: 'compact
 const x = (started: number, ended: number, more: Partial<Exchange>): Exchange => ({ purpose: 'agent', started: T0 + started, ended: T0 + ended, status: 200, stream: true, ...more });
 
 describe('foldedTurns', () => {
-  it('counts a turn whose own user message a compaction folds before it is answered, once per turn', () => {
+  const carried = (started: number, userTexts: string[]) => x(started, started + 5, { userTexts });
+  it('counts a turn with a request that does not carry its own user message as itself, once per turn', () => {
     seq = 0;
-    const u1 = user(0);
-    const events = [u1, agent(10), idle(11), user(20), folded(21, [2, u1.seq + 3]), folded(22, [2, u1.seq + 3]), agent(30), idle(31)];
-    expect(foldedTurns(events)).toBe(1);
+    const events = [user(0), agent(10), idle(11), ev(20, { kind: 'user', text: 'second question' }), agent(40), idle(41)];
+    // Carried inside a longer user message (a wrapper around what was typed) counts as carried.
+    const exchanges = [carried(1, ['run bash: ls']), carried(21, ['run bash: ls', 'second question']), carried(30, ['[typed] second question'])];
+    expect(foldedTurns(events, exchanges)).toBe(0);
+    // One request of turn 2 without it (only a summary held it, which the proxy leaves out): the turn counts once.
+    expect(foldedTurns(events, [carried(1, ['run bash: ls']), carried(21, ['run bash: ls']), carried(30, ['second question'])])).toBe(1);
   });
 
-  it('does not count a fold that keeps the message verbatim after its summary (keptSeqs)', () => {
+  it('ignores summary requests and the requests of other turns; a turn with no request counts nothing', () => {
     seq = 0;
-    const u1 = user(0);
-    const u2 = user(20);
-    const events = [u1, agent(10), idle(11), u2, ev(21, { kind: 'compaction', phase: 'finished', trigger: 'preflight', coversSeq: [1, u2.seq + 2], keptSeqs: [u2.seq] }), agent(30), idle(31)];
-    expect(foldedTurns(events)).toBe(0);
+    const events = [user(0), agent(10), idle(11), ev(20, { kind: 'user', text: 'second question' }), ev(21, { kind: 'error', code: 'context_overflow', message: 'x' })];
+    const exchanges = [carried(1, ['run bash: ls']), x(22, 30, { purpose: 'summary' })];
+    expect(foldedTurns(events, exchanges)).toBe(0);
   });
 
-  it('does not count a fold of earlier messages, nor one after the turn was answered', () => {
+  it('does not trust the log: a compaction event that claims to keep the message changes nothing', () => {
     seq = 0;
-    const events = [user(0), agent(10), idle(11), user(20), folded(21, [1, 3]), agent(30), folded(31, [1, 5]), idle(32)];
-    expect(foldedTurns(events)).toBe(0);
+    const u2 = ev(20, { kind: 'user', text: 'second question' });
+    const events = [user(0), agent(10), idle(11), u2, folded(21, [1, u2.seq]), agent(30), idle(31)];
+    expect(foldedTurns(events, [carried(1, ['run bash: ls']), carried(25, ['second question'])])).toBe(0);
+    expect(foldedTurns(events, [carried(1, ['run bash: ls']), carried(25, ['run bash: ls'])])).toBe(1);
   });
 });
 
