@@ -253,7 +253,8 @@ export class OverflowRecovery {
     const { window } = this.host;
     return giveUpError(
       `The conversation cannot fit ${this.host.model()}'s context window of ${fmt(window.contextWindow)} tokens (${WINDOW_SOURCE_WORDS[window.source]}): ${why}. ` +
-        `Start a new session with a shorter first message, give the server a larger context ` +
+        // The message stays in the log; once it is no longer being answered it folds out of the view (plan.ts, fold.ts).
+        `Send a shorter message (or the same in parts): this one stays in the history and folds out of the model's view once it is not the one being answered. Or give the server a larger context ` +
         `(llama.cpp: -c; Ollama: SKEIN_LOCAL_CONTEXT, num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.`,
     );
   }

@@ -32,7 +32,7 @@ export function savedMessageView(text: string, saved: SavedMessage, seq: number)
   const lines = text.split('\n').length;
   const headLines = text.slice(0, saved.headChars).split('\n').length;
   return (
-    `${VIEW_OPEN}${seq}) is ${thousands(saved.chars)} characters in ${thousands(lines)} lines, about ${thousands(saved.tokens)} tokens: ` +
+    `${VIEW_OPEN}${seq}) is ${thousands(saved.chars)} characters in ${thousands(lines)} line${lines === 1 ? '' : 's'}, about ${thousands(saved.tokens)} tokens: ` +
     `more than this conversation's window holds at once, so it is kept whole in the file ${saved.file}. ` +
     `Its start follows. read_file {"path": ${JSON.stringify(saved.file)}, "offset": ${headLines}} reads on; ` +
     `search_history {"fromSeq": ${seq}, "toSeq": ${seq}, "query": "..."} finds any line of it.]\n` +

@@ -151,5 +151,5 @@ function describe(draft: Draft): string {
   if (draft.clearedResults) {
     return `Cleared ${draft.clearedResults} old tool result${draft.clearedResults === 1 ? '' : 's'} (${(draft.clearedChars ?? 0).toLocaleString('en-US')} characters) from the model's view; no summary was needed.`;
   }
-  return 'Nothing to fold: the conversation is only the first message and the most recent steps.';
+  return 'Nothing to fold yet: all that is left is what the model reads now (the first message, the message being answered and its latest step); no summary was made.';
 }

@@ -96,7 +96,7 @@ export function createProvider(name: string, settings: ProviderSettings): Provid
  */
 export function unknownModelWarning(name: string, window: number, why: string, detail: string): string {
   const asked = detail.length > 300 ? `${detail.slice(0, 299)}…` : detail;
-  return `"${name}" is not in skein's model table and ${why}: assuming a ${window}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: ${asked})`;
+  return `"${name}" is not in skein's model table and ${why}: assuming a ${window.toLocaleString('en-US')}-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: ${asked})`;
 }
 
 function instantiate(kind: ProviderName, name: string, model: string, limits: ModelLimits, settings: ProviderSettings): Provider {

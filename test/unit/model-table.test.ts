@@ -58,7 +58,7 @@ describe('model names', () => {
     expect(unknown.warning).toBeUndefined();
     const warning = unknownModelWarning('openai:qwen', 32_000, 'its server does not say its window', 'GET /v1/models: 404');
     expect(warning).toBe(
-      `"openai:qwen" is not in skein's model table and its server does not say its window: assuming a 32000-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: GET /v1/models: 404)`,
+      `"openai:qwen" is not in skein's model table and its server does not say its window: assuming a 32,000-token window and no prices; set SKEIN_CONTEXT_WINDOW to its real window (asking it: GET /v1/models: 404)`,
     );
     const overridden = createProvider('openai:qwen', settings({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, 128_000));
     expect(overridden.info.contextWindow).toBe(128_000);
