@@ -83,7 +83,10 @@ export class CutAnswers {
     const provider = this.host.info().provider;
     const hosted = provider === 'anthropic' || provider === 'gemini' || this.host.info().thinking?.mode === 'responses';
     const beforeBudget = !hosted && input > 0 && output > 0 && output < maxTokens;
-    const reason = response.contextFull || reachedWindow || beforeBudget ? 'context' : 'max_tokens';
+    // An answer that used its whole budget stopped at max_tokens, whatever window skein believed (a setting below the
+    // server's real one would read it as a full context); only the server saying so makes it a full context.
+    const usedBudget = output >= maxTokens;
+    const reason = response.contextFull || (!usedBudget && (reachedWindow || beforeBudget)) ? 'context' : 'max_tokens';
     return { reason, input, output, maxTokens, continues: this.continued < MAX_CONTINUATIONS };
   }
 

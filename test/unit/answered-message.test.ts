@@ -35,9 +35,9 @@ describe('the message being answered', () => {
     expect(result.coversSeq).toBeDefined();
     expect(inside(result.coversSeq, asked.seq, result.keptSeqs)).toBe(false);
     expect(view.at(-1)).toMatchObject({ role: 'user', content: 'run bash: ls' });
-    // The head did not fit beside it: the first message folded too (the ledger keeps its words, the summary is first).
+    // The head did not fit beside it: the first message folded too (the summary is first; the ledger points to its event).
     expect(view[0]!.summaryOf).toBeDefined();
-    expect(view[0]!.content).toContain('please look at the project');
+    expect(view[0]!.content).toContain(`[event ${log.events[0]!.seq}, long message of`);
   });
 
   it('a message typed during a tool call sits inside the folded range by seq: it is kept verbatim after the summary', async () => {
@@ -104,5 +104,24 @@ describe('the message being answered', () => {
     expect(spy.calls).toHaveLength(0);
     expect(result.strategy).toBe('none');
     expect(result.tokensAfter).toBe(result.tokensBefore);
+  });
+});
+
+describe('a summary with nothing new to read', () => {
+  it('a span of the earlier summary and skein\'s own notes calls no summariser: the earlier summary is carried', async () => {
+    const { summaryMessage } = await import('../../server/compaction/view.js');
+    const { CUT_NOTE_OPEN, CUT_NOTE_CLOSE } = await import('../../shared/protocol.js');
+    const messages = [
+      { role: 'user' as const, content: 'first', seq: 1, fromUser: true as const },
+      summaryMessage('## Task\nthe earlier summary', undefined, [2, 9]),
+      { role: 'user' as const, content: `${CUT_NOTE_OPEN}${'go on from the cut '.repeat(200)}${CUT_NOTE_CLOSE}`, seq: 10 },
+      { role: 'user' as const, content: 'next question', seq: 12, fromUser: true as const },
+    ];
+    const spy = summariser('## Task\nnever used');
+    const result = await runPipeline([summarize()], messages, context({ targetTokens: 10, summariser: spy, trigger: 'threshold', force: false }));
+    expect(spy.calls).toHaveLength(0);
+    expect(result.strategy).toBe('summarize');
+    expect(result.summary).toBe('## Task\nthe earlier summary');
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
   });
 });

@@ -52,6 +52,12 @@ describe('cut answers', () => {
   it('the output budget: the whole of max_tokens written, well inside the window; a hosted API stopping early says nothing about its window', () => {
     expect(host({ window: 8000 }).cuts.classify(request(1000), cutAfter(2000, 1000))?.reason).toBe('max_tokens');
     expect(host({ window: 200_000, provider: 'anthropic' }).cuts.classify(request(1000), cutAfter(2000, 900))?.reason).toBe('max_tokens');
+    // The whole budget written past a window skein believes smaller than the server's (SKEIN_CONTEXT_WINDOW below -c): max_tokens, not a full context.
+    const { cuts, learned } = host({ window: 1000 });
+    const cut = cuts.classify(request(256), cutAfter(974, 256))!;
+    expect(cut.reason).toBe('max_tokens');
+    cuts.record(cut);
+    expect(learned).toEqual([]);
     // Unless the API says it was the context (Anthropic's model_context_window_exceeded).
     expect(host({ window: 200_000, provider: 'anthropic' }).cuts.classify(request(1000), cutAfter(2000, 900, { contextFull: true }))?.reason).toBe('context');
   });

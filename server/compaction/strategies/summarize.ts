@@ -46,6 +46,11 @@ export function summarize(): CompactionStrategy {
       if (foldedDraft(draft, ctx, span, '', ledger).tokens + NO_GAIN_TOKENS >= draft.tokens) return draft;
       const parts = renderTranscript(span.folded);
       const previous = parts[0]?.startsWith('<previous-summary>') ? parts.shift()! : '';
+      // Nothing new to read (the span is the earlier summary and messages with no text): its summary is carried, no model call.
+      if (!parts.some((p) => p.trim())) {
+        const carried = span.folded.flatMap((m) => (m.summaryOf ? [m.summaryOf.summary] : [])).join('\n\n');
+        return carried ? foldedDraft(draft, ctx, span, carried, ledger) : draft;
+      }
       const summaryRoom = span.summaryBudget - tokensOf(renderLedger(ledger)) - 64;
       const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.max(MIN_SUMMARY_TOKENS, summaryRoom));
       const common = { summariser: ctx.summariser, timeoutMs: ctx.summariserTimeoutMs, signal: ctx.signal };
