@@ -41,7 +41,10 @@ export async function callModel(provider: Provider, request: LlmRequest, signal:
     // The readable thinking streams on its own channel (and its own count), shown above the answer.
     const onThinking = (text: string) => hooks.broadcast({ type: 'delta', afterSeq: hooks.afterSeq, attempt, index: thinkingIndex++, text, channel: 'thinking' });
     try {
-      return await provider.complete(request, signal, { onText, onThinking });
+      const response = await provider.complete(request, signal, { onText, onThinking });
+      // The SDKs' streams end quietly when aborted mid-answer: a partial answer is never taken for a finished one.
+      signal.throwIfAborted();
+      return response;
     } catch (err) {
       if (signal.aborted || !(err instanceof ProviderError) || !err.retryable || attempt >= policy.max) throw err;
       const delay = backoffMs(attempt + 1, policy, err.retryAfterMs);
