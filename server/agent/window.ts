@@ -105,11 +105,11 @@ export class SessionWindow {
     // The log knows (a restart); the server's cache is read, and written to this log, at the first turn.
     // From the end, among the limits events only (kind-index.ts).
     const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model);
+    // What the log knew is the start; the server is still asked once by this process (it may have been restarted
+    // with another context since).
     if (logged && !wasUnanswered(logged)) {
       const { seq, ts, kind, message, unanswered, ...known } = logged;
       this.adoptKnown(known);
-      this.settledFor = model;
-      if (!this.host.cache?.get(model)) this.host.cache?.set(known);
       return;
     }
     // Asked before and not answered (the failure was said): asked again at the next request.
@@ -145,16 +145,19 @@ export class SessionWindow {
     const model = provider.model;
     if (this.settledFor === model || !this.asking.due) return;
     const cached = this.host.cache?.get(model);
-    if (cached) {
-      this.settledFor = model;
-      return this.record({ ...cached }, undefined);
-    }
+    // Each session asks once (a GET): a local server restarted with another context is seen by the next session.
+    // What this process was told before stands in only when the server cannot answer now.
     if (!hasLimitsDiscovery(provider)) {
       this.settledFor = model;
+      if (cached) this.record({ ...cached }, undefined);
       return;
     }
     const found = await provider.discoverLimits(signal);
     signal.throwIfAborted();
+    if ('failed' in found && cached) {
+      this.settledFor = model;
+      return this.record({ ...cached }, undefined);
+    }
     if ('failed' in found) return this.unanswered(model, found);
     this.settledFor = model;
     const before = { window: this.limits.contextWindow, guessed: this.asking.failed > 0 || this.remembered !== undefined };
@@ -170,8 +173,18 @@ export class SessionWindow {
     const limits = requestLimits({ contextWindow: window, maxOutputTokens: found.maxOutputTokens ?? table.maxOutputTokens }, window);
     log.info(`${model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
     // Said in the timeline when the window in use was a fallback (the server did not answer) or remembered, and the server names another.
-    const message = before.guessed && window !== before.window ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
-    this.record({ model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) }, message, true);
+    // A session the log knew (a restart) is told when the server now names another window than the one it used.
+    const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model && !wasUnanswered(e));
+    const changed = (before.guessed || logged !== undefined) && window !== before.window;
+    const message = changed ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
+    const known: KnownLimits = { model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) };
+    // The same answer as the log's last: nothing new to say (a restart of a session adds no event).
+    if (logged && !message && sameLimits(logged, known)) {
+      this.adoptKnown(known);
+      this.host.cache?.set(known, true);
+      return;
+    }
+    this.record(known, message, true);
   }
 
   /** The provider did not say its limits: what is known stays; a server that may answer later is asked again. */
@@ -388,4 +401,8 @@ export function withLimits(provider: Provider, limits: ModelLimits): Provider {
     limits: { contextWindow: limits.contextWindow, maxOutputTokens: limits.maxOutputTokens },
     complete: (request, signal, stream) => provider.complete(request, signal, stream),
   };
+}
+
+function sameLimits(a: KnownLimits, b: KnownLimits): boolean {
+  return a.contextWindow === b.contextWindow && a.maxOutputTokens === b.maxOutputTokens && a.source === b.source && a.via === b.via;
 }

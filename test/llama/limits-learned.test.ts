@@ -156,3 +156,38 @@ describe('the unknown-model warning (issue 38, "Also")', () => {
     expect(failed.stdout + failed.stderr).not.toContain('Connection error..');
   }, 300_000);
 });
+
+describe('a server restarted with another context between runs (red team)', () => {
+  it('skein run --session against the same URL asks the window again and sizes its request for the smaller one: no refusal, the timeline says so', async () => {
+    const first = await proxy();
+    await first.listen(llama.url);
+    const port = Number(new URL(first.url).port);
+    const base = { SKEIN_DATA_DIR: tempDir('restart-data'), SKEIN_WORKDIR: tempDir('restart-work'), SKEIN_RETRY_BASE_MS: '5', ...env(first) };
+    const one = await runCli(['run', 'hi'], base);
+    expect(one.code, one.stderr).toBe(0);
+    const id = /session (\S+)/.exec(one.stderr)![1]!;
+    await first.close();
+    proxies.splice(proxies.indexOf(first), 1);
+    // The same URL now reaches a server with half the context.
+    const small = await startLlamaServer({ model: await ensureTinyModel({ vocab: 'qwen2' }), ctxSize: CTX / 2 });
+    try {
+      const second = await recordingProxy(port);
+      proxies.push(second);
+      await second.listen(small.url);
+      const two = await runCli(['run', '--json', '--session', id, 'hello again'], base);
+      expect(two.code, two.stderr + two.stdout).toBe(0);
+      const events = two.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as SkeinEvent);
+      const said = limitsOf(events);
+      expect(said.at(-1)).toMatchObject({ contextWindow: CTX / 2, source: 'provider' });
+      expect(said.at(-1)!.message).toContain('The server now says its window: 1,024 tokens');
+      // Asked before the first request, and that request fits the smaller window: nothing refused.
+      const firstChat = second.paths.findIndex((p) => p.includes('chat/completions'));
+      expect(second.paths.slice(0, firstChat).some((p) => p.includes('/props') || p.includes('/v1/models'))).toBe(true);
+      expect(second.chats[0].max_tokens).toBeLessThanOrEqual(CTX / 8);
+      expect(errorsOf(events, 'context_overflow')).toEqual([]);
+      expect(events.some((e) => e.kind === 'limits' && e.source === 'refusal')).toBe(false);
+    } finally {
+      await small.close();
+    }
+  }, 300_000);
+});

@@ -68,7 +68,7 @@ describe('the head check, on its boundary', () => {
     expect(end).toBeInstanceOf(ContextOverflowError);
     expect(t.levels).toEqual([]);
     expect(end.message).toContain(`the system prompt, the tools and your first message alone take about ${(FULL + 1).toLocaleString('en-US')} tokens`);
-    expect(end.message).toContain('Send a shorter message (or the same in parts): this one stays in the history and folds out of the model's view once it is not the one being answered. Or give the server a larger context');
+    expect(end.message).toContain("Send a shorter message (or the same in parts): this one stays in the history and folds out of the model's view once it is not the one being answered. Or give the server a larger context");
     expect(end.message).toContain('(llama.cpp: -c; Ollama: SKEIN_LOCAL_CONTEXT, num_ctx or OLLAMA_CONTEXT_LENGTH; vLLM: --max-model-len), or switch to a model with a larger window.');
   });
 
