@@ -1,6 +1,7 @@
 // What servers said about their models' limits, kept for the life of the
-// process (one per server), so each model is asked once; sessions also read
-// their own log's `limits` events, so a restart does not ask again either.
+// process: what a session uses when its own ask finds the server unreachable
+// (each session asks once, since a local server may restart with another
+// context); sessions also start from their own log's `limits` events.
 // With a data folder's file (learned-file.ts) what was learned also outlives
 // the process, per base URL and model: the window and the tokenizer ratio a
 // new process starts from before its first request (it still asks once).
