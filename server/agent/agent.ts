@@ -373,7 +373,7 @@ export class Agent implements AgentHandle {
       const { request, response, trusted } = answered;
       const usage = response.usage;
       // Reported thinking tokens are not all sent back (only their summary or encrypted form, counted in the view): the answer's own output is the rest.
-      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted);
+      this.compaction.onResponse(requestTokens(request), usage.input + usage.cacheRead + usage.cacheWrite, usage.output - (usage.reasoning ?? 0), this.seenSeq, trusted, requestTokens({ ...request, messages: [] }));
       this.machine.transition('ProcessingLLMResponse', response.stopReason);
       const cut = this.cuts.classify(request, response);
       this.answers.recordResponse(response, cut?.continues);

@@ -97,8 +97,8 @@ export class CompactionRunner {
   }
 
   /** Called with every model response the agent kept (one from a prompt seen cut is never kept). */
-  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
-    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq, trusted);
+  onResponse(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true, head?: number): void {
+    this.estimator.observe(estimatedRequest, contextTokens, output, seenSeq, trusted, head);
     // The data folder keeps the server's ratio: the next process's first request is estimated with it.
     if (trusted && this.estimator.calibrated) this.deps.keepRatio?.(this.estimator.ratio);
     this.callsSinceCompaction++;

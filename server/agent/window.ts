@@ -1,14 +1,8 @@
-// The context window a session really has, and where it comes from. Asks the
-// provider once per model (or reads the answer from the log or the server's
-// cache; a server that could not be reached is asked again at a later request
-// until it answers), starts from what the data folder learned before, falls
-// back to the model table (a guess for a model not in it, said once), lets
-// SKEIN_CONTEXT_WINDOW win, and
-// learns a smaller window whenever the provider refuses a request as too long
-// or is seen cutting the prompt. Every change is a `limits` event, so the
-// gauge, the threshold and the compaction target follow at once and a restart
-// knows it. The recovery from a refusal (how hard to compact) is in
-// overflow-recovery.ts.
+// The context window a session really has, and where it comes from: each
+// session asks its provider once (again at later requests while the server
+// cannot be reached), starting from its log or what the data folder learned,
+// else the model table (a guess for an unknown model, said once); SKEIN_CONTEXT_WINDOW
+// wins; a refusal or a cut prompt teaches a smaller one; each change is a `limits` event.
 import type { Gauge, LimitsEvent, ThinkingCapabilities, Usage, WindowSource } from '../../shared/protocol.js';
 import { RetryBackoff } from '../llm/limits/backoff.js';
 import type { KnownLimits, LimitsCache } from '../llm/limits/cache.js';
@@ -17,7 +11,9 @@ import type { ModelInfo } from '../llm/models.js';
 import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type DiscoveryFailure, type ModelLimits, type Provider } from '../llm/types.js';
 import type { Session } from './session.js';
 import { log } from '../log.js';
-
+import { refusalStands, sameLimits, wasUnanswered } from './window-known.js';
+import { cutWithinMessage, learnedMessage, serverNowSays } from './window-words.js';
+export { withLimits } from './window-known.js';
 export { MIN_PLATEAU_CONTEXT, PLATEAU_MIN_GROWTH, PLATEAU_SHARE, type SentEstimate } from './prompt-cut-evidence.js';
 import { cutEvidence, type SentEstimate } from './prompt-cut-evidence.js';
 export { MIN_OUTPUT_FLOOR, OUTPUT_FLOOR, OUTPUT_RESERVE_CAP, outputFloor, outputReserve, UNNAMED_SHRINK, unnamedWindow, windowMargin } from './window-budget.js';
@@ -154,11 +150,18 @@ export class SessionWindow {
     }
     const found = await provider.discoverLimits(signal);
     signal.throwIfAborted();
+    const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model && !wasUnanswered(e));
     if ('failed' in found && cached) {
       this.settledFor = model;
       return this.record({ ...cached }, undefined);
     }
+    // Not answered now: what the log knew (adopted at the start) stands, and nothing new is said.
+    if ('failed' in found && logged) {
+      this.settledFor = model;
+      return;
+    }
     if ('failed' in found) return this.unanswered(model, found);
+    if (this.stillRefused(model, found.contextWindow, cached ?? logged)) return;
     this.settledFor = model;
     const before = { window: this.limits.contextWindow, guessed: this.asking.failed > 0 || this.remembered !== undefined };
     this.asking.reset();
@@ -174,9 +177,8 @@ export class SessionWindow {
     log.info(`${model}: window ${window} tokens (${source}; the provider said ${JSON.stringify(reported)} via ${found.via})`, { session: this.host.session.id });
     // Said in the timeline when the window in use was a fallback (the server did not answer) or remembered, and the server names another.
     // A session the log knew (a restart) is told when the server now names another window than the one it used.
-    const logged = this.host.session.log.kinds.eventsOf('limits').findLast((e) => e.model === model && !wasUnanswered(e));
     const changed = (before.guessed || logged !== undefined) && window !== before.window;
-    const message = changed ? `The server now says its window: ${window.toLocaleString('en-US')} tokens (${found.via}); skein uses it instead of ${before.window.toLocaleString('en-US')}.` : undefined;
+    const message = changed ? serverNowSays(window, found.via, before.window) : undefined;
     const known: KnownLimits = { model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) };
     // The same answer as the log's last: nothing new to say (a restart of a session adds no event).
     if (logged && !message && sameLimits(logged, known)) {
@@ -185,6 +187,18 @@ export class SessionWindow {
       return;
     }
     this.record(known, message, true);
+  }
+
+  /** A refusal's window stands while the server says what it said before; another answer means a restarted server. */
+  private stillRefused(model: string, said: number | undefined, before: KnownLimits | LimitsEvent | undefined): boolean {
+    const prior = before ?? this.remembered;
+    if (!refusalStands(prior, said)) return false;
+    this.settledFor = model;
+    this.asking.reset();
+    const { seq: _s, ts: _t, kind: _k, message: _m, unanswered: _u, ...known } = prior as LimitsEvent;
+    this.adoptKnown(known);
+    this.host.cache?.set(known);
+    return true;
   }
 
   /** The provider did not say its limits: what is known stays; a server that may answer later is asked again. */
@@ -313,14 +327,14 @@ export class SessionWindow {
       return false;
     }
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
-    const tokens = learned.toLocaleString('en-US');
-    const message = err.truncated
-      ? `The server only keeps ${tokens} tokens of context: it was silently cutting the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}). skein now uses a ${tokens}-token window and compacts to fit; for Ollama set SKEIN_LOCAL_CONTEXT (skein then asks for that much context on each request) or raise \`num_ctx\` (the model's num_ctx parameter or OLLAMA_CONTEXT_LENGTH).`
-      : `The provider refused a request as too long; its window is ${err.limits.window !== undefined ? '' : 'at most '}${tokens} tokens, not ${this.limits.contextWindow.toLocaleString('en-US')}. skein now uses ${tokens} and compacts to fit.`;
+    const message = learnedMessage(err, learned, this.limits.contextWindow);
     const via = err.truncated ? 'the server reported fewer prompt tokens than were sent' : `refusal: ${err.message.slice(0, 300)}`;
-    this.record({ model, ...limits, source: 'refusal', via, ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
+    this.record({ model, ...limits, source: 'refusal', via, ...this.saidBefore(), ...(err.truncated && { truncated: true }), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
     return true;
   }
+
+  /** What the provider's model-info endpoint said, kept with a learned window (see stillRefused). */
+  private saidBefore = (): Pick<KnownLimits, 'reported'> => (this.providerSaid !== undefined ? { reported: { contextWindow: this.providerSaid } } : {});
 
   /**
    * A cut seen while the window in use is already the server's context: the
@@ -328,12 +342,8 @@ export class SessionWindow {
    * cut prompt was dropped), in a limits event like any cut.
    */
   private cutWithin(model: string, err: ContextOverflowError): void {
-    const tokens = this.limits.contextWindow.toLocaleString('en-US');
-    const message =
-      `The server silently cut the start of the conversation (${err.message.replace(/^the server was cutting the start of the conversation: /, '')}): a request passed its ${tokens}-token context. ` +
-      `skein dropped the answer to the cut prompt and compacts to fit ${tokens} tokens; for Ollama set SKEIN_LOCAL_CONTEXT or raise \`num_ctx\` for more room.`;
-    const reported = this.providerSaid !== undefined ? { reported: { contextWindow: this.providerSaid } } : {};
-    this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...reported, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
+    const message = cutWithinMessage(err, this.limits.contextWindow);
+    this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...this.saidBefore(), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
   }
 
   /** The context the provider's model-info endpoint named (llama.cpp's n_ctx), even when SKEIN_CONTEXT_WINDOW won. */
@@ -347,7 +357,7 @@ export class SessionWindow {
     if (learned >= this.limits.contextWindow) return false;
     const limits = requestLimits({ contextWindow: learned, maxOutputTokens: this.host.tableInfo().maxOutputTokens }, learned);
     const via = `an answer cut for length at ${learned} tokens of prompt and answer`;
-    this.record({ model: this.host.provider().model, ...limits, source: 'refusal', via, ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
+    this.record({ model: this.host.provider().model, ...limits, source: 'refusal', via, ...this.saidBefore(), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
     return true;
   }
 
@@ -387,22 +397,4 @@ export class SessionWindow {
     this.limits = limits;
     this.host.apply(limits);
   }
-}
-
-/** A limits event of a failed ask that may be answered later (older logs: the fallback's "asked the provider: ..." without the flag). */
-function wasUnanswered(e: LimitsEvent): boolean {
-  return e.unanswered === true || (e.source === 'table' && e.reported === undefined && e.via.startsWith('asked the provider: '));
-}
-
-/** The session's provider as its own summariser: same calls, the limits learned so far (the summariser chunks against them). */
-export function withLimits(provider: Provider, limits: ModelLimits): Provider {
-  return {
-    model: provider.model,
-    limits: { contextWindow: limits.contextWindow, maxOutputTokens: limits.maxOutputTokens },
-    complete: (request, signal, stream) => provider.complete(request, signal, stream),
-  };
-}
-
-function sameLimits(a: KnownLimits, b: KnownLimits): boolean {
-  return a.contextWindow === b.contextWindow && a.maxOutputTokens === b.maxOutputTokens && a.source === b.source && a.via === b.via;
 }

@@ -15,6 +15,8 @@ interface LastRequest {
   seenSeq: number;
   contextTokens: number;
   output: number;
+  /** Our count of the request's system prompt and tools (undefined: not known): another head is another request. */
+  head?: number;
 }
 
 /** Ratios outside this range are not a tokenizer's (a cut prompt, a changed system prompt): not learned from. */
@@ -42,7 +44,7 @@ export class ContextEstimator {
    * `trusted` false: the server may have cut the request (a server known to cut, a request that may pass its
    * context): its count is not the request's, so neither the ratios nor the next estimate's base learn from it.
    */
-  observe(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true): void {
+  observe(estimatedRequest: number, contextTokens: number, output: number, seenSeq: number, trusted = true, head?: number): void {
     if (!trusted) {
       this.invalidate();
       return;
@@ -56,7 +58,7 @@ export class ContextEstimator {
       if (this.previous && grown !== undefined && grown >= MIN_GROWTH) this.remember((contextTokens - this.previous.reported) / grown, this.increments);
       this.previous = { estimated: estimatedRequest, reported: contextTokens };
     }
-    this.last = { seenSeq, contextTokens, output };
+    this.last = { seenSeq, contextTokens, output, ...(head !== undefined && { head }) };
   }
 
   /** A refusal named the prompt tokens the server counted for a request we estimated: as good as a report. */
@@ -107,7 +109,9 @@ export class ContextEstimator {
   /** `upper`: with the largest ratio seen for what was not counted by the provider (the margin covering the spread). */
   estimate(messages: readonly SourcedMessage[], base: Pick<LlmRequest, 'system' | 'tools'>, upper = false): number {
     const ratio = upper ? this.upperRatio : this.calibration;
-    if (!this.last) return Math.ceil(ratio * requestTokens({ ...base, messages: plain(messages) }));
+    // A changed system prompt or toolset (a small window made them lean) makes the last real count another request's.
+    const changedHead = this.last?.head !== undefined && this.last.head !== requestTokens({ ...base, messages: [] });
+    if (!this.last || changedHead) return Math.ceil(ratio * requestTokens({ ...base, messages: plain(messages) }));
     const seen = this.last.seenSeq;
     // The response comes back as an assistant message: the larger of its output count and our
     // count of it as input (which includes its framing); then everything appended after it.
