@@ -11,7 +11,7 @@ export interface ModeInfo {
 
 /** In the order a picker lists them: from the most careful to the least. */
 export const MODE_INFO: readonly ModeInfo[] = [
-  { id: 'plan', name: 'Plan (read-only)', description: 'The agent reads, searches and plans; writes, bash and MCP tools are refused with a reason.' },
+  { id: 'plan', name: 'Plan (read-only)', description: 'The agent reads, searches and plans, and runs bash only in a read-only sandbox (no network; refused where bubblewrap is missing); writes and MCP tools are refused with a reason.' },
   { id: 'always', name: 'Ask every time', description: 'Every tool call waits for your approval.' },
   { id: 'on-write', name: 'Ask on write', description: 'Calls that change something (writes, edits, bash, MCP tools) wait for your approval; reads run.' },
   { id: 'never', name: 'Auto', description: 'Every tool call runs without asking.' },

@@ -27,6 +27,8 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   approval?: ApprovalMode;
   /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap (absent: unconfined). */
   sandbox?: SandboxSettings;
+  /** Plan mode: bash runs only in this read-only sandbox (absent: plan mode refuses bash). */
+  planSandbox?: SandboxSettings;
   /** The session's tools, fixed at its start (absent: the built-in ones). */
   toolSet?: SessionTools;
 }

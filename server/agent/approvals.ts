@@ -45,8 +45,11 @@ export class NoPendingApprovalError extends Error {}
 /** The server is shutting down while a call waits: nothing is decided, a restart asks again. */
 export class ApprovalSuspended extends Error {}
 
-/** What happens to a call: it runs, or it gets `output` as its (error) result. */
-export type Clearance = { run: true } | { run: false; output: string };
+/**
+ * What happens to a call: it runs (`readOnly`: plan mode's bash, only inside
+ * the read-only sandbox), or it gets `output` as its (error) result.
+ */
+export type Clearance = { run: true; readOnly?: true } | { run: false; output: string };
 
 /** Longest reason kept from a new user message (the message itself reaches the model whole, right after). */
 const MAX_MESSAGE_REASON = 2000;
@@ -106,7 +109,7 @@ export class ApprovalGate {
     const verdict = verdictOf(to, pending.request.name);
     if (verdict === 'ask') return true;
     this.pending = undefined;
-    pending.settle({ decision: verdict === 'run' ? 'approve' : 'deny', by: 'mode', reason: `the session switched to ${to} mode` });
+    pending.settle({ decision: verdict === 'refuse' ? 'deny' : 'approve', by: 'mode', reason: `the session switched to ${to} mode` });
     return true;
   }
 
@@ -162,19 +165,20 @@ export class ApprovalGate {
       }
       return { run: false, output: planRefusal(call.name) };
     }
-    if (verdict === 'run') {
+    if (verdict === 'run' || verdict === 'read-only') {
       // Worded as before per-session modes when the session never switched (it follows SKEIN_APPROVAL).
       if (resumed) {
         const source = this.deps.session.log.last('mode') ? "the session's mode" : 'SKEIN_APPROVAL';
-        this.deps.transition('RunningTools', `${source} is now ${mode}: ${call.name} runs without asking`);
+        const where = verdict === 'read-only' ? ' in the read-only sandbox' : '';
+        this.deps.transition('RunningTools', `${source} is now ${mode}: ${call.name} runs without asking${where}`);
       }
-      return { run: true };
+      return this.cleared(call);
     }
     const rule = this.rules.find((r) => ruleMatches(r, call, workDir));
     if (rule) {
       session.append({ kind: 'approval_decision', callId: call.id, name: call.name, decision: 'approve', by: 'rule', rule });
       if (resumed) this.deps.transition('RunningTools', `${call.name} approved by a session rule`);
-      return { run: true };
+      return this.cleared(call);
     }
     // Never a resumed call: the message's own call was decided after every request before it.
     if (this.deniedByMessage !== undefined) {
@@ -198,8 +202,13 @@ export class ApprovalGate {
     const byMode = decided.by === 'mode' ? ` (${decided.reason})` : '';
     this.deps.transition('RunningTools', `${call.name} ${decided.decision === 'deny' ? 'denied' : 'approved'}${byMode}`);
     if (decided.by === 'message') this.deniedByMessage = decided.reason;
-    if (decided.decision !== 'deny') return { run: true };
+    if (decided.decision !== 'deny') return this.cleared(call);
     return { run: false, output: decided.by === 'mode' ? planRefusal(call.name) : deniedOutput(decided.reason) };
+  }
+
+  /** A call that may run: read-only when the mode it runs under says so (plan mode's bash, also after a switch to plan while it waited). */
+  private cleared(call: ToolCall): Clearance {
+    return verdictOf(this.current, call.name) === 'read-only' ? { run: true, readOnly: true } : { run: true };
   }
 
   /**

@@ -1,11 +1,16 @@
 // What each approval mode does to one tool call (see shared/modes.ts for the
-// words): run it, ask the user first, or refuse it (plan mode). A session's
+// words): run it, ask the user first, refuse it (plan mode), or run it in a
+// read-only sandbox without asking (plan mode's bash: it cannot change
+// anything, as under Codex's read-only sandbox; see
+// tools/sandbox/read-only.ts). A session's
 // mode is its last `mode` event, else SKEIN_APPROVAL; only the user switches
 // it (REST, the UI, the CLI, ACP), never the model: no tool can.
 import type { ApprovalMode } from '../../shared/protocol.js';
 import { TOOLS } from '../tools/registry.js';
+import type { SandboxProblem } from '../tools/sandbox.js';
 
-export type ModeVerdict = 'run' | 'ask' | 'refuse';
+/** `read-only`: runs without asking, inside the read-only sandbox (or is refused where there is none). */
+export type ModeVerdict = 'run' | 'ask' | 'refuse' | 'read-only';
 
 /** A built-in tool that changes nothing (reads, searches, the plan, the history): it runs in every mode but `always`. */
 function readOnly(name: string): boolean {
@@ -23,16 +28,29 @@ export function verdictOf(mode: ApprovalMode, name: string): ModeVerdict {
     case 'on-write':
       return readOnly(name) ? 'run' : 'ask';
     case 'plan':
+      if (name === 'bash') return 'read-only';
       return readOnly(name) ? 'run' : 'refuse';
   }
 }
 
+function readOnlyTools(): string {
+  return TOOLS.filter((t) => t.readOnly).map((t) => t.spec.name).join(', ');
+}
+
 /** The result the model gets (and the timeline shows) for a call plan mode refuses. */
 export function planRefusal(name: string): string {
-  const allowed = TOOLS.filter((t) => t.readOnly).map((t) => t.spec.name).join(', ');
   return (
     `refused: this session is in plan mode (read-only), so ${name} was not run. ` +
-    `In plan mode you may read, search and plan (${allowed}); writes, edits, bash and MCP tools are refused. ` +
+    `In plan mode you may read, search and plan (${readOnlyTools()}) and run bash commands that only read (in a read-only sandbox, where bubblewrap is available); writes, edits and MCP tools are refused. ` +
     'Finish the plan and present it: the user switches the mode when it is time to act.'
+  );
+}
+
+/** The result of plan mode's bash where the read-only sandbox cannot start: what was refused, and why. */
+export function planSandboxRefusal(problem: SandboxProblem): string {
+  return (
+    'refused: this session is in plan mode (read-only), so bash was not run: plan mode runs shell commands only inside a read-only sandbox, ' +
+    `and bubblewrap cannot start one here (${problem.why}). ${problem.fix ? `${problem.fix} to run them in plan mode. ` : ''}` +
+    `Meanwhile read, search and plan with ${readOnlyTools()}; the user switches the mode when it is time to act.`
   );
 }

@@ -6,9 +6,12 @@ import type { DueCompaction } from '../compaction/triggers.js';
 import { hasRecordedTools, type Provider, type ToolCall } from '../llm/types.js';
 import { inputProblem } from '../tools/input-schema.js';
 import { runTool } from '../tools/registry.js';
+import { readOnlySandboxProblem } from '../tools/sandbox/read-only.js';
 import { SessionTools } from '../tools/session-tools.js';
+import type { SandboxSettings } from '../tools/sandbox.js';
 import type { ToolContext } from '../tools/tool.js';
-import type { ApprovalGate } from './approvals.js';
+import type { ApprovalGate, Clearance } from './approvals.js';
+import { planSandboxRefusal } from './mode-rules.js';
 import type { Session } from './session.js';
 import { spillDirOf } from './session-files.js';
 import { Cancelled } from './turn-end.js';
@@ -23,6 +26,9 @@ export { imagesDirOf, spillDirOf } from './session-files.js';
 export function checkpointsOf(session: Session, workDir: string): Checkpoints {
   return new Checkpoints(path.join(path.dirname(session.log.file), session.id), workDir, session.id);
 }
+
+/** A clearance, with the sandbox a read-only call runs in. */
+type ReadOnlyAware = { run: true; readOnly?: undefined } | { run: true; readOnly: true; sandbox: SandboxSettings } | { run: false; output: string };
 
 export class ToolRunner {
   constructor(
@@ -74,15 +80,15 @@ export class ToolRunner {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: problem, isError: true, durationMs: 0 });
         continue;
       }
-      const clearance = await this.approvals.clear(call, signal);
+      const clearance = await this.withSandbox(await this.approvals.clear(call, signal));
       if (!clearance.run) {
         this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
         continue;
       }
       const provider = this.provider();
       const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
-      // A replayed call runs nothing and changes no file: no checkpoint (it spawned git at every step of a replay).
-      if (writesFiles(call.name) && !recorded) {
+      // A replayed call runs nothing and changes no file: no checkpoint (it spawned git at every step of a replay); nor does a read-only one.
+      if (writesFiles(call.name) && !recorded && !clearance.readOnly) {
         // Before anything changes: a rewind to any earlier event can put the files back.
         try {
           await checkpointsOf(this.session, this.settings.workDir).before(call.name, call.input, seqs[i]!);
@@ -97,7 +103,9 @@ export class ToolRunner {
         }
       }
       const started = Date.now();
-      const result = recorded ?? (await runTool(call.name, call.input, ctx, this.toolSet.callable(call.name)));
+      // Plan mode's bash: in the read-only sandbox, never in SKEIN_SANDBOX's (or none).
+      const callCtx = clearance.readOnly ? { ...ctx, sandbox: clearance.sandbox } : ctx;
+      const result = recorded ?? (await runTool(call.name, call.input, callCtx, this.toolSet.callable(call.name)));
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
       const capped =
         this.settings.resultCap === false
@@ -106,6 +114,18 @@ export class ToolRunner {
       this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
     }
     if (signal.aborted) throw new Cancelled('cancelled by the user');
+  }
+
+  /**
+   * A read-only clearance (plan mode's bash) runs only where the read-only
+   * sandbox starts: with its settings, or refused with the reason.
+   */
+  private async withSandbox(clearance: Clearance): Promise<ReadOnlyAware> {
+    if (!clearance.run || !clearance.readOnly) return clearance.run ? { run: true } : clearance;
+    const sandbox = this.settings.planSandbox;
+    if (!sandbox) return { run: false, output: planSandboxRefusal({ why: 'no read-only sandbox was set up for this session' }) };
+    const problem = await readOnlySandboxProblem(sandbox, this.settings.workDir);
+    return problem ? { run: false, output: planSandboxRefusal(problem) } : { run: true, readOnly: true, sandbox };
   }
 
   /** What is wrong with a call's input for its tool's JSON Schema (built-in or MCP); an unknown tool is left to runTool. */

@@ -17,4 +17,6 @@ export interface ToolRunSettings {
   tools?: ToolSecrets;
   /** SKEIN_SANDBOX=workspace: bash runs under bubblewrap (absent: unconfined). */
   sandbox?: SandboxSettings;
+  /** Plan mode: bash runs only in this read-only sandbox (tools/sandbox/read-only.ts; absent: plan mode refuses bash). */
+  planSandbox?: SandboxSettings;
 }

@@ -197,7 +197,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'approval', env: 'SKEIN_APPROVAL', flag: '--approval', defaultText: 'never',
-    description: "The approval mode of a session until you switch it (the mode picker, `/mode`, `PUT /api/sessions/:id/mode`, `skein run --mode`): which tool calls wait for your Approve / Approve for this session / Deny: `never`, `on-write` (bash, write_file, edit_file and MCP tools; reads, search and the plan never ask), `always`, or `plan` (read-only: writes, bash and MCP tools are refused with a reason) (see [Approvals](approvals.md))",
+    description: "The approval mode of a session until you switch it (the mode picker, `/mode`, `PUT /api/sessions/:id/mode`, `skein run --mode`): which tool calls wait for your Approve / Approve for this session / Deny: `never`, `on-write` (bash, write_file, edit_file and MCP tools; reads, search and the plan never ask), `always`, or `plan` (read-only: writes and MCP tools are refused with a reason; bash runs without asking in a read-only sandbox, or is refused where bubblewrap cannot start) (see [Approvals](approvals.md))",
     parse: oneOf(APPROVAL_MODES), fallback: () => 'never' as ApprovalMode,
   }),
   setting({
@@ -207,7 +207,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'sandboxNetwork', env: 'SKEIN_SANDBOX_NETWORK', flag: '--sandbox-network', defaultText: 'off',
-    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash and MCP stdio servers (on or off)',
+    description: 'With SKEIN_SANDBOX=workspace: keep the network for bash and MCP stdio servers (on or off; never for bash in plan mode)',
     parse: onOff, fallback: () => false,
   }),
   setting({

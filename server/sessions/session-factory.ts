@@ -11,6 +11,7 @@ import { providerSettings, type ModelServices } from '../agent/model-switch.js';
 import { Session } from '../agent/session.js';
 import { SessionTools } from '../tools/session-tools.js';
 import { sandboxSettingsOf } from '../tools/sandbox.js';
+import { readOnlySandboxOf } from '../tools/sandbox/read-only.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { SessionOptions } from './session-options.js';
 
@@ -61,6 +62,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
       statusUpdates: config.statusUpdates,
       approval: config.approval,
       ...(sandbox && { sandbox }),
+      planSandbox: readOnlySandboxOf(config),
       toolSet: new SessionTools(undefined, options.mcp, log.header.mcpTools),
     },
     initial,

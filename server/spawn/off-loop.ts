@@ -25,6 +25,8 @@ export interface ExecOptions {
   cwd?: string;
   env: NodeJS.ProcessEnv;
   maxBuffer?: number;
+  /** Killed after this many ms (then `code` is -1 and `message` says so). */
+  timeout?: number;
 }
 
 export interface RunRequest {

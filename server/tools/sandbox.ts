@@ -21,8 +21,13 @@
 // it with the spawn host that started it (spawn/off-loop.ts), which ends
 // with skein. bwrap itself is started with the tool's scrubbed environment
 // (the caller's), so its /proc/1/environ holds no secret either.
+//
+// Plan mode runs bash in a read-only variant of the same sandbox
+// (`readOnlyProject`, see sandbox/read-only.ts): same mounts, filter and
+// namespaces, with nothing of the host writable.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { execOffLoop } from '../spawn/off-loop.js';
 import { currentToolEnvironment } from './env.js';
 import { mountPlan } from './sandbox/mounts.js';
 import { usePlaceholderList } from './sandbox/placeholders.js';
@@ -41,6 +46,8 @@ export interface SandboxSettings {
   home?: string;
   /** SKEIN_SANDBOX_READ: more folders shown read-only. */
   readOnly?: readonly string[];
+  /** Plan mode: the working folder read-only too; a command can write only to its private /tmp and /var/tmp. */
+  readOnlyProject?: boolean;
 }
 
 export const SANDBOX_MODES = ['off', 'workspace'] as const;
@@ -71,6 +78,7 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     ...(settings.dataDir && { dataDir: settings.dataDir }),
     ...(settings.home && { home: settings.home }),
     ...(settings.readOnly && { readOnly: settings.readOnly }),
+    ...(settings.readOnlyProject && { readOnlyProject: true }),
   });
   const gitconfig = plan.privateHome ? userGitIdentity() : '';
   const args = [
@@ -83,6 +91,8 @@ export function sandboxCommand(settings: SandboxSettings, workDir: string, argv:
     ...plan.args,
     // The private home gets a .gitconfig with the user's name and email only (commits need them; the rest of theirs stays outside).
     ...(gitconfig && plan.privateHome ? ['--file', '4', path.join(plan.privateHome, '.gitconfig')] : []),
+    // After every mount (nothing can be made inside a read-only one).
+    ...plan.remountReadOnly.flatMap((p) => ['--remount-ro', p]),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -119,8 +129,30 @@ function userGitIdentity(): string {
 /** bubblewrap cannot start here: skein refuses SKEIN_SANDBOX=workspace rather than run bash unconfined. */
 export class SandboxUnavailableError extends Error {}
 
+/** Why bubblewrap cannot give a sandbox here, and what would let it (when something would, short of not sandboxing). */
+export interface SandboxProblem {
+  why: string;
+  fix?: string;
+}
+
 /** Exit code of the probe when bash finds no seccomp filter on itself. */
 const NO_FILTER = 93;
+
+/** bash builtins only: /proc/self/status says "Seccomp: 2" when a filter is in force. */
+const FILTER_CHECK = `while read -r k v; do [ "$k" = Seccomp: ] && [ "$v" = 2 ] && exit 0; done < /proc/self/status; exit ${NO_FILTER}`;
+
+const NO_SECCOMP_HERE: SandboxProblem = { why: `the seccomp filter knows x86_64 and aarch64, not ${process.arch}` };
+
+/** What the probe's end says: nothing when the sandbox works. */
+function problemOf(binary: string, exit: { code: number | null; signal?: string | null; error?: string; stderr: string }): SandboxProblem | undefined {
+  if (exit.code === 0) return undefined;
+  if (exit.code === NO_FILTER) return { why: 'the seccomp filter was not applied', fix: 'Use a bubblewrap with --seccomp (0.3 or later) on a kernel with seccomp' };
+  const stderr = exit.stderr.trim();
+  // bash found no such program.
+  if (exit.error === undefined && exit.code === 127) return { why: `${binary} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`, fix: 'Install bubblewrap' };
+  const why = exit.error ?? (stderr || `${binary} exited with ${exit.code ?? exit.signal}`);
+  return { why, fix: 'Allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1)' };
+}
 
 /**
  * Runs a check in the sandbox once, at start: bwrap starts with every mount
@@ -130,13 +162,11 @@ const NO_FILTER = 93;
  * removes stand-ins a killed server left (their list is in the data folder).
  */
 export function probeSandbox(settings: SandboxSettings, workDir: string): void {
-  const refuse = (why: string, hint: string) =>
-    new SandboxUnavailableError(`SKEIN_SANDBOX=workspace: bubblewrap cannot start a sandbox here (${why}); skein will not run bash unconfined. ${hint}`);
-  if (!seccompSupported()) throw refuse(`the seccomp filter knows x86_64 and aarch64, not ${process.arch}`, 'Set SKEIN_SANDBOX=off.');
+  const refuse = ({ why, fix }: SandboxProblem) =>
+    new SandboxUnavailableError(`SKEIN_SANDBOX=workspace: bubblewrap cannot start a sandbox here (${why}); skein will not run bash unconfined. ${fix ? `${fix}, or set` : 'Set'} SKEIN_SANDBOX=off.`);
+  if (!seccompSupported()) throw refuse(NO_SECCOMP_HERE);
   if (settings.dataDir) usePlaceholderList(path.join(settings.dataDir, 'sandbox-placeholders.json'));
-  // bash builtins only: /proc/self/status says "Seccomp: 2" when a filter is in force.
-  const check = `while read -r k v; do [ "$k" = Seccomp: ] && [ "$v" = 2 ] && exit 0; done < /proc/self/status; exit ${NO_FILTER}`;
-  const launch = sandboxCommand(settings, workDir, ['bash', '-c', check]);
+  const launch = sandboxCommand(settings, workDir, ['bash', '-c', FILTER_CHECK]);
   let result;
   try {
     // The tools' environment, as every sandbox gets: not the server's own (its keys would be bwrap's /proc/1/environ).
@@ -144,14 +174,30 @@ export function probeSandbox(settings: SandboxSettings, workDir: string): void {
   } finally {
     launch.release();
   }
-  if (result.status === 0) return;
-  const binary = settings.binary ?? 'bwrap';
-  if (result.status === NO_FILTER) throw refuse('the seccomp filter was not applied', 'Use a bubblewrap with --seccomp (0.3 or later) on a kernel with seccomp, or set SKEIN_SANDBOX=off.');
-  const stderr = result.stderr?.trim() ?? '';
-  const why = result.error
-    ? result.error.message
-    : result.status === 127 // bash found no such program
-      ? `${binary} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`
-      : stderr || `${binary} exited with ${result.status ?? result.signal}`;
-  throw refuse(why, 'Allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1), or set SKEIN_SANDBOX=off.');
+  const problem = problemOf(settings.binary ?? 'bwrap', { code: result.status, signal: result.signal, ...(result.error && { error: result.error.message }), stderr: result.stderr ?? '' });
+  if (problem) throw refuse(problem);
+}
+
+/**
+ * The same check, started off the event loop (spawn/off-loop.ts) for a
+ * server that is running: what keeps the sandbox from starting, or nothing.
+ * Plan mode asks it before its first command (sandbox/read-only.ts).
+ */
+export async function sandboxProblem(settings: SandboxSettings, workDir: string): Promise<SandboxProblem | undefined> {
+  if (!seccompSupported()) return NO_SECCOMP_HERE;
+  let launch;
+  try {
+    launch = sandboxCommand(settings, workDir, ['bash', '-c', FILTER_CHECK]);
+  } catch (err) {
+    return { why: `its mounts could not be set up: ${(err as Error).message}` };
+  }
+  try {
+    const result = await execOffLoop(launch.file, launch.args, { cwd: '/', env: { ...currentToolEnvironment() }, timeout: 10_000 });
+    // -1: killed (the message is the whole command line: not repeated), or bash itself could not start (the message says why).
+    const killed = result.message?.startsWith('Command failed') === true;
+    const error = killed ? 'the check was killed or did not end within 10 s' : (result.message ?? 'bash could not start');
+    return problemOf(settings.binary ?? 'bwrap', { code: result.code, ...(result.code === -1 && { error }), stderr: result.stderr });
+  } finally {
+    launch.release();
+  }
 }

@@ -43,7 +43,8 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
  * A session's approval mode (SKEIN_APPROVAL is the default of a session that
  * never switched): `never` runs every call, `on-write` asks before a call that
  * changes something, `always` asks before every call, `plan` is read-only
- * (writes, bash and MCP tools are refused with a reason). See shared/modes.ts.
+ * (writes and MCP tools are refused with a reason, bash runs only in a
+ * read-only sandbox). See shared/modes.ts.
  */
 export const APPROVAL_MODES = ['never', 'on-write', 'always', 'plan'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];

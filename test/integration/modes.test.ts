@@ -144,7 +144,9 @@ describe('approval modes per session', () => {
     clients.push(client);
     client.send({ type: 'user_message', text: 'bash: echo nope > crash.txt' });
     const events = await client.untilIdle(1, 30_000);
-    expect(events.filter((e) => e.kind === 'tool_result').at(-1)).toMatchObject({ isError: true, output: expect.stringMatching(/plan mode/) });
+    // Still in plan mode (SKEIN_APPROVAL=always would have asked): bash ran read-only, without asking, and its write failed.
+    expect(events.filter((e) => e.kind === 'approval_request')).toEqual([]);
+    expect(events.filter((e) => e.kind === 'tool_result').at(-1)).toMatchObject({ isError: true, output: expect.stringMatching(/Read-only file system/) });
     expect(fs.existsSync(path.join(dirs.SKEIN_WORKDIR, 'crash.txt'))).toBe(false);
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 // Approval modes per session, on the gate and a real session log: what each
-// mode does to each kind of call (plan refuses writes, bash and MCP tools
-// with a reason), a switch logged as a `mode` event and replayed by a new
+// mode does to each kind of call (plan refuses writes and MCP tools with a
+// reason, and runs bash read-only without asking), a switch logged as a `mode` event and replayed by a new
 // gate on the same log (a restart), and a switch while a call waits: decided
 // again under the new mode.
 import path from 'node:path';
@@ -57,7 +57,7 @@ describe('approval modes', () => {
       never: { read: 'run', grep: 'run', plan: 'run', write: 'run', edit: 'run', bash: 'run', mcp: 'run' },
       'on-write': { read: 'run', grep: 'run', plan: 'run', write: 'ask', edit: 'ask', bash: 'ask', mcp: 'ask' },
       always: { read: 'ask', grep: 'ask', plan: 'ask', write: 'ask', edit: 'ask', bash: 'ask', mcp: 'ask' },
-      plan: { read: 'run', grep: 'run', plan: 'run', write: 'refuse', edit: 'refuse', bash: 'refuse', mcp: 'refuse' },
+      plan: { read: 'run', grep: 'run', plan: 'run', write: 'refuse', edit: 'refuse', bash: 'read-only', mcp: 'refuse' },
     });
     // Plan mode asks about nothing: a call runs or is refused.
     expect(needsApproval('plan', 'bash')).toBe(false);
@@ -66,14 +66,15 @@ describe('approval modes', () => {
     expect(verdictOf('always', 'no_such_tool')).toBe('ask');
   });
 
-  it('plan mode: a write, an edit, bash and an MCP tool are refused with a reason naming the mode; reads run; nobody is asked', async () => {
+  it('plan mode: a write, an edit and an MCP tool are refused with a reason naming the mode; reads run; bash runs read-only; nobody is asked', async () => {
     const t = gate('plan');
-    for (const key of ['write', 'edit', 'bash', 'mcp']) {
+    for (const key of ['write', 'edit', 'mcp']) {
       const cleared = await t.g.clear(calls[key]!, signal());
       expect(cleared.run).toBe(false);
       if (!cleared.run) expect(cleared.output).toMatch(new RegExp(`^refused: this session is in plan mode \\(read-only\\), so ${calls[key]!.name} was not run\\..*read_file.*the user switches the mode`));
     }
     for (const key of ['read', 'grep', 'plan']) expect(await t.g.clear(calls[key]!, signal())).toEqual({ run: true });
+    expect(await t.g.clear(calls.bash!, signal())).toEqual({ run: true, readOnly: true });
     expect(t.session.log.all().filter((e) => e.kind === 'approval_request')).toEqual([]);
     expect(t.transitions).toEqual([]);
   });
@@ -89,7 +90,8 @@ describe('approval modes', () => {
     // What a restart builds: SKEIN_APPROVAL says never, the log says plan.
     const again = gate('never', t.session);
     expect(again.g.mode).toBe('plan');
-    expect((await again.g.clear(calls.bash!, signal())).run).toBe(false);
+    expect((await again.g.clear(calls.edit!, signal())).run).toBe(false);
+    expect(await again.g.clear(calls.bash!, signal())).toEqual({ run: true, readOnly: true });
   });
 
   it('switching to never while a write waits approves it, by the mode, and it runs', async () => {

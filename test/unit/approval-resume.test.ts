@@ -72,17 +72,27 @@ describe('a call found waiting after a restart', () => {
   });
 
   it('under plan: a write is refused by the mode, logged; a fresh call in plan mode is refused with neither', async () => {
+    const write: ToolCall = { id: 'c1', name: 'write_file', input: { path: 'a.txt', content: 'x' } };
+    const s = await stoppedWhileWaiting(write);
+    s.append({ kind: 'mode', from: 'on-write', to: 'plan' });
+    const r = restarted(s);
+    const cleared = await soon(r.g.clear(write, live()));
+    expect(cleared).toMatchObject({ run: false, output: expect.stringMatching(/^refused: this session is in plan mode/) });
+    expect(decisions(s)).toEqual([expect.objectContaining({ callId: 'c1', name: 'write_file', decision: 'deny', by: 'mode', reason: 'the session is in plan mode' })]);
+    expect(r.transitions).toEqual(['RunningTools: write_file refused: the session is in plan mode']);
+    const fresh = gateOn('plan');
+    expect((await soon(fresh.g.clear({ ...write, id: 'c9' }, live()))).run).toBe(false);
+    expect(fresh.transitions).toEqual([]);
+    expect(fresh.session.events).toEqual([]);
+  });
+
+  it('under plan: a waiting bash runs read-only (in the sandbox), without asking and with no decision made up', async () => {
     const s = await stoppedWhileWaiting(bash('c1', 'make'));
     s.append({ kind: 'mode', from: 'on-write', to: 'plan' });
     const r = restarted(s);
-    const cleared = await soon(r.g.clear(bash('c1', 'make'), live()));
-    expect(cleared).toMatchObject({ run: false, output: expect.stringMatching(/^refused: this session is in plan mode/) });
-    expect(decisions(s)).toEqual([expect.objectContaining({ callId: 'c1', name: 'bash', decision: 'deny', by: 'mode', reason: 'the session is in plan mode' })]);
-    expect(r.transitions).toEqual(['RunningTools: bash refused: the session is in plan mode']);
-    const fresh = gateOn('plan');
-    expect((await soon(fresh.g.clear(bash('c9', 'make'), live()))).run).toBe(false);
-    expect(fresh.transitions).toEqual([]);
-    expect(fresh.session.events).toEqual([]);
+    expect(await soon(r.g.clear(bash('c1', 'make'), live()))).toEqual({ run: true, readOnly: true });
+    expect(decisions(s)).toEqual([]);
+    expect(r.transitions).toEqual(["RunningTools: the session's mode is now plan: bash runs without asking in the read-only sandbox"]);
   });
 
   it('covered by a session rule in the log: approved by the rule, and the agent moves on', async () => {
@@ -174,6 +184,19 @@ describe('a switch of mode while a call waits', () => {
     expect(await soon(done)).toMatchObject({ run: false, output: expect.stringMatching(/^refused: this session is in plan mode/) });
     expect(decisions(t.session)).toEqual([expect.objectContaining({ callId: 'm', decision: 'deny', by: 'mode', reason: 'the session switched to plan mode' })]);
     expect(t.transitions.at(-1)).toBe('RunningTools: mcp__srv__do denied (the session switched to plan mode)');
+  });
+
+  it('to plan: a waiting bash is approved by the mode and runs read-only', async () => {
+    const t = gateOn('always');
+    const { done } = await asked(t, bash('b', 'ls'));
+    expect(t.g.setMode('plan')).toBe(true);
+    expect(await soon(done)).toEqual({ run: true, readOnly: true });
+    expect(decisions(t.session)).toEqual([expect.objectContaining({ callId: 'b', decision: 'approve', by: 'mode', reason: 'the session switched to plan mode' })]);
+    // Approved under always, it would have run as it is: a user's approval is not read-only.
+    const u = gateOn('always');
+    const asked2 = await asked(u, bash('b2', 'ls'));
+    u.g.decide('b2', 'approve');
+    expect(await soon(asked2.done)).toEqual({ run: true });
   });
 
   it('to on-write: a waiting read runs, a waiting write keeps waiting (the switch still reported as a change)', async () => {

@@ -60,17 +60,22 @@ describe('a call found waiting after a restart', () => {
   });
 
   it('under plan: a write is refused by the mode, and that decision is logged', async () => {
-    const s = await stoppedWhileWaiting(bash('c1', 'make'));
+    const write: ToolCall = { id: 'c1', name: 'write_file', input: { path: 'a.txt', content: 'x' } };
+    const s = await stoppedWhileWaiting(write);
     s.append({ kind: 'mode', from: 'on-write', to: 'plan' });
     const r = gate(s, 'on-write', 'WaitingForApproval');
-    const cleared = await r.g.clear(bash('c1', 'make'), never());
+    const cleared = await r.g.clear(write, never());
     expect(cleared.run).toBe(false);
-    expect(decisions(s)).toEqual([expect.objectContaining({ callId: 'c1', name: 'bash', decision: 'deny', by: 'mode', reason: 'the session is in plan mode' })]);
-    expect(r.transitions).toEqual(['RunningTools: bash refused: the session is in plan mode']);
+    expect(decisions(s)).toEqual([expect.objectContaining({ callId: 'c1', name: 'write_file', decision: 'deny', by: 'mode', reason: 'the session is in plan mode' })]);
+    expect(r.transitions).toEqual(['RunningTools: write_file refused: the session is in plan mode']);
     // Not resumed (a fresh call in plan mode): refused without a decision or a transition.
     const fresh = gate(newSession(), 'plan', 'RunningTools');
-    expect((await fresh.g.clear(bash('c9', 'make'), never())).run).toBe(false);
+    expect((await fresh.g.clear({ ...write, id: 'c9' }, never())).run).toBe(false);
     expect(fresh.transitions).toEqual([]);
+    // A bash found waiting runs, read-only.
+    const b = await stoppedWhileWaiting(bash('c2', 'make'));
+    b.append({ kind: 'mode', from: 'on-write', to: 'plan' });
+    expect(await gate(b, 'on-write', 'WaitingForApproval').g.clear(bash('c2', 'make'), never())).toEqual({ run: true, readOnly: true });
   });
 
   it('covered by a session rule in the log: approved by the rule', async () => {

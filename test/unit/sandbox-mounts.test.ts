@@ -302,4 +302,36 @@ describe('mountPlan', () => {
     expect(fs.existsSync(path.join(admin, 'config.worktree'))).toBe(false);
     expect(fs.existsSync(path.join(admin, 'commondir'))).toBe(true);
   });
+
+  it('plan mode (readOnlyProject): a linked worktree with a data folder inside it binds nothing writable and makes no stand-in; every tmpfs but /tmp and /var/tmp, and the root, to be made read-only', () => {
+    const repo = temp();
+    git(repo, 'init', '-q');
+    fs.writeFileSync(path.join(repo, 'f'), 'x');
+    git(repo, 'add', 'f');
+    git(repo, 'commit', '-qm', 'one');
+    const tree = path.join(temp(), 'wt');
+    git(repo, 'worktree', 'add', '-q', tree);
+    const admin = path.join(repo, '.git', 'worktrees', 'wt');
+    const home = temp();
+    const dataDir = path.join(tree, '.data');
+    const before = fs.readdirSync(tree).sort();
+    const plan = mountPlan({ workDir: tree, home, dataDir, readOnlyProject: true });
+    try {
+      expect(writable(plan.args)).toEqual([]);
+      expect(has(plan.args, '--ro-bind', tree, tree)).toBe(true);
+      expect(has(plan.args, '--ro-bind', admin, admin)).toBe(true);
+      // No stand-in for the absent protected files nor the pointer files: nothing can create them anyway.
+      expect(fs.readdirSync(tree).sort()).toEqual(before);
+      expect(fs.existsSync(path.join(admin, 'config.worktree'))).toBe(false);
+      expect(plan.remountReadOnly).toEqual(expect.arrayContaining(['/', home, dataDir]));
+      expect(plan.remountReadOnly).not.toContain('/tmp');
+      expect(plan.remountReadOnly).not.toContain('/var/tmp');
+      // The writable variant remounts nothing.
+      const rw = mountPlan({ workDir: tree, home, dataDir });
+      rw.release();
+      expect(rw.remountReadOnly).toEqual([]);
+    } finally {
+      plan.release();
+    }
+  });
 });

@@ -4,7 +4,10 @@
 // repository root, writable from the working folder down) and nothing else:
 // no other home, /root, /run, /var/run (where host sockets live), /mnt,
 // /media, /srv, the data folder (the token, every session's log, other
-// sessions' worktrees), nor the host's /proc.
+// sessions' worktrees), nor the host's /proc. Plan mode's read-only variant
+// (`readOnlyProject`) shows the same, with the working folder and git's
+// metadata read-only too and every tmpfs but /tmp and /var/tmp made read-only
+// once set up: nothing a command does reaches the host.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +31,12 @@ export interface MountInput {
   home?: string;
   /** Extra folders shown read-only (SKEIN_SANDBOX_READ). */
   readOnly?: readonly string[];
+  /** Plan mode: the working folder read-only as well; only /tmp and /var/tmp stay writable (private, gone after the command). */
+  readOnlyProject?: boolean;
 }
+
+/** The sandbox's own scratch folders: writable in every variant (a tmpfs of its own). */
+const SCRATCH = ['/tmp', '/var/tmp'];
 
 export interface MountPlan {
   args: string[];
@@ -36,6 +44,8 @@ export interface MountPlan {
   workDir: string;
   /** The sandbox's own empty home, when it has one. */
   privateHome: string | undefined;
+  /** Mounts to make read-only once everything is in place (`--remount-ro`, last: nothing can be mounted inside them after). */
+  remountReadOnly: string[];
   /** Ends the placeholders this plan holds; call when the sandboxed process has exited. */
   release(): void;
 }
@@ -116,6 +126,9 @@ export function mountPlan(input: MountInput): MountPlan {
   const dataDir = input.dataDir && exists(input.dataDir) ? fs.realpathSync(input.dataDir) : input.dataDir && path.resolve(input.dataDir);
   const home = input.home ? path.resolve(input.home) : os.homedir();
   const releases: (() => void)[] = [];
+  const readOnlyProject = input.readOnlyProject === true;
+  // Plan mode binds nothing writable: a `--bind` becomes a `--ro-bind`.
+  const bind = readOnlyProject ? '--ro-bind' : '--bind';
   const args = [...systemArgs(), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
   // An empty, writable home of its own (programs expect one); the real one shows only where the project is.
   // ('/' holds /tmp: the last test covers it.)
@@ -136,19 +149,20 @@ export function mountPlan(input: MountInput): MountPlan {
   if (showRepo) args.push('--ro-bind', repoRoot, repoRoot);
   // A working folder inside a data folder that is itself inside the repository: hidden between the two.
   if (dataDir !== undefined && !projectInsideData && within(dataDir, workDir)) args.push('--tmpfs', dataDir);
-  args.push('--bind', workDir, workDir);
+  args.push(bind, workDir, workDir);
 
   // The repository's git metadata: read-only, apart from a worktree's own (git-metadata.ts).
   const gitRoot = repoRoot ?? workDir;
   const git = gitMounts(gitRoot);
   for (const p of git.readOnly) args.push('--ro-bind', p, p);
-  for (const p of git.writable) args.push('--bind', p, p);
-  for (const p of git.pinnedFiles) {
+  for (const p of git.writable) args.push(bind, p, p);
+  // Pins and stand-ins guard files inside writable mounts; read-only, there are none (and the folder stays untouched).
+  for (const p of readOnlyProject ? [] : git.pinnedFiles) {
     releases.push(holdPlaceholder(p, 'file'));
     args.push('--ro-bind', p, p);
   }
   // The protected files of the working folder, read-only; an absent one gets an empty folder to mount on.
-  for (const rel of PROTECTED_PROJECT_PATHS) {
+  for (const rel of readOnlyProject ? [] : PROTECTED_PROJECT_PATHS) {
     const p = path.join(workDir, rel);
     const stat = exists(p);
     if (stat?.isSymbolicLink()) {
@@ -171,11 +185,22 @@ export function mountPlan(input: MountInput): MountPlan {
     args,
     workDir,
     privateHome: homeIsSystem ? undefined : home,
+    // bwrap's own root, the empty home and the tmpfs that hide things: writable only in the variant that writes anyway.
+    remountReadOnly: readOnlyProject ? ['/', ...tmpfsMounts(args).filter((p) => !SCRATCH.includes(p))] : [],
     // Each release runs once however often it is called (placeholders.ts), so this may be called again.
     release() {
       for (const r of releases) r();
     },
   };
+}
+
+/** Where `args` mount a tmpfs, each once, in order. */
+function tmpfsMounts(args: readonly string[]): string[] {
+  const found = new Set<string>();
+  args.forEach((arg, i) => {
+    if (arg === '--tmpfs') found.add(args[i + 1]!);
+  });
+  return [...found];
 }
 
 function safeRealpath(p: string): string | undefined {
