@@ -21,6 +21,7 @@ import type { SkeinTimeline } from './skein-timeline.js';
 import { appStyles } from './app-styles.js';
 import { parseSlash } from './slash-commands.js';
 import { editAndResend, runCommand, type CommandHost } from './slash-actions.js';
+import { imagesOf, retryTarget } from './retry.js';
 import { workspaceBar } from './workspace-bar.js';
 import { FIRST_PAGE } from './history-pages.js';
 import { HistoryLoader, type HistoryHost } from './history-loader.js';
@@ -294,7 +295,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
           <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
             @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
-            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
+            @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} @retry=${(e: CustomEvent<{ seq: number }>) => void this.retry(e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0} .matchSeq=${this.matchSeq}
             @load-earlier=${(e: CustomEvent<{ all: boolean }>) => void this.history.loadEarlier(e.detail.all)} @suggest=${(e: CustomEvent<{ text: string }>) => this.input?.fill(e.detail.text)}
             @approval=${(e: CustomEvent<ApprovalDetail>) => this.approve(e)}></skein-timeline>
@@ -354,6 +355,14 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     const slash = images?.length ? undefined : parseSlash(text);
     if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+  }
+
+  /** Retry on a failed turn: its message sent again, images too (retry.ts). */
+  private async retry(errorSeq: number) {
+    const target = retryTarget(this.model.rows);
+    if (target?.errorSeq !== errorSeq) return;
+    const images = await imagesOf(target.message).catch((err: unknown) => (this.notice = `Not retried: ${err instanceof Error ? err.message : String(err)}`));
+    if (typeof images !== 'string') this.send(target.message.text, images);
   }
 
   /** The events this page holds (for the slash commands). */

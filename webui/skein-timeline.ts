@@ -15,6 +15,7 @@ import { STATE_WORDS } from './format.js';
 import { rowIndex, type Row } from './timeline-model.js';
 import { estimateHeight, renderRow } from './timeline-rows.js';
 import { renderRowMenu } from './row-menu.js';
+import { retryTarget } from './retry.js';
 import { PAD_TOP, timelineStyles } from './timeline-styles.js';
 import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
@@ -340,10 +341,11 @@ export class SkeinTimeline extends LitElement {
     const bottom = this.offsets[n]! - this.offsets[end]!;
     // While compacting, the compaction's own live row says so.
     const busy = this.state !== 'WaitingForUserInput' && this.state !== 'Compacting';
+    const retrySeq = retryTarget(this.rows)?.errorSeq;
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r, retrySeq)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`

@@ -44,7 +44,7 @@ customElements.define('skein-user-message', SkeinUserMessage);
  * GET /api/sessions/:id/images/:name (the page's cookie carries the access).
  * An image's file is `<sessions>/<id>/images/<name>`: the session that owns it is in its path (a fork's are its own copies).
  */
-function imageUrl(file: string): string {
+export function imageUrl(file: string): string {
   const parts = file.split(/[\\/]/);
   return `/api/sessions/${encodeURIComponent(parts.at(-3)!)}/images/${encodeURIComponent(parts.at(-1)!)}`;
 }

@@ -10,7 +10,8 @@ import './skein-user-message.js';
 
 const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: 'ⓘ', cut: '✂' } as const;
 
-export function renderRow(row: Row): TemplateResult | typeof nothing {
+/** `retrySeq`: the error row that offers Retry (the latest failed turn: retry.ts). */
+export function renderRow(row: Row, retrySeq?: number): TemplateResult | typeof nothing {
   switch (row.kind) {
     case 'user':
       return html`<skein-user-message .event=${row.event} ?folded=${row.folded}></skein-user-message>`;
@@ -23,7 +24,7 @@ export function renderRow(row: Row): TemplateResult | typeof nothing {
       return html`<skein-compaction-divider id="compaction-${row.seq}" .event=${row.event} .startedAt=${row.startedAt}
         .ledger=${row.ledger}></skein-compaction-divider>`;
     case 'error':
-      return html`<skein-error-message .event=${row.event}></skein-error-message>`;
+      return html`<skein-error-message .event=${row.event} ?retryable=${row.seq === retrySeq}></skein-error-message>`;
     case 'notice':
       return html`<p class="notice ${row.tone}" role="note">${NOTICE_ICON[row.tone]} ${row.text}</p>`;
   }
@@ -53,7 +54,7 @@ export function estimateHeight(row: Row): number {
     case 'compaction':
       return row.event.phase === 'finished' ? 96 : 48;
     case 'error':
-      return 60;
+      return 60 + LINE * Math.min(10, lines(row.event.message.trim(), 90));
     case 'notice':
       return 34;
   }

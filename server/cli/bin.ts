@@ -37,6 +37,11 @@ function asker(output: NodeJS.WritableStream) {
   };
 }
 
+/** Styles only for a terminal, and not when the user asked for none (https://no-color.org) or the terminal has none. */
+function takesStyles(stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  return stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
 async function main(argv: string[]): Promise<ExitCode | 'server' | 'migrate'> {
   const args: CliArgs = parseArgs(argv);
   if (args.help) {
@@ -57,6 +62,7 @@ async function main(argv: string[]): Promise<ExitCode | 'server' | 'migrate'> {
     err,
     readStdin: () => readPipedStdin(process.stdin, err),
     stop,
+    styled: takesStyles(process.stdout, process.env),
   };
   switch (args.command) {
     case 'run':

@@ -7,6 +7,7 @@ import { connect } from './connection.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { markdownTranscript } from './export-markdown.js';
 import type { Io } from './run.js';
+import { STATE_WIDTH, STATE_WORDS } from './state-words.js';
 import { forTerminal, jsonForTerminal } from './terminal-text.js';
 
 export async function exportCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: Io): Promise<ExitCode> {
@@ -34,7 +35,7 @@ export async function sessionsCommand(args: CliArgs, env: NodeJS.ProcessEnv, io:
     const sessions = await new Api(connection).sessions();
     if (args.json) io.out(`${jsonForTerminal(sessions)}\n`);
     // A title is anyone's text (typed, or made from a model's answer): one line, nothing a terminal would obey.
-    else for (const s of sessions) io.out(`${forTerminal(`${s.id}  ${s.state.padEnd(19)}  ${s.model.padEnd(18)}  ${s.lastActivity.slice(0, 19)}  ${s.title}`, { multiline: false })}\n`);
+    else for (const s of sessions) io.out(`${forTerminal(`${s.id}  ${STATE_WORDS[s.state].padEnd(STATE_WIDTH)}  ${s.model.padEnd(18)}  ${s.lastActivity.slice(0, 19)}  ${s.title}`, { multiline: false })}\n`);
     return EXIT.ok;
   } finally {
     await connection.close();

@@ -1,6 +1,9 @@
 // The timeline as terminal lines: the agent's text, one line per tool call,
-// compactions, errors, and the context gauge when a turn ends.
+// compactions, errors, and the context gauge when a turn ends. On a terminal
+// (`styled`) the agent's Markdown is shown with styles (terminal-markdown.ts);
+// in a pipe or a file it stays the plain text the model wrote.
 import type { Gauge, SkeinEvent } from '../../shared/protocol.js';
+import { styleMarkdown } from './terminal-markdown.js';
 import { forTerminal } from './terminal-text.js';
 
 const WIDTH = 160;
@@ -26,17 +29,27 @@ export function gaugeLine(gauge: Gauge): string {
   return `── context ${est}${n(gauge.contextTokens)} / ${n(gauge.contextWindow)} tokens (${pct}%, compacts at ${Math.round(gauge.thresholdRatio * 100)}%) · $${gauge.totalCostUsd.toFixed(4)} · ${gauge.model}`;
 }
 
+export interface RenderOptions {
+  /** stdout is a terminal that takes styles: the agent's Markdown is rendered. */
+  styled?: boolean;
+}
+
 export class TextRenderer {
-  /** The session's gauge when the run began, until a usage event replaces it. */
-  constructor(private gauge?: Gauge) {}
+  constructor(
+    /** The session's gauge when the run began, until a usage event replaces it. */
+    private gauge?: Gauge,
+    private readonly options: RenderOptions = {},
+  ) {}
 
   /**
    * The lines for one event (often none), safe for a terminal: answers, tool
    * output, errors and titles come from a model, a tool or a repository, so
-   * each line goes through forTerminal (an answer's newlines are kept).
+   * each line goes through forTerminal (an answer's newlines are kept), and
+   * only then gets the styles of its Markdown.
    */
   lines(event: SkeinEvent): string[] {
-    return this.render(event).map((line) => forTerminal(line));
+    const safe = this.render(event).map((line) => forTerminal(line));
+    return this.options.styled && event.kind === 'agent' ? safe.map(styleMarkdown) : safe;
   }
 
   private render(event: SkeinEvent): string[] {

@@ -12,6 +12,7 @@ import { follow } from './follow.js';
 import { TextRenderer } from './render.js';
 import type { Stop, StopReason } from './stop.js';
 import { applySessionSettings, refusedSetting } from './session-settings.js';
+import { STATE_WORDS } from './state-words.js';
 import { composeTask } from './task.js';
 import { TurnWatch } from './turn-watch.js';
 
@@ -27,6 +28,8 @@ export interface RunIo extends Io {
   ask?: (question: string) => Promise<string>;
   /** Signals and a closed stdout; absent in-process (tests of parts). */
   stop?: Stop;
+  /** stdout is a terminal that takes styles (not NO_COLOR, not TERM=dumb): text mode renders the agent's Markdown. */
+  styled?: boolean;
 }
 
 /** After a stop, how long the turn's end is awaited before leaving anyway (the server cancels it regardless). */
@@ -50,8 +53,9 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunI
     const snapshot = await applySessionSettings(api, id, asked);
     io.err(`skein: session ${id}${args.session ? '' : ` (continue it with: skein run --session ${id} "…")`}\n`);
     if (asked.mode) io.err(`skein: approval mode ${snapshot.mode} (${asked.mode.source})\n`);
+    if (snapshot.state !== 'WaitingForUserInput') io.err(`skein: the session is busy (${STATE_WORDS[snapshot.state]}): the task joins its current turn\n`);
     const watch = new TurnWatch(task, snapshot.state !== 'WaitingForUserInput');
-    const renderer = new TextRenderer(snapshot.gauge);
+    const renderer = new TextRenderer(snapshot.gauge, { styled: io.styled === true });
     let stopped: StopReason | undefined;
     let failure: CliError | undefined;
     let sent = false;

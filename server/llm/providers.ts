@@ -108,16 +108,16 @@ function instantiate(kind: ProviderName, name: string, model: string, limits: Mo
       return new ReplayProvider(limits, loadTrajectory(settings.replayFile!));
     case 'anthropic':
       // Each SDK is loaded when a session first calls its model (lazy-provider.ts).
-      return lazyProvider(name, limits, { discovers: true, compacts: true, capabilities: true }, async () => new (await import('./anthropic.js')).AnthropicProvider(name, model, limits, credentials.anthropic, requestTimeoutMs));
+      return lazyProvider(name, limits, '@anthropic-ai/sdk', { discovers: true, compacts: true, capabilities: true }, async () => new (await import('./anthropic.js')).AnthropicProvider(name, model, limits, credentials.anthropic, requestTimeoutMs));
     case 'openai':
       // Reasoning models keep their reasoning between tool calls only through the Responses API;
       // `openai:…` names a model of an OpenAI-compatible server, which stays on Chat Completions.
       if (name === model && modelInfo(model)?.thinking?.mode === 'responses') {
-        return lazyProvider(name, limits, { compacts: true }, async () => new (await import('./openai-responses.js')).OpenAIResponsesProvider(name, model, limits, credentials.openai, requestTimeoutMs));
+        return lazyProvider(name, limits, 'openai', { compacts: true }, async () => new (await import('./openai-responses.js')).OpenAIResponsesProvider(name, model, limits, credentials.openai, requestTimeoutMs));
       }
-      return lazyProvider(name, limits, { discovers: true }, async () => new (await import('./openai.js')).OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs, settings.localContext));
+      return lazyProvider(name, limits, 'openai', { discovers: true }, async () => new (await import('./openai.js')).OpenAIProvider(name, model, limits, credentials.openai, requestTimeoutMs, settings.localContext));
     case 'gemini':
-      return lazyProvider(name, limits, { discovers: true }, async () => new (await import('./gemini.js')).GeminiProvider(name, model, limits, credentials.gemini, requestTimeoutMs));
+      return lazyProvider(name, limits, '@google/genai', { discovers: true }, async () => new (await import('./gemini.js')).GeminiProvider(name, model, limits, credentials.gemini, requestTimeoutMs));
   }
 }
 

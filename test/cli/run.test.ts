@@ -118,7 +118,7 @@ describe('skein run --server (a running server)', () => {
     const list = await runCli(['sessions', '--server', server.url, '--json'], env);
     expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id, title: 'bash: echo exported-output' })]);
     const text = await runCli(['sessions', '--server', server.url], env);
-    expect(text.stdout).toMatch(new RegExp(`^${id}\\s+WaitingForUserInput\\s+predictable`));
+    expect(text.stdout).toMatch(new RegExp(`^${id}\\s+waiting for you\\s+predictable`));
     const jsonl = await runCli(['export', id, '--server', server.url], env);
     expect(jsonEvents(jsonl.stdout)).toEqual(server.sessions.get(id)!.session.log.all());
     const md = await runCli(['export', id, '--markdown', '--server', server.url], env);
