@@ -4,9 +4,16 @@ import { css } from 'lit';
 
 export const appStyles = css`
   :host { display: flex; flex-direction: column; height: 100%; }
-  header { display: flex; align-items: center; gap: 8px 14px; padding: 8px 14px; border-bottom: 1px solid var(--border); background: var(--panel); min-width: 0; }
+  /* Nothing in the header is cut (issue 39): the title and the folder wrap, and a part that does not fit goes to a row of its own. */
+  header { display: flex; align-items: center; flex-wrap: wrap; gap: 6px 14px; padding: 8px 14px; border-bottom: 1px solid var(--border); background: var(--panel);
+    min-width: 0; }
   .brand { font-weight: 700; letter-spacing: 0.02em; font-size: 16px; }
-  .title { font-size: 14px; font-weight: 500; margin: 0; flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; color: var(--muted); }
+  .heading { flex: 1 1 320px; min-width: 0; }
+  .title { font-size: 14px; font-weight: 500; margin: 0; line-height: 1.3; overflow-wrap: anywhere; color: var(--fg); }
+  .workspace { margin: 1px 0 0; font-size: 12px; line-height: 1.35; color: var(--muted); font-family: var(--mono); overflow-wrap: anywhere; }
+  .workspace .branch { margin-left: 6px; }
+  .workspace .icon { vertical-align: -0.15em; margin-right: 2px; }
+  .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   .menu { display: none; font: inherit; font-size: 18px; line-height: 1; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--border);
     background: var(--panel); color: var(--fg); cursor: pointer; }
   button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
@@ -27,17 +34,16 @@ export const appStyles = css`
   .drawer skein-session-list { flex: 1; }
   .scrim { display: none; }
   main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
-  /* One row whatever the view: the parts shrink (the folder first), none wraps; its height does not change between views. */
+  /* One row from 1024 px up whatever the view: the gauge keeps the width of its numbers and the sparkline gives way; narrower, what
+     does not fit goes to a second row rather than being cut. */
   .context { display: flex; align-items: center; gap: 8px 14px; padding: 8px 16px; border-bottom: 1px solid var(--border); background: var(--panel);
-    flex-wrap: nowrap; min-height: 52px; box-sizing: border-box; }
-  skein-token-gauge { flex: 1 1 300px; min-width: 200px; max-width: 560px; }
-  skein-sparkline { flex: 1 1 140px; min-width: 80px; max-width: 320px; }
+    flex-wrap: wrap; min-height: 52px; box-sizing: border-box; }
+  skein-token-gauge { flex: 1 0 auto; max-width: 560px; }
+  skein-sparkline { flex: 1 1 48px; min-width: 48px; max-width: 320px; }
   .toggle { font: inherit; font-size: 13px; padding: 5px 10px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
     cursor: pointer; margin-left: auto; white-space: nowrap; }
   .toggle[aria-pressed='true'] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
   skein-timeline, skein-model-view, skein-changes-panel { flex: 1; min-height: 0; }
-  .workspace { font-size: 12px; color: var(--muted); font-family: var(--mono); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 420px;
-    flex: 0 1 auto; min-width: 0; }
   .toggle.changes { margin-left: 0; }
   .toggle .short { display: none; }
   skein-timeline[hidden] { display: none; }
@@ -54,6 +60,9 @@ export const appStyles = css`
   .info button.close { margin-left: auto; font: inherit; background: none; border: none; color: var(--fg); cursor: pointer; }
   @media (max-width: 900px) {
     .menu { display: inline-block; }
+    /* The state, model and connection in a row, the title and the folder beneath across the whole width. */
+    .heading { order: 1; flex-basis: 100%; }
+    .conn { margin-left: auto; }
     .drawer { position: absolute; z-index: 30; top: 0; bottom: 0; left: 0; transform: translateX(-100%); transition: transform 0.2s; box-shadow: var(--shadow);
       visibility: hidden; }
     .drawer.open { transform: none; visibility: visible; }
@@ -61,16 +70,19 @@ export const appStyles = css`
     .scrim.open { display: block; position: absolute; inset: 0; z-index: 29; background: rgb(0 0 0 / 0.35); }
   }
   @media (max-width: 600px) {
-    /* A phone: the header is one short row and the context bar one row (gauge and toggles); the title is in the list. */
-    header { padding: 4px 8px; gap: 6px; flex-wrap: nowrap; }
+    /* A phone: the branch without the folder under the title; the gauge's numbers across the width, the sparkline and the
+       toggles beneath. */
+    header { padding: 4px 8px; gap: 4px 6px; }
     .brand { display: none; }
-    .title { font-size: 13px; }
+    .title { font-size: 13px; line-height: 1.25; }
+    .workspace { font-size: 12px; font-family: inherit; }
+    .workspace .folder, .workspace .own { display: none; }
+    .workspace .branch { margin-left: 0; }
     .conn { font-size: 0; gap: 0; }
     .state { padding: 2px 8px; font-size: 12px; }
-    .context { padding: 4px 8px; gap: 6px; min-height: 0; }
-    skein-token-gauge { flex: 1 1 auto; min-width: 0; max-width: none; }
-    skein-sparkline { flex: 0 1 64px; min-width: 40px; }
-    .workspace { display: none; }
+    .context { padding: 4px 8px; gap: 4px 6px; min-height: 0; }
+    skein-token-gauge { flex: 1 1 100%; max-width: none; }
+    skein-sparkline { flex: 1 1 64px; min-width: 40px; max-width: none; }
     .toggle { padding: 4px 8px; font-size: 12px; }
     .toggle .long { display: none; }
     .toggle .short { display: inline; }

@@ -1,8 +1,8 @@
 // <skein-app>: the shell. Picks the session (deep link /s/<id>, else the most
 // recent, else a new one), loads its history in one request, then follows it
 // live over the socket from the last seq it has. Lays out the session list,
-// the header (state, model, connection), the context bar (gauge, sparkline,
-// "what the model sees" toggle), the timeline and the chat box.
+// the header (app-header.ts), the context bar (gauge, sparkline, "what the
+// model sees" and Changes toggles), the timeline and the chat box.
 import { html, LitElement, nothing } from 'lit';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import type { ConnectionStatus, SessionConnection } from './connection.js';
@@ -14,7 +14,6 @@ import './skein-changes-panel.js';
 import './skein-delete-dialog.js';
 import './skein-rewind-dialog.js';
 import * as api from './api.js';
-import { STATE_WORDS } from './format.js';
 import { TimelineModel } from './timeline-model.js';
 import type { SkeinChatInput } from './skein-chat-input.js';
 import type { SkeinTimeline } from './skein-timeline.js';
@@ -22,7 +21,8 @@ import { appStyles } from './app-styles.js';
 import { parseSlash } from './slash-commands.js';
 import { editAndResend, runCommand, type CommandHost } from './slash-actions.js';
 import { imagesOf, retryTarget } from './retry.js';
-import { workspaceBar } from './workspace-bar.js';
+import { changesToggle } from './workspace-bar.js';
+import { appHeader } from './app-header.js';
 import { FIRST_PAGE } from './history-pages.js';
 import { HistoryLoader, type HistoryHost } from './history-loader.js';
 import { followSession, type FollowHost } from './session-follow.js';
@@ -30,15 +30,12 @@ import './skein-chat-input.js';
 import './skein-mcp-servers.js';
 import './skein-trust-prompt.js';
 import type { TrustDetail } from './skein-trust-prompt.js';
-import './skein-model-picker.js';
 import './skein-model-view.js';
 import './skein-plan.js';
 import './skein-session-list.js';
 import './skein-sparkline.js';
 import './skein-timeline.js';
 import './skein-token-gauge.js';
-
-const STATUS_TEXT: Record<ConnectionStatus, string> = { open: 'connected', connecting: 'connecting…', closed: 'offline, retrying…' };
 
 export class SkeinApp extends LitElement implements CommandHost, FollowHost, HistoryHost {
   static override properties = {
@@ -250,18 +247,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     const busy = state !== 'WaitingForUserInput';
     const title = this.sessions.find((s) => s.id === this.currentId)?.title ?? this.snapshot?.title ?? '';
     return html`
-      <header>
-        <button class="menu" aria-label="Sessions" aria-expanded=${this.drawer} @click=${() => (this.drawer = !this.drawer)}>☰</button>
-        <span class="brand">skein</span>
-        <h1 class="title" title=${title}>${title}</h1>
-        <span class="state ${busy ? 'busy' : ''}" role="status" aria-live="polite">
-          <span class="pulse" aria-hidden="true"></span>${STATE_WORDS[state]}<span class="raw" data-testid="agent-state" aria-hidden="true">${state}</span>
-        </span>
-        <skein-model-picker .models=${this.models} .current=${this.snapshot?.model ?? ''} .busy=${busy} .effort=${this.snapshot?.effort ?? 'default'}
-          .efforts=${this.discoveredEfforts()}
-          @switch-model=${(e: CustomEvent<{ model: string; effort?: string }>) => void this.switchModel(e.detail.model, e.detail.effort)}></skein-model-picker>
-        <span class="conn ${this.status}" title="Live connection to the server"><span class="dot" aria-hidden="true"></span>${STATUS_TEXT[this.status]}</span>
-      </header>
+      ${appHeader(this, { title, state, efforts: this.discoveredEfforts() })}
       <div class="body">
         <div class="scrim ${this.drawer ? 'open' : ''}" @click=${() => (this.drawer = false)}></div>
         <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions" @keydown=${(e: KeyboardEvent) => e.key === 'Escape' && (this.drawer = false)}>
@@ -289,7 +275,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
               title="Show exactly what the next request sends the model"><span class="long">${this.showView ? 'Back to timeline' : 'What the model sees'}</span><span class="short">${this.showView ? 'Timeline' : 'Model view'}</span></button>
-            ${workspaceBar(this)}
+            ${changesToggle(this)}
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}

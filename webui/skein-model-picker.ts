@@ -32,10 +32,12 @@ export class SkeinModelPicker extends LitElement {
 
   static override styles = css`
     :host { display: inline-block; min-width: 0; }
+    /* As wide as the chosen option, not the longest one (the header has other things to show); never narrower than it. */
     select { font: inherit; font-size: 13px; padding: 4px 6px; border-radius: 8px; border: 1px solid var(--border); background: var(--panel); color: var(--fg);
-      max-width: 100%; }
+      field-sizing: content; }
     select:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
     .plain { font-size: 13px; color: var(--muted); }
+    @media (max-width: 600px) { select { font-size: 12px; padding: 3px 4px; } }
   `;
 
   override render() {

@@ -2,7 +2,8 @@
 // read / cache write / uncached input, a tick at the compaction threshold,
 // colours that turn amber then red as it nears the threshold, the distance to
 // auto-compact in words, and exact numbers and cost in a card on hover or
-// focus (and in aria-valuetext for screen readers).
+// focus (a tap), in the label's title and in aria-valuetext for screen
+// readers. The label's numbers are never cut: they wrap when narrow.
 import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge, McpServerInfo } from '../shared/protocol.js';
 import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
@@ -33,8 +34,7 @@ export class SkeinTokenGauge extends LitElement {
     .over .read { background: var(--seg-read-over); } .over .write { background: var(--seg-write-over); } .over .input { background: var(--seg-input-over); }
     .estimated .bar { opacity: 0.75; background-image: repeating-linear-gradient(45deg, transparent 0 4px, rgb(255 255 255 / 0.25) 4px 8px); }
     .tick { position: absolute; top: -4px; bottom: -4px; width: 2px; background: var(--fg); border-radius: 1px; }
-    .label { display: flex; justify-content: space-between; gap: 8px; font-size: 12px; color: var(--muted); margin-top: 3px; white-space: nowrap; }
-    .label > span { overflow: hidden; text-overflow: ellipsis; }
+    .label { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 10px; font-size: 12px; color: var(--muted); margin-top: 3px; white-space: nowrap; }
     .label strong { color: var(--fg); font-weight: 600; }
     .near .words { color: var(--warn); font-weight: 600; }
     .over .words { color: var(--danger); font-weight: 600; }
@@ -80,7 +80,7 @@ export class SkeinTokenGauge extends LitElement {
           </div>
           <div class="tick" style=${styleProps({ left: `calc(${g.thresholdRatio * 100}% - 1px)` })} title="auto-compact at ${threshold}%"></div>
         </div>
-        <div class="label" aria-hidden="true">
+        <div class="label" aria-hidden="true" title=${exactLine(g, words)}>
           <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
           <span class="words">${words}</span>
           <span>${formatCost(g.totalCostUsd)}</span>
@@ -112,4 +112,10 @@ export class SkeinTokenGauge extends LitElement {
     return html`<tr class="mcp" data-testid="gauge-mcp"><td>MCP servers ${failed.length ? html`<span class="failed">(${failed.join(', ')} failed)</span>` : nothing}</td><td>${ready} of ${servers.length} ready</td></tr>`;
   }
 }
+/** The label's numbers exactly, on one line: its title (what a pointer resting on it shows). */
+function exactLine(g: Gauge, words: string): string {
+  return `${exact(g.contextTokens)} / ${exact(g.contextWindow)} tokens${g.estimated ? ' (estimated)' : ''} (${Math.round(g.ratio * 100)}%) · ${words} ` +
+    `(at ${Math.round(g.thresholdRatio * 100)}%) · session cost ${formatCost(g.totalCostUsd)}`;
+}
+
 customElements.define('skein-token-gauge', SkeinTokenGauge);

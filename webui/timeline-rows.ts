@@ -2,13 +2,15 @@
 // been measured (the windowed timeline needs a guess for rows it has not drawn).
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Row } from './timeline-model.js';
+import { infoIcon } from './icons.js';
 import './skein-agent-message.js';
 import './skein-compaction-divider.js';
 import './skein-error-message.js';
 import './skein-tool-card.js';
 import './skein-user-message.js';
 
-const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: 'ⓘ', cut: '✂' } as const;
+// The status icon is drawn: the fonts Debian's Chromium has lack ⓘ (an empty box).
+const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: infoIcon, cut: '✂' } as const;
 
 /** `retrySeq`: the error row that offers Retry (the latest failed turn: retry.ts). */
 export function renderRow(row: Row, retrySeq?: number): TemplateResult | typeof nothing {

@@ -27,7 +27,8 @@ export const timelineStyles = [
     .notice { font-size: 13px; color: var(--muted); margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--border); }
     .notice.retry { border-color: var(--warn); }
     .notice.cut { border-color: var(--warn); color: var(--fg); background: var(--warn-bg); padding: 4px 8px 4px 10px; }
-    .notice.status { font-size: 12px; margin: 2px 0; opacity: 0.75; border-left-style: dotted; }
+    .notice.status { font-size: 12px; margin: 2px 0; border-left-style: dotted; }
+    .notice .icon { vertical-align: -0.15em; }
     .empty { color: var(--muted); text-align: center; margin: 18vh auto 0; max-width: 460px; }
     .empty h2 { color: var(--fg); font-size: 18px; margin: 0 0 6px; }
     .empty button { font: inherit; font-family: var(--mono); font-size: 13px; margin: 4px; padding: 4px 10px; border-radius: 8px;

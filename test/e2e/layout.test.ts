@@ -1,8 +1,9 @@
 // Layout that holds (issue 23): one header row from 1024 px up whatever the
-// view, at most 100 px of header on a phone, WCAG AA contrast in light and
-// dark, the sessions list showing each session's tokens and cost and its live
-// state whole, the row menu closing after Export, the rename field showing
-// the title's start.
+// view, at most 150 px of header on a phone (issue 39: the title and the
+// gauge's numbers, whole, take second rows there; see header-fit.test.ts),
+// WCAG AA contrast in light and dark, the sessions list showing each
+// session's tokens and cost and its live state whole, the row menu closing
+// after Export, the rename field showing the title's start.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -42,7 +43,7 @@ async function contrast(page: Page): Promise<string[]> {
 }
 
 describe('layout', () => {
-  it('one header row from 1024 px up in every view; at most 100 px of header on a phone; AA contrast in light and dark', async () => {
+  it('one header row from 1024 px up in every view; at most 150 px of header on a phone; AA contrast in light and dark', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const [width, height] of [[1024, 768], [1280, 800], [390, 844]] as const) {
         const { page, errors } = await openPage(browser, server.url, '/', { colorScheme, width, height, reducedMotion: true });
@@ -60,7 +61,7 @@ describe('layout', () => {
           expect(new Set(heights).size).toBe(1);
         } else {
           await converse(page, server.url, 'echo: on a phone');
-          expect(await headerBottom(page)).toBeLessThanOrEqual(100);
+          expect(await headerBottom(page)).toBeLessThanOrEqual(150);
           expect(await contrast(page)).toEqual([]);
         }
         if (colorScheme === 'dark' && width === 1280) {

@@ -165,12 +165,19 @@ describe('session management in the browser', () => {
     await page.close();
   });
 
-  it('shows the folder, the branch and the Changes panel of a session with its own worktree; a dirty worktree is removed only when forced', async () => {
+  it('shows the folder and the branch (not the worktree\'s path) and the Changes panel of a session with its own worktree; a dirty worktree is removed only when forced', async () => {
     const { page, errors } = await openPage(browser, server.url);
     const id = await newSessionIn(page, repo, true);
     const ws = (await snapshot(id)).workspace!;
     await page.getByTestId('branch').filter({ hasText: `skein/${id}` }).waitFor();
-    await page.getByTestId('workspace').filter({ hasText: ws.workDir }).waitFor();
+    // The header names the folder asked for and the branch, never skein's own worktree path.
+    await page.getByTestId('workspace').filter({ hasText: ws.folder }).waitFor();
+    expect(ws.workDir).not.toBe(ws.folder);
+    const header = page.locator('skein-app header');
+    for (const inside of [ws.worktree!, ws.workDir]) {
+      expect(await header.textContent()).not.toContain(inside);
+      expect(await header.evaluate((el, p) => [...el.querySelectorAll('[title]')].some((t) => t.getAttribute('title')!.includes(p)), inside)).toBe(false);
+    }
     await page.getByRole('button', { name: 'Changes' }).click();
     const panel = page.getByTestId('changes');
     await panel.getByText('No changes since the session started.').waitFor();

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../server/config.js';
 import type { HubOptions } from '../../server/http/ws-hub.js';
+import type { SessionOptions } from '../../server/sessions/session-options.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { authHeaders, rememberToken } from './auth.js';
 import { tempDir } from './temp-dir.js';
@@ -40,13 +41,14 @@ export interface TestServer extends RunningServer {
 
 export { tempDir };
 
-export async function startTestServer(env: Record<string, string> = {}, dirs?: { dataDir?: string; workDir?: string }, hub?: HubOptions): Promise<TestServer> {
+/** `sessions`: options of every session (a wrapped provider, say). */
+export async function startTestServer(env: Record<string, string> = {}, dirs?: { dataDir?: string; workDir?: string }, hub?: HubOptions, sessions: SessionOptions = {}): Promise<TestServer> {
   const dataDir = dirs?.dataDir ?? tempDir('data');
   const workDir = dirs?.workDir ?? tempDir('work');
   // SKEIN_TEST_STORE=postgres: the same tests on the PostgreSQL store (one database per data folder).
   const store = env.SKEIN_DATABASE_URL ? {} : await storeEnv(dataDir);
   const config = loadConfig([], { SKEIN_PORT: '0', SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, ...store, ...env });
-  const server = await startServer(config, undefined, {}, hub);
+  const server = await startServer(config, undefined, sessions, hub);
   rememberToken(server.url, server.token);
   return Object.assign(server, { dataDir, workDir, config });
 }
