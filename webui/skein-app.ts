@@ -354,6 +354,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     const slash = images?.length ? undefined : parseSlash(text);
     if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+    // What was just sent is where the conversation goes on: the reader follows it, wherever they had scrolled.
+    else this.timeline?.scrollToLatest();
   }
 
   /** The events this page holds (for the slash commands). */

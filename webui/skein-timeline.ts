@@ -129,6 +129,7 @@ export class SkeinTimeline extends LitElement {
   }
 
   scrollToLatest() {
+    this.reader.settle();
     this.atBottom = true;
     this.unseen = 0;
     this.pin();
