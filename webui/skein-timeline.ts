@@ -25,6 +25,8 @@ import { rowAt, rowOffsets } from './row-offsets.js';
 const OVERSCAN = 900;
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK = 48;
+/** Renders a jump to a row may take to land (each measures what it drew: taller rows than guessed move the target). */
+const MAX_LANDING_STEPS = 12;
 
 export class SkeinTimeline extends LitElement {
   static override properties = {
@@ -136,21 +138,52 @@ export class SkeinTimeline extends LitElement {
     this.requestUpdate();
   }
 
-  /** Brings the row with this seq to the middle of the screen and flashes it. */
+  /**
+   * Brings the row with this seq into view (a third down the screen, or its
+   * top at the top when it is taller than that) and flashes it. The offsets
+   * of rows not yet drawn are guesses, and a row far taller than its guess (a
+   * 100 KB paste) moves everything below it once measured: so the position is
+   * taken from where the row really is, after each render and measurement,
+   * until it stays put.
+   */
   async scrollToSeq(seq: number): Promise<void> {
-    const i = this.indexOf(seq);
     this.atBottom = false;
-    this.ensureOffsets();
-    this.scrollTop = PAD_TOP + this.offsets[i]! - this.clientHeight / 3;
-    this.requestUpdate();
-    await this.updateComplete;
-    await new Promise((resolve) => requestAnimationFrame(resolve));
-    const row = this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
+    this.reader.settle();
+    for (let attempt = 0; attempt < MAX_LANDING_STEPS; attempt++) {
+      const row = this.rowElement(seq);
+      if (row) {
+        const off = row.getBoundingClientRect().top - this.getBoundingClientRect().top - this.landingTop(row);
+        if (Math.abs(off) < 2) break;
+        this.scrollTop += off;
+      } else {
+        this.ensureOffsets();
+        this.scrollTop = PAD_TOP + this.offsets[this.indexOf(seq)]! - this.clientHeight / 3;
+      }
+      this.atBottom = false;
+      this.requestUpdate();
+      await this.settled();
+    }
+    const row = this.rowElement(seq);
     if (!row) return;
-    row.scrollIntoView({ block: 'center' });
     row.classList.remove('flash');
     void row.offsetWidth; // restart the animation
     row.classList.add('flash');
+  }
+
+  /** Where a row lands, from the top of the view: a third down, or at the top (a little padding) when taller than two thirds. */
+  private landingTop(row: HTMLElement): number {
+    return row.offsetHeight > (this.clientHeight * 2) / 3 ? PAD_TOP : this.clientHeight / 3;
+  }
+
+  private rowElement(seq: number): HTMLElement | null {
+    return this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
+  }
+
+  /** The render asked for is done, its rows measured (the resize observer runs after layout) and the spacers redrawn. */
+  private async settled(): Promise<void> {
+    await this.updateComplete;
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+    await this.updateComplete;
   }
 
   /** Seqs of the rows currently in the DOM (for tests and the bench). */
