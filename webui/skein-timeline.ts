@@ -20,15 +20,15 @@ import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
 import { ReaderIntent } from './reader-intent.js';
 import { rowAt, rowOffsets } from './row-offsets.js';
+import type { ExpandDetail } from './long-text.js';
+import { landOn, showTopOf, type LandingHost } from './timeline-landing.js';
 
 /** Pixels rendered beyond the viewport, above and below. */
 const OVERSCAN = 900;
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK = 48;
-/** Renders a jump to a row may take to land (each measures what it drew: taller rows than guessed move the target). */
-const MAX_LANDING_STEPS = 12;
 
-export class SkeinTimeline extends LitElement {
+export class SkeinTimeline extends LitElement implements LandingHost {
   static override properties = {
     rows: { attribute: false },
     version: { attribute: false },
@@ -75,6 +75,10 @@ export class SkeinTimeline extends LitElement {
   private readonly reader = new ReaderIntent();
   /** The content box: when it grows or shrinks while at the bottom, pin again. */
   private inner: Element | null = null;
+  /** Long messages shown whole (by seq): kept here, as their rows leave the DOM when scrolled away. */
+  private readonly expanded = new Set<number>();
+  /** A long message just closed: its top is brought back into view once it has shrunk. */
+  private closedSeq: number | undefined;
 
   constructor() {
     super();
@@ -98,6 +102,7 @@ export class SkeinTimeline extends LitElement {
     this.setAttribute('aria-label', 'Timeline');
     this.addEventListener('scroll', this.onScroll, { passive: true });
     this.addEventListener('keydown', this.onKey);
+    this.addEventListener('expand-row', this.onExpand as EventListener);
     this.reader.attach(this);
     this.resizeObserver.observe(this);
   }
@@ -106,6 +111,7 @@ export class SkeinTimeline extends LitElement {
     super.disconnectedCallback();
     this.removeEventListener('scroll', this.onScroll);
     this.removeEventListener('keydown', this.onKey);
+    this.removeEventListener('expand-row', this.onExpand as EventListener);
     this.reader.detach();
     this.inner = null;
     this.resizeObserver.disconnect();
@@ -116,6 +122,7 @@ export class SkeinTimeline extends LitElement {
   /** Forget measured heights (a different session is shown). */
   reset() {
     this.heights.clear();
+    this.expanded.clear();
     this.offsetsDirty = true;
     this.atBottom = true;
     this.unseen = 0;
@@ -138,52 +145,25 @@ export class SkeinTimeline extends LitElement {
     this.requestUpdate();
   }
 
-  /**
-   * Brings the row with this seq into view (a third down the screen, or its
-   * top at the top when it is taller than that) and flashes it. The offsets
-   * of rows not yet drawn are guesses, and a row far taller than its guess (a
-   * 100 KB paste) moves everything below it once measured: so the position is
-   * taken from where the row really is, after each render and measurement,
-   * until it stays put.
-   */
+  /** Brings the row with this seq into view and flashes it; a long message there is shown whole (what was searched for may be far down it). */
   async scrollToSeq(seq: number): Promise<void> {
+    this.leaveBottom();
+    this.expanded.add(seq);
+    await landOn(this, seq);
+  }
+
+  leaveBottom() {
     this.atBottom = false;
     this.reader.settle();
-    for (let attempt = 0; attempt < MAX_LANDING_STEPS; attempt++) {
-      const row = this.rowElement(seq);
-      if (row) {
-        const off = row.getBoundingClientRect().top - this.getBoundingClientRect().top - this.landingTop(row);
-        if (Math.abs(off) < 2) break;
-        this.scrollTop += off;
-      } else {
-        this.ensureOffsets();
-        this.scrollTop = PAD_TOP + this.offsets[this.indexOf(seq)]! - this.clientHeight / 3;
-      }
-      this.atBottom = false;
-      this.requestUpdate();
-      await this.settled();
-    }
-    const row = this.rowElement(seq);
-    if (!row) return;
-    row.classList.remove('flash');
-    void row.offsetWidth; // restart the animation
-    row.classList.add('flash');
   }
 
-  /** Where a row lands, from the top of the view: a third down, or at the top (a little padding) when taller than two thirds. */
-  private landingTop(row: HTMLElement): number {
-    return row.offsetHeight > (this.clientHeight * 2) / 3 ? PAD_TOP : this.clientHeight / 3;
-  }
-
-  private rowElement(seq: number): HTMLElement | null {
+  rowElement(seq: number): HTMLElement | null {
     return this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
   }
 
-  /** The render asked for is done, its rows measured (the resize observer runs after layout) and the spacers redrawn. */
-  private async settled(): Promise<void> {
-    await this.updateComplete;
-    for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
-    await this.updateComplete;
+  guessedTop(seq: number): number {
+    this.ensureOffsets();
+    return this.offsets[this.indexOf(seq)]!;
   }
 
   /** Seqs of the rows currently in the DOM (for tests and the bench). */
@@ -236,6 +216,17 @@ export class SkeinTimeline extends LitElement {
     if (this.scrollTop < OVERSCAN) this.askEarlier();
     // Scroll events come once per frame, before its animation callbacks:
     // render the new window in this same frame.
+    this.requestUpdate();
+  };
+
+  /** "Show all" / "Show less" on a long message. */
+  private onExpand = (e: CustomEvent<ExpandDetail>) => {
+    const { seq, expanded } = e.detail;
+    if (expanded) this.expanded.add(seq);
+    else {
+      this.expanded.delete(seq);
+      this.closedSeq = seq;
+    }
     this.requestUpdate();
   };
 
@@ -298,6 +289,8 @@ export class SkeinTimeline extends LitElement {
     this.offsetsDirty = true;
     if (this.atBottom) this.pin();
     else if (shift) this.scrollTop += shift;
+    if (this.closedSeq !== undefined) showTopOf(this, this.closedSeq);
+    this.closedSeq = undefined;
     this.schedule();
   }
 
@@ -377,7 +370,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r, this.expanded.has(r.seq))}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`
