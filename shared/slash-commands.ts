@@ -3,6 +3,7 @@
 // names, arguments and descriptions. `/compact` is also understood by the
 // server when typed as a message; the others act in the client.
 import { APPROVAL_MODES } from './protocol.js';
+import { MODE_INFO } from './modes.js';
 
 export interface SlashCommand {
   /** With its slash: `/compact`. */
@@ -18,7 +19,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: '/compact', args: '[focus]', help: 'fold older history into a summary now, optionally focused on something' },
   { name: '/clear', args: '', help: 'start a new session in the same folder (this one stays in the list)' },
   { name: '/model', args: '<name>', help: 'switch this session to another model at the next safe point' },
-  { name: '/mode', args: `<${APPROVAL_MODES.join('|')}>`, help: 'switch this session\'s approval mode (plan: read-only; always: ask every time; on-write: ask before changes; never: auto)', choices: APPROVAL_MODES },
+  { name: '/mode', args: `<${APPROVAL_MODES.join('|')}>`, help: `switch this session's approval mode (${MODE_INFO.map((m) => `${m.name}: ${m.gist}`).join('; ')})`, choices: APPROVAL_MODES },
   { name: '/fork', args: '', help: 'copy this session up to now into a new one and open it' },
   { name: '/rewind', args: '', help: 'put the files back as they were before your last message (shows the diff first)' },
   { name: '/export', args: '', help: 'download this session as Markdown' },

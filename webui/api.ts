@@ -29,7 +29,11 @@ async function call<T>(route: string, init?: { method?: string; body?: unknown }
 export async function listSessions(filter: { archived?: boolean; query?: string } = {}): Promise<ListedSession[]> {
   const params = new URLSearchParams();
   if (filter.archived) params.set('archived', '1');
-  if (filter.query?.trim()) params.set('q', filter.query.trim());
+  // A search's results show the words around their match.
+  if (filter.query?.trim()) {
+    params.set('q', filter.query.trim());
+    params.set('snippets', '1');
+  }
   const qs = params.toString();
   return (await call<{ sessions: ListedSession[] }>(`/api/sessions${qs ? `?${qs}` : ''}`)).sessions;
 }

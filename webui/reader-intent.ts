@@ -28,6 +28,11 @@ export class ReaderIntent {
     this.host = null;
   }
 
+  /** The reader asked to go somewhere (sent a message, pressed End): their last wheel or key no longer counts as scrolling. */
+  settle() {
+    this.until = 0;
+  }
+
   scrolling(): boolean {
     return this.held || performance.now() < this.until;
   }

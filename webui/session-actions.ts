@@ -2,7 +2,7 @@
 // (rename, archive, restore, fork) and the live list channel, for <skein-app>.
 import type { ReasoningEffort, SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import * as api from './api.js';
-import { MODE_INFO } from '../shared/modes.js';
+import { MODE_INFO, modeLabel } from '../shared/modes.js';
 
 export interface ListHost {
   sessions: SessionSnapshot[];
@@ -41,14 +41,14 @@ export function removeFromList(host: ListHost, id: string): void {
 /** The open session's approval mode (the mode picker, `/mode <name>`); without a known name, what each mode does. */
 export async function setMode(host: ListHost & { snapshot: SessionSnapshot | undefined; info: string }, mode: string): Promise<void> {
   if (!MODE_INFO.some((m) => m.id === mode)) {
-    host.info = `${mode ? `No mode ${mode}. ` : ''}/mode <name> switches this session's approval mode:\n${MODE_INFO.map((m) => `${m.id}: ${m.name}. ${m.description}`).join('\n')}`;
+    host.info = `${mode ? `No mode ${mode}. ` : ''}/mode <name> switches this session's approval mode:\n${MODE_INFO.map((m) => `${modeLabel(m)}: ${m.description}`).join('\n')}`;
     return;
   }
   const id = host.currentId;
   try {
     const snapshot = await api.setMode(id, mode);
     if (host.currentId === id && host.snapshot) host.snapshot = { ...host.snapshot, mode: snapshot.mode ?? (mode as SessionSnapshot['mode']) };
-    host.info = `Approval mode: ${MODE_INFO.find((m) => m.id === mode)!.name}.`;
+    host.info = `Approval mode: ${modeLabel(MODE_INFO.find((m) => m.id === mode)!)}.`;
   } catch (err) {
     host.notice = `Could not switch the mode to ${mode}: ${err instanceof Error ? err.message : String(err)}`;
     // The picker shows the mode the session still has.

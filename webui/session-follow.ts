@@ -29,8 +29,11 @@ export function followSession(host: FollowHost, id: string, model: TimelineModel
       if (event.kind === 'tool_result') host.changesVersion++;
       if (event.kind === 'user' || (event.kind === 'state' && event.to === 'WaitingForUserInput')) host.refreshSoon();
       if (event.kind === 'mcp' || event.kind === 'tools_changed') void host.refreshMcp();
-      const m = event as { kind: string; to?: unknown };
-      if (m.kind === 'model' && typeof m.to === 'string' && host.snapshot) host.snapshot = { ...host.snapshot, model: m.to };
+      // The model and effort another tab (or the CLI) switched to: the pickers follow once the server applied it.
+      const m = event as { kind: string; to?: unknown; effort?: unknown };
+      if (m.kind === 'model' && typeof m.to === 'string' && host.snapshot) {
+        host.snapshot = { ...host.snapshot, model: m.to, ...(typeof m.effort === 'string' && { effort: m.effort as SessionSnapshot['effort'] }) };
+      }
       if (event.kind === 'mode' && host.snapshot) host.snapshot = { ...host.snapshot, mode: event.to };
       host.scheduleFlush();
     },

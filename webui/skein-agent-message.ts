@@ -1,6 +1,7 @@
 // <skein-agent-message>: the model's answer, markdown rendered and sanitised,
 // code highlighted with a copy button; while streaming, the text so far.
-// A reasoning model's thinking (or summary) sits above it, collapsed.
+// A reasoning model's thinking (or summary) sits above it, collapsed. A long
+// answer is cut to a bounded height until opened (not while it streams).
 import { css, html, LitElement, type PropertyValues } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import type { AgentEvent } from '../shared/protocol.js';
@@ -8,6 +9,7 @@ import { copyText } from './copy.js';
 import { exact, formatCost } from './format.js';
 import { renderMarkdown, renderMarkdownOnce } from './markdown.js';
 import { messageStyles } from './message-styles.js';
+import { collapseStyles, expandButton, isLong } from './long-text.js';
 
 export class SkeinAgentMessage extends LitElement {
   static override properties = {
@@ -15,22 +17,27 @@ export class SkeinAgentMessage extends LitElement {
     folded: { type: Boolean, reflect: true },
     streaming: { type: Boolean, reflect: true },
     thinking: { attribute: false },
+    expanded: { type: Boolean },
   };
   declare event: AgentEvent;
   declare folded: boolean;
   declare streaming: boolean;
   /** While streaming: the thinking so far (a logged answer has it in event.reasoning). */
   declare thinking: string;
+  /** A long answer is shown whole (the timeline keeps which are). */
+  declare expanded: boolean;
 
   constructor() {
     super();
     this.folded = false;
+    this.expanded = false;
     this.streaming = false;
     this.thinking = '';
   }
 
   static override styles = [
     messageStyles,
+    collapseStyles,
     css`
       .copy { position: absolute; top: 4px; right: 4px; opacity: 0; background: var(--panel); }
       pre.code:hover .copy, .copy:focus-visible { opacity: 1; }
@@ -49,6 +56,7 @@ export class SkeinAgentMessage extends LitElement {
     const usage = u
       ? `${exact(u.input + u.cacheRead + u.cacheWrite)} tokens in (${exact(u.cacheRead)} cache read, ${exact(u.cacheWrite)} cache write, ${exact(u.input)} uncached), ${exact(u.output)} out, ${formatCost(u.costUsd)}`
       : '';
+    const long = !this.streaming && isLong(e.text);
     const time = e.ts ? new Date(e.ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
     return html`
       <div class="who"><span>${e.model}${this.streaming ? ' · writing…' : ''}</span>
@@ -57,7 +65,8 @@ export class SkeinAgentMessage extends LitElement {
         ${u?.reasoning ? html`<span title="Tokens spent thinking (billed as output)">· ${exact(u.reasoning)} thinking</span>` : ''}
         ${this.folded ? html`<span class="folded-tag">folded, not seen by the model</span>` : ''}</div>
       ${this.renderThinking()}
-      <div class="body markdown">${unsafeHTML(this.streaming ? renderMarkdownOnce(e.text) : renderMarkdown(e.text))}</div>
+      <div class="body markdown ${long && !this.expanded ? 'clipped' : ''}">${unsafeHTML(this.streaming ? renderMarkdownOnce(e.text) : renderMarkdown(e.text))}</div>
+      ${long ? expandButton(this, e.seq, e.text, this.expanded) : ''}
     `;
   }
 

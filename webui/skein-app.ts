@@ -294,7 +294,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
               <button class="close" @click=${() => (this.info = '')} aria-label="Dismiss">×</button></div>` : nothing}
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
-            <skein-chat-input .gauge=${gauge} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
+            <skein-chat-input .gauge=${gauge} .sessionId=${this.currentId} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
               @send=${(e: CustomEvent<{ text: string; images?: ImageInput[] }>) => this.send(e.detail.text, e.detail.images)}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
@@ -341,6 +341,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     const slash = images?.length ? undefined : parseSlash(text);
     if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
     if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+    // What was just sent is where the conversation goes on: the reader follows it, wherever they had scrolled.
+    else this.timeline?.scrollToLatest();
   }
 
   /** Retry on a failed turn: its message sent again, images too (retry.ts). */

@@ -1,15 +1,16 @@
 // <skein-chat-input>: the message box. Enter sends, Shift+Enter is a newline,
 // typing `/` shows the commands (slash-commands.ts; Tab completes, and after
 // a command with fixed choices, `/mode p`, its argument), the up
-// arrow recalls earlier messages, Escape or the Cancel button stops the agent
+// arrow recalls earlier messages (kept per session across reloads), Escape or the Cancel button stops the agent
 // while it works, and when the connection is down the box says why it is off.
-import { css, html, LitElement, nothing } from 'lit';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import type { Gauge } from '../shared/protocol.js';
 import { draftSize } from './draft-size.js';
 import { readImage, type DraftImage } from './draft-images.js';
 import { MAX_FRAME_BYTES, MAX_IMAGES_PER_MESSAGE } from '../shared/wire/constants.js';
 import { COMMANDS, parseSlash } from './slash-commands.js';
 import './skein-mode-picker.js';
+import { InputHistory } from './input-history.js';
 
 
 export class SkeinChatInput extends LitElement {
@@ -19,6 +20,7 @@ export class SkeinChatInput extends LitElement {
     disabledReason: { attribute: false },
     gauge: { attribute: false },
     mode: { attribute: false },
+    sessionId: { attribute: false },
     value: { state: true },
     images: { state: true },
     imageError: { state: true },
@@ -31,12 +33,14 @@ export class SkeinChatInput extends LitElement {
   declare gauge: Gauge | undefined;
   /** The session's approval mode, switchable here (empty: not known yet). */
   declare mode: string;
+  /** The open session: its ↑ history is loaded from this browser's storage. */
+  declare sessionId: string;
   declare value: string;
   /** Images pasted or dropped in, sent with the message. */
   declare images: DraftImage[];
   /** Why the last image pasted or dropped was not taken. */
   declare imageError: string;
-  private history: string[] = [];
+  private readonly history = new InputHistory();
   private historyIndex = -1;
   private draft = '';
 
@@ -46,6 +50,7 @@ export class SkeinChatInput extends LitElement {
     this.asking = false;
     this.disabledReason = '';
     this.mode = '';
+    this.sessionId = '';
     this.value = '';
     this.images = [];
     this.imageError = '';
@@ -155,6 +160,13 @@ export class SkeinChatInput extends LitElement {
     `;
   }
 
+  protected override willUpdate(changed: PropertyValues<this>) {
+    if (changed.has('sessionId')) {
+      this.history.load(this.sessionId);
+      this.historyIndex = -1;
+    }
+  }
+
   protected override updated() {
     const area = this.renderRoot.querySelector('textarea');
     if (!area) return;
@@ -176,6 +188,9 @@ export class SkeinChatInput extends LitElement {
   private onKeyDown(e: KeyboardEvent) {
     const area = e.target as HTMLTextAreaElement;
     const matches = this.suggestions;
+    const atStart = area.selectionStart === 0 && area.selectionEnd === 0;
+    // A recalled message not edited: ↑ and ↓ keep walking the history, wherever the caret is.
+    const browsing = this.historyIndex >= 0 && this.value === this.history.at(this.historyIndex);
     if (matches.length && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
       this.complete(e, matches[0]!.value);
     } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -184,15 +199,15 @@ export class SkeinChatInput extends LitElement {
     } else if (e.key === 'Escape' && this.busy) {
       e.preventDefault();
       this.onCancel();
-    } else if (e.key === 'ArrowUp' && area.selectionStart === 0 && area.selectionEnd === 0 && this.history.length) {
+    } else if (e.key === 'ArrowUp' && (atStart || browsing) && this.history.length) {
       e.preventDefault();
       if (this.historyIndex === -1) this.draft = this.value;
       this.historyIndex = Math.min(this.history.length - 1, this.historyIndex + 1);
-      this.value = this.history[this.history.length - 1 - this.historyIndex]!;
-    } else if (e.key === 'ArrowDown' && this.historyIndex >= 0 && area.selectionEnd === area.value.length) {
+      this.value = this.history.at(this.historyIndex)!;
+    } else if (e.key === 'ArrowDown' && this.historyIndex >= 0 && (area.selectionEnd === area.value.length || browsing)) {
       e.preventDefault();
       this.historyIndex--;
-      this.value = this.historyIndex >= 0 ? this.history[this.history.length - 1 - this.historyIndex]! : this.draft;
+      this.value = this.historyIndex >= 0 ? this.history.at(this.historyIndex)! : this.draft;
     }
   }
 
@@ -208,7 +223,7 @@ export class SkeinChatInput extends LitElement {
     this.dispatchEvent(new CustomEvent('send', { detail: { text, ...(images.length && { images: images.map(({ mediaType, data }) => ({ mediaType, data })) }) }, bubbles: true, composed: true }));
     this.images = [];
     this.imageError = '';
-    if (this.history.at(-1) !== text) this.history.push(text);
+    this.history.push(text);
     this.historyIndex = -1;
     this.draft = '';
     this.value = '';

@@ -1,8 +1,12 @@
 // <skein-mode-picker>: the session's approval mode (shared/modes.ts), beside
 // the message box. Only the user switches it (PUT /api/sessions/:id/mode);
 // a switch while a call waits decides that call again under the new mode.
+// Each option's selectedness is set as a property checked against the DOM
+// (live): a `selected` attribute does not move an option the user has picked
+// before, so a switch made in another tab back to it would not show.
 import { css, html, LitElement } from 'lit';
-import { MODE_INFO } from '../shared/modes.js';
+import { live } from 'lit/directives/live.js';
+import { MODE_INFO, modeLabel } from '../shared/modes.js';
 
 export class SkeinModePicker extends LitElement {
   static override properties = { mode: { attribute: false } };
@@ -25,7 +29,7 @@ export class SkeinModePicker extends LitElement {
     if (!this.mode) return html``;
     const current = MODE_INFO.find((m) => m.id === this.mode);
     return html`<select aria-label="Approval mode" class=${this.mode} title=${current ? `${current.name}: ${current.description}\nAlso: /mode <name>` : ''} @change=${this.onChange}>
-      ${MODE_INFO.map((m) => html`<option value=${m.id} ?selected=${m.id === this.mode}>${m.name}</option>`)}
+      ${MODE_INFO.map((m) => html`<option value=${m.id} .selected=${live(m.id === this.mode)}>${modeLabel(m)}</option>`)}
     </select>`;
   }
 

@@ -3,6 +3,7 @@
 // or switch models it shows the current model only. Beside it, the session's
 // reasoning effort, for a model that reasons.
 import { css, html, LitElement } from 'lit';
+import { live } from 'lit/directives/live.js';
 import type { ModelChoice } from './api.js';
 import { exact } from './format.js';
 
@@ -47,11 +48,11 @@ export class SkeinModelPicker extends LitElement {
     const title = `${this.busy ? 'Switch model (applies at the next safe point)' : 'Switch model'}${windows ? `\n${windows}` : ''}`;
     const efforts = this.efforts ?? names.find((m) => m.name === this.current)?.efforts;
     return html`<select aria-label="Model" title=${title} @change=${this.onChange}>
-      ${names.map((m) => html`<option value=${m.name} ?selected=${m.name === this.current} ?disabled=${!m.available}>
+      ${names.map((m) => html`<option value=${m.name} .selected=${live(m.name === this.current)} ?disabled=${!m.available}>
         ${m.name}${m.available ? '' : ` (${m.note ?? 'unavailable'})`}</option>`)}
     </select>${efforts?.length
       ? html` <select aria-label="Reasoning effort" title="How hard the model thinks (applies at the next safe point)" @change=${this.onEffort}>
-          ${['default', ...efforts].map((e) => html`<option value=${e} ?selected=${e === this.effort}>${e === 'default' ? 'effort: default' : `effort: ${e}`}</option>`)}
+          ${['default', ...efforts].map((e) => html`<option value=${e} .selected=${live(e === this.effort)}>${e === 'default' ? 'effort: default' : `effort: ${e}`}</option>`)}
         </select>`
       : ''}`;
   }

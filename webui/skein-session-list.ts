@@ -7,6 +7,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import type { ListedSession, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import { exportUrl } from './api.js';
 import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
+import { markedParts } from '../shared/search-snippet.js';
 
 export class SkeinSessionList extends LitElement {
   static override properties = {
@@ -66,6 +67,9 @@ export class SkeinSessionList extends LitElement {
     .title { display: block; font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .meta { display: block; font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .busy { color: var(--warn); }
+    /* A search result: the words around the match, the words searched for marked (up to three lines). */
+    .snippet { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; font-size: 12px; color: var(--fg); margin: 2px 0; overflow-wrap: anywhere; }
+    .snippet mark { background: color-mix(in srgb, var(--accent) 25%, transparent); color: inherit; border-radius: 3px; padding: 0 1px; }
     /* The live state is never cut: it wraps rather than ending in an ellipsis. */
     .live { display: block; font-size: 12px; white-space: normal; overflow-wrap: anywhere; }
     .tag { font-size: 11px; border: 1px solid var(--border); border-radius: 6px; padding: 0 4px; margin-left: 4px; }
@@ -120,6 +124,7 @@ export class SkeinSessionList extends LitElement {
     return html`<li data-id=${s.id}>
       <a href="/s/${s.id}${s.match?.seq ? `?at=${s.match.seq}` : ''}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id, s.match?.seq)}>
         <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
+        ${s.match?.snippet ? html`<span class="snippet" data-testid="search-snippet">${markedParts(s.match.snippet, this.query).map((p) => (p.mark ? html`<mark>${p.text}</mark>` : p.text))}</span>` : nothing}
         <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}</span>
         <span class="meta usage" data-testid="list-usage" title="Tokens of every request so far, and what they cost">${formatTokens(s.gauge.totalTokens ?? 0)} tokens · ${formatCost(s.gauge.totalCostUsd)}</span>
         ${s.state !== 'WaitingForUserInput' ? html`<span class="live busy" data-testid="list-state">${STATE_WORDS[s.state]}</span>` : nothing}

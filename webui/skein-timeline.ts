@@ -21,13 +21,15 @@ import './skein-agent-message.js';
 import { styleProps } from './style-props.js';
 import { ReaderIntent } from './reader-intent.js';
 import { rowAt, rowOffsets } from './row-offsets.js';
+import type { ExpandDetail } from './long-text.js';
+import { landOn, showTopOf, type LandingHost } from './timeline-landing.js';
 
 /** Pixels rendered beyond the viewport, above and below. */
 const OVERSCAN = 900;
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK = 48;
 
-export class SkeinTimeline extends LitElement {
+export class SkeinTimeline extends LitElement implements LandingHost {
   static override properties = {
     rows: { attribute: false },
     version: { attribute: false },
@@ -74,6 +76,10 @@ export class SkeinTimeline extends LitElement {
   private readonly reader = new ReaderIntent();
   /** The content box: when it grows or shrinks while at the bottom, pin again. */
   private inner: Element | null = null;
+  /** Long messages shown whole (by seq): kept here, as their rows leave the DOM when scrolled away. */
+  private readonly expanded = new Set<number>();
+  /** A long message just closed: its top is brought back into view once it has shrunk. */
+  private closedSeq: number | undefined;
 
   constructor() {
     super();
@@ -97,6 +103,7 @@ export class SkeinTimeline extends LitElement {
     this.setAttribute('aria-label', 'Timeline');
     this.addEventListener('scroll', this.onScroll, { passive: true });
     this.addEventListener('keydown', this.onKey);
+    this.addEventListener('expand-row', this.onExpand as EventListener);
     this.reader.attach(this);
     this.resizeObserver.observe(this);
   }
@@ -105,6 +112,7 @@ export class SkeinTimeline extends LitElement {
     super.disconnectedCallback();
     this.removeEventListener('scroll', this.onScroll);
     this.removeEventListener('keydown', this.onKey);
+    this.removeEventListener('expand-row', this.onExpand as EventListener);
     this.reader.detach();
     this.inner = null;
     this.resizeObserver.disconnect();
@@ -115,6 +123,7 @@ export class SkeinTimeline extends LitElement {
   /** Forget measured heights (a different session is shown). */
   reset() {
     this.heights.clear();
+    this.expanded.clear();
     this.offsetsDirty = true;
     this.atBottom = true;
     this.unseen = 0;
@@ -130,27 +139,32 @@ export class SkeinTimeline extends LitElement {
   }
 
   scrollToLatest() {
+    this.reader.settle();
     this.atBottom = true;
     this.unseen = 0;
     this.pin();
     this.requestUpdate();
   }
 
-  /** Brings the row with this seq to the middle of the screen and flashes it. */
+  /** Brings the row with this seq into view and flashes it; a long message there is shown whole (what was searched for may be far down it). */
   async scrollToSeq(seq: number): Promise<void> {
-    const i = this.indexOf(seq);
+    this.leaveBottom();
+    this.expanded.add(seq);
+    await landOn(this, seq);
+  }
+
+  leaveBottom() {
     this.atBottom = false;
+    this.reader.settle();
+  }
+
+  rowElement(seq: number): HTMLElement | null {
+    return this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
+  }
+
+  guessedTop(seq: number): number {
     this.ensureOffsets();
-    this.scrollTop = PAD_TOP + this.offsets[i]! - this.clientHeight / 3;
-    this.requestUpdate();
-    await this.updateComplete;
-    await new Promise((resolve) => requestAnimationFrame(resolve));
-    const row = this.renderRoot.querySelector<HTMLElement>(`.row[data-seq="${seq}"]`);
-    if (!row) return;
-    row.scrollIntoView({ block: 'center' });
-    row.classList.remove('flash');
-    void row.offsetWidth; // restart the animation
-    row.classList.add('flash');
+    return this.offsets[this.indexOf(seq)]!;
   }
 
   /** Seqs of the rows currently in the DOM (for tests and the bench). */
@@ -203,6 +217,17 @@ export class SkeinTimeline extends LitElement {
     if (this.scrollTop < OVERSCAN) this.askEarlier();
     // Scroll events come once per frame, before its animation callbacks:
     // render the new window in this same frame.
+    this.requestUpdate();
+  };
+
+  /** "Show all" / "Show less" on a long message. */
+  private onExpand = (e: CustomEvent<ExpandDetail>) => {
+    const { seq, expanded } = e.detail;
+    if (expanded) this.expanded.add(seq);
+    else {
+      this.expanded.delete(seq);
+      this.closedSeq = seq;
+    }
     this.requestUpdate();
   };
 
@@ -265,6 +290,8 @@ export class SkeinTimeline extends LitElement {
     this.offsetsDirty = true;
     if (this.atBottom) this.pin();
     else if (shift) this.scrollTop += shift;
+    if (this.closedSeq !== undefined) showTopOf(this, this.closedSeq);
+    this.closedSeq = undefined;
     this.schedule();
   }
 
@@ -345,7 +372,7 @@ export class SkeinTimeline extends LitElement {
     return html`<div class="inner">
       ${this.rows.every((r) => r.kind === 'notice') && !this.streaming && !this.thinking ? this.renderEmpty() : nothing}
       <div style=${styleProps({ height: `${top}px` })}></div>
-      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r, retrySeq)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
+      ${repeat(this.rows.slice(start, end), (r) => r.seq, (r) => html`<div class="row" data-seq=${r.seq} data-kind=${r.kind} ?data-match=${r.seq === this.matchSeq}>${renderRow(r, this.expanded.has(r.seq), retrySeq)}${renderRowMenu(r, this.fork, this.rewind, this.edit)}</div>`)}
       <div style=${styleProps({ height: `${bottom}px` })}></div>
       ${this.streaming || this.thinking
         ? html`<div class="streaming"><skein-agent-message streaming .thinking=${this.thinking} .event=${{ kind: 'agent', seq: 0, ts: '', text: this.streaming, model: this.model, endOfTurn: false }}></skein-agent-message></div>`

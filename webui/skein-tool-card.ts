@@ -51,7 +51,8 @@ export class SkeinToolCard extends LitElement {
       .body { border: 1px solid var(--border); border-radius: 10px; background: var(--panel); overflow: hidden; }
       header { display: flex; gap: 8px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid var(--border); font-size: 13px; flex-wrap: wrap; }
       .name { font-weight: 600; }
-      .cmd { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; flex: 1 1 200px; min-width: 0; }
+      /* A command can be a long heredoc: bounded, scrolled in place. */
+      .cmd { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; flex: 1 1 200px; min-width: 0; max-height: 10em; overflow-y: auto; }
       .status { font-size: 12px; white-space: nowrap; padding: 0 6px; border-radius: 8px; }
       .ok { color: var(--ok); } .err { color: var(--danger); background: var(--danger-bg); } .running { color: var(--warn); }
       pre { margin: 0; border-radius: 0; max-height: 60vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }

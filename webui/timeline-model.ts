@@ -195,7 +195,7 @@ export class TimelineModel {
       }
       case 'mode': {
         const name = (id: string) => MODE_INFO.find((m) => m.id === id)?.name ?? id;
-        this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)}.${e.to === 'plan' ? ' Writes and MCP tools are refused, and bash runs only in a read-only sandbox, until you switch again.' : ''}`, tone: 'info' });
+        this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)} (${MODE_INFO.find((m) => m.id === e.to)?.gist ?? 'unknown'}).${e.to === 'plan' ? ' Writes and MCP tools are refused, and bash runs only in a read-only sandbox, until you switch again.' : ''}`, tone: 'info' });
         break;
       }
       case 'toolset':

@@ -3,6 +3,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Row } from './timeline-model.js';
 import { infoIcon } from './icons.js';
+import { COLLAPSED_PX, isLong } from './long-text.js';
 import './skein-agent-message.js';
 import './skein-compaction-divider.js';
 import './skein-error-message.js';
@@ -12,13 +13,13 @@ import './skein-user-message.js';
 // The status icon is drawn: the fonts Debian's Chromium has lack ⓘ (an empty box).
 const NOTICE_ICON = { retry: '↻', cancel: '■', info: '⇄', status: infoIcon, cut: '✂' } as const;
 
-/** `retrySeq`: the error row that offers Retry (the latest failed turn: retry.ts). */
-export function renderRow(row: Row, retrySeq?: number): TemplateResult | typeof nothing {
+/** `expanded`: a long message is shown whole (the reader opened it, or a jump landed on it); `retrySeq`: the error row that offers Retry (the latest failed turn: retry.ts). */
+export function renderRow(row: Row, expanded = false, retrySeq?: number): TemplateResult | typeof nothing {
   switch (row.kind) {
     case 'user':
-      return html`<skein-user-message .event=${row.event} ?folded=${row.folded}></skein-user-message>`;
+      return html`<skein-user-message .event=${row.event} ?folded=${row.folded} ?expanded=${expanded}></skein-user-message>`;
     case 'agent':
-      return html`<skein-agent-message .event=${row.event} ?folded=${row.folded}></skein-agent-message>`;
+      return html`<skein-agent-message .event=${row.event} ?folded=${row.folded} ?expanded=${expanded}></skein-agent-message>`;
     case 'tool':
       return html`<skein-tool-card .call=${row.call} .result=${row.result} .approvalRequest=${row.approvalRequest} .approvalDecision=${row.approvalDecision}
         ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
@@ -43,10 +44,11 @@ function lines(text: string, perLine: number): number {
 /** A guess of a row's height in pixels, good enough for the scrollbar until it is measured. */
 export function estimateHeight(row: Row): number {
   switch (row.kind) {
+    // A long message is drawn collapsed until opened (an open one has been drawn, so measured).
     case 'user':
-      return 48 + LINE * Math.min(40, lines(row.event.text, 70));
+      return isLong(row.event.text) ? 80 + COLLAPSED_PX : 48 + LINE * lines(row.event.text, 70);
     case 'agent':
-      return 44 + LINE * Math.min(80, lines(row.event.text, 90));
+      return isLong(row.event.text) ? 76 + COLLAPSED_PX : 44 + LINE * lines(row.event.text, 90);
     case 'tool': {
       const out = row.result ? Math.min(8, row.result.output.split('\n', 10).length - 1) : 0;
       // A pending approval shows its preview (up to 40vh) and the buttons.

@@ -10,6 +10,7 @@ import { valid } from './validate.js';
 import { LogWriteError } from '../agent/session.js';
 import { ReadOnlySessionError } from '../cluster/remote-owner.js';
 import type { Sessions } from '../sessions/sessions.js';
+import { addSnippets } from '../sessions/search-snippets.js';
 import { UnknownModelError } from '../llm/providers.js';
 import { requestTokens } from '../llm/tokens.js';
 import { isApiPath, parseRequestUrl, type Access } from './access.js';
@@ -98,11 +99,14 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     res.json({ servers: sessions.mcp?.list() ?? [] });
   });
 
-  app.get('/api/sessions', (req, res) => {
+  app.get('/api/sessions', async (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : undefined;
     const archived = req.query.archived === '1' || req.query.archived === 'true';
     const scanning = sessions.scanning;
-    res.json({ sessions: sessions.list({ archived, ...(q && { query: q }) }), ...(scanning && { scanning }) });
+    const rows = sessions.list({ archived, ...(q && { query: q }) });
+    // Asked for (the web UI's list): a search's first results show the words around their match.
+    if (q?.trim() && (req.query.snippets === '1' || req.query.snippets === 'true')) await addSnippets(sessions, rows, q);
+    res.json({ sessions: rows, ...(scanning && { scanning }) });
   });
 
   app.post('/api/sessions', async (req, res) => {

@@ -261,6 +261,11 @@ export class Sessions implements ClusterHost {
     return live;
   }
 
+  /** The JSONL log of a session (read without loading it: search snippets). */
+  logFile(id: string): string {
+    return path.join(this.dir, `${id}.jsonl`);
+  }
+
   /** Whether the session's log is in memory now. */
   isLoaded(id: string): boolean {
     return this.live.has(id);

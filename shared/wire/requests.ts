@@ -69,6 +69,8 @@ export const ListQuerySchema = z.object({
   q: z.string().optional(),
   /** `1`: archived sessions too. */
   archived: flag,
+  /** `1` with q: the first 20 results carry `match.snippet` (each costs a read of that message; without it a search reads only the index). */
+  snippets: flag,
 });
 
 export const DeleteQuerySchema = z.object({

@@ -44,6 +44,8 @@ export const SearchMatchSchema = z
   .object({
     /** The seq of a user message that holds the words (absent: only the title matched). */
     seq: z.number().int().optional(),
+    /** About 180 characters of that message around the first word found, on one line, "…" where cut (the first 20 results). */
+    snippet: z.string().optional(),
   })
   .meta({ id: 'SearchMatch', description: 'Where a search found its words in the session.' });
 

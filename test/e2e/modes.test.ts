@@ -36,7 +36,7 @@ describe('approval modes in the page', () => {
     await expect.poll(() => picker.inputValue()).toBe('never');
     await picker.selectOption('plan');
     await expect.poll(() => modeOf(id)).toBe('plan');
-    await page.getByText('Approval mode switched from Auto to Plan (read-only).').waitFor();
+    await page.getByText('Approval mode switched from never to plan (read-only).').waitFor();
     expect(await modeOf(other)).toBe('never');
 
     await converse(page, server.url, 'tool: write_file {"path":"planned.txt","content":"must not be written"}');
@@ -47,7 +47,7 @@ describe('approval modes in the page', () => {
     await page.screenshot({ path: screenshotPath('plan-mode') });
     fs.copyFileSync(screenshotPath('plan-mode'), 'test/e2e/screenshots/plan-mode.png');
 
-    // Ask every time: the write waits on its card; switching to auto while it waits approves it, and it runs.
+    // always: the write waits on its card; switching to never while it waits approves it, and it runs.
     await picker.selectOption('always');
     await expect.poll(() => modeOf(id)).toBe('always');
     await send(page, 'tool: write_file {"path":"planned.txt","content":"now written"}');
@@ -80,14 +80,14 @@ describe('approval modes in the page', () => {
     await box.press('Enter');
     await expect.poll(() => modeOf(id)).toBe('plan');
     const info = page.getByTestId('command-info');
-    await expect.poll(() => info.textContent()).toContain('Approval mode: Plan (read-only).');
+    await expect.poll(() => info.textContent()).toContain('Approval mode: plan · read-only.');
     await expect.poll(() => page.getByRole('combobox', { name: 'Approval mode' }).inputValue()).toBe('plan');
     expect(await contrastViolations(page)).toEqual([]);
     // Not a message: the model never saw it.
     expect((await api<{ events: { kind: string }[] }>(server.url, `/api/sessions/${id}/events`)).body.events.some((e) => e.kind === 'user')).toBe(false);
 
     await send(page, '/mode yolo');
-    await expect.poll(() => info.textContent()).toMatch(/No mode yolo\. \/mode <name> switches this session's approval mode:[\s\S]*plan: Plan \(read-only\)[\s\S]*never: Auto/);
+    await expect.poll(() => info.textContent()).toMatch(/No mode yolo\. \/mode <name> switches this session's approval mode:[\s\S]*plan · read-only: [\s\S]*never · never ask: /);
     expect(await modeOf(id)).toBe('plan');
     expect(errors).toEqual([]);
     await page.close();

@@ -36,6 +36,18 @@ afterAll(async () => {
 });
 
 describe('search in the web UI', () => {
+  it('each result shows the words around its match, the words searched for marked', async () => {
+    const { page, errors } = await openPage(browser, server.url, '/s/20250101-000000-s00001');
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('QUOKK live');
+    const snippet = page.locator(`skein-session-list li[data-id="${ID}"]`).getByTestId('search-snippet');
+    await expect.poll(() => snippet.textContent(), { timeout: 30_000 }).toBe('where does the quokka live');
+    expect(await snippet.locator('mark').allTextContents()).toEqual(['quokka', 'live']);
+    // Read from its log: the search loaded no session.
+    expect(server.sessions.isLoaded(ID)).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('opens a result at the matching message: earlier pages fetched, the row in view and marked', async () => {
     const { page, errors } = await openPage(browser, server.url, '/s/20250101-000000-s00001');
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('QUOKK');

@@ -72,7 +72,10 @@ describe('search index', () => {
     await s.sessions.scanned;
     expect((await find(s, 'zanzibar')).map((r) => [r.id, r.match])).toEqual([[id, { seq: later }]]);
     expect((await find(s, 'dawn')).map((r) => r.match)).toEqual([{ seq: first }]);
-    // From the index: no session was loaded to answer.
+    // Snippets asked for: the words around each match, read from the logs up to it.
+    const snippets = await api<{ sessions: ListedSession[] }>(s.url, `/api/sessions?q=${encodeURIComponent('harb zanz')}&snippets=1`);
+    expect(snippets.body.sessions.map((r) => [r.id, r.match])).toEqual([[id, { seq: first, snippet: 'echo: the Zanzibar harbour at dawn' }]]);
+    // From the index and the logs' lines: no session was loaded to answer.
     expect(s.sessions.logsLoaded).toBe(0);
 
     // A deleted session leaves the results.
