@@ -89,7 +89,7 @@ describe('skein acp: images and slash commands', () => {
     await prompt('/model');
     expect(said()).toContain('/model takes a model name');
     await prompt('/mode plan');
-    expect(said()).toContain('Approval mode: Plan');
+    expect(said()).toContain('Approval mode: plan.');
     await prompt('/help');
     for (const c of SLASH_COMMANDS) expect(said()).toContain(`- ${c.name}`);
     expect((await prompt('/compact keep the notes')).stopReason).toBe('end_turn');

@@ -151,8 +151,9 @@ describe('session management in the browser', () => {
 
   it('updates another session\'s state in the list live, including the end of a compaction', async () => {
     const other = (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
-    await api(server.url, `/api/sessions/${other}/messages`, { body: { text: 'echo: background' } });
-    await waitForEvents(server.url, other, (es) => es.some((e) => e.kind === 'agent'));
+    // A turn with something worth folding (a compaction of a few words calls no summariser and ends at once).
+    await api(server.url, `/api/sessions/${other}/messages`, { body: { text: 'big: 900' } });
+    await waitForEvents(server.url, other, (es) => es.some((e) => e.kind === 'agent' && e.endOfTurn === true));
     const { page } = await openPage(browser, server.url, `/s/${other}`);
     await list(page).locator(`li[data-id="${other}"]`).waitFor();
     const mine = await newSessionIn(page, plain, false);

@@ -245,6 +245,8 @@ describe('session management', () => {
     expect(frames[0]!.type === 'sessions' && frames[0]!.sessions.some((s) => s.id === id)).toBe(true);
     const ofSession = () => frames.flatMap((f) => (f.type === 'session' && f.session.id === id ? [f.session] : []));
 
+    // Something worth folding: a compaction of a few words calls no summariser and ends before Compacting is seen.
+    await say(id, 'big: 900');
     await api(server.url, `/api/sessions/${id}/messages`, { body: { text: '/compact delay: 300' } });
     await until(() => ofSession().some((s) => s.state === 'Compacting'), 'Compacting');
     await until(() => ofSession().at(-1)?.state === 'WaitingForUserInput', 'the compaction to finish');

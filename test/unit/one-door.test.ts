@@ -39,6 +39,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   'server/mcp/config.ts': "the user's own MCP config file (SKEIN_MCP_CONFIG); a project's .mcp.json is read by trust/project-files.ts",
   'server/sessions/list-index.ts': 'the data folder',
   'server/sessions/log-scan-runner.ts': 'the data folder',
+  'server/sessions/search-snippets.ts': 'the data folder (a session log read up to a search match, for its snippet)',
   'server/sessions/sessions.ts': 'the data folder',
   'server/sessions/start-scan.ts': 'the data folder',
   'server/sessions/trash.ts': 'the data folder',
