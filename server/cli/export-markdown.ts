@@ -39,12 +39,20 @@ export function markdownTranscript(id: string, title: string, events: readonly S
       case 'compaction':
         if (e.phase === 'finished') {
           const tokens = e.tokensBefore !== undefined ? ` ${e.tokensBefore} → ${e.tokensAfter} tokens` : '';
-          out.push(`### Compaction (${e.trigger}, ${e.strategies?.join(' + ') ?? e.strategy ?? ''})${tokens}`, '');
+          const how = e.strategies?.length ? e.strategies.join(' + ') : e.strategy && e.strategy !== 'none' ? e.strategy : 'nothing folded';
+          out.push(`### Compaction (${e.trigger}, ${how})${tokens}`, '');
           if (e.summary) out.push(e.summary.split('\n').map((l) => `> ${l}`).join('\n'), '');
         } else if (e.phase === 'failed') out.push(`### Compaction failed (${e.trigger}): ${e.error ?? ''}`, '');
         break;
       case 'error':
         if (e.code !== 'retrying') out.push(`> **Error**${e.code ? ` (${e.code})` : ''}: ${e.message}`, '');
+        break;
+      // A cut answer reads as one, and a window that changed says so: else the transcript passes them off as whole.
+      case 'answer_cut':
+        if (!e.again) out.push(`> **Answer cut**: ${e.message}`, '');
+        break;
+      case 'limits':
+        if (e.message) out.push(`> **Context window**: ${e.message}`, '');
         break;
       case 'state':
         if (e.to === 'Cancelled' && e.reason === FORKED_HERE) out.push('*Forked here: the turn this point cut ends here.*', '');

@@ -105,7 +105,9 @@ export class TextRenderer {
         const tokens = event.tokensBefore !== undefined && event.tokensAfter !== undefined ? `: ${n(event.tokensBefore)} → ${n(event.tokensAfter)} tokens` : '';
         const strategies = event.strategies?.join(' + ') ?? event.strategy ?? '';
         const took = event.durationMs !== undefined ? ` in ${(event.durationMs / 1000).toFixed(1)} s` : '';
-        return [`⟳ compacted (${event.trigger}${strategies ? `, ${strategies}` : ''})${tokens}${took}`];
+        // Nothing folded is said as such (its summary tells why), not as a compaction that saved nothing.
+        if (!strategies || strategies === 'none') return [`⟳ compaction (${event.trigger}): ${event.summary ?? 'nothing to fold'}`];
+        return [`⟳ compacted (${event.trigger}, ${strategies})${tokens}${took}`];
       }
       case 'failed':
         return [`⟳ compaction failed (${event.trigger}): ${oneLine(event.error ?? 'unknown error', 300)}${event.fallback ? `; ${event.fallback}` : ''}`];

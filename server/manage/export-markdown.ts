@@ -109,7 +109,8 @@ function eventLines(e: SkeinEvent, results: ReadonlyMap<string, ToolResultEvent>
       if (e.phase === 'finished') {
         const tokens = e.tokensBefore !== undefined && e.tokensAfter !== undefined ? `, ${e.tokensBefore} → ${e.tokensAfter} tokens` : '';
         const span = e.coversSeq ? `, events ${e.coversSeq[0]}-${e.coversSeq[1]}` : '';
-        out.push(`### Compaction (${e.trigger}, ${e.strategy ?? 'unknown strategy'}${tokens}${span})`, '');
+        const how = e.strategy && e.strategy !== 'none' ? e.strategy : 'nothing folded';
+        out.push(`### Compaction (${e.trigger}, ${how}${tokens}${span})`, '');
         if (e.summary) out.push(e.summary.trim().split('\n').map((l) => `> ${l}`).join('\n'), '');
       } else if (e.phase === 'failed') {
         out.push(`### Compaction failed (${e.trigger}): ${oneLine(e.error ?? 'unknown error')}`, '');
@@ -117,6 +118,12 @@ function eventLines(e: SkeinEvent, results: ReadonlyMap<string, ToolResultEvent>
       break;
     case 'error':
       if (e.code !== 'retrying') out.push(`> **Error${e.code ? ` (${e.code})` : ''}:** ${oneLine(e.message)}`, '');
+      break;
+    case 'answer_cut':
+      if (!e.again) out.push(`> **Answer cut:** ${oneLine(e.message)}`, '');
+      break;
+    case 'limits':
+      if (e.message) out.push(`> **Context window:** ${oneLine(e.message)}`, '');
       break;
     case 'state':
       if (e.to === 'Cancelled' && e.reason === FORKED_HERE) out.push('_Forked here: the turn this point cut ends here._', '');

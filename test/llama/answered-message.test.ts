@@ -67,7 +67,7 @@ describe('the message being answered, against llama-server', () => {
     expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model' && e.code !== 'compaction_breaker_open')).toEqual([]);
   }, 600_000);
 
-  it('a first message too big to stay beside the next one is folded (its words kept in the ledger), and the session goes on', async () => {
+  it('a first message too big to stay beside the next one is folded (the ledger points to it), and the session goes on', async () => {
     const plain = await startLlamaServer({ model: await ensureTinyModel({ vocab: 'qwen2' }), ctxSize: CTX });
     try {
       const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: `${plain.url}/v1` }, servers);

@@ -177,7 +177,8 @@ describe('skein against llama-server', () => {
     const answer = events.findLast((e) => e.kind === 'agent');
     expect(answer).toMatchObject({ endOfTurn: true, usage: { input: expect.any(Number), output: expect.any(Number) } });
     const usage = events.findLast((e) => e.kind === 'usage');
-    expect(usage?.kind === 'usage' && usage.gauge).toMatchObject({ contextWindow: CTX, windowSource: 'provider' });
+    // Defect 5: a quarter of the small window is kept for the answer (512), not max(1,024, a quarter), half of it.
+    expect(usage?.kind === 'usage' && usage.gauge).toMatchObject({ contextWindow: CTX, windowSource: 'provider', reserve: CTX / 4 });
     // The gauge holds llama.cpp's own count (usage.prompt_tokens), not skein's estimate.
     expect(usage?.kind === 'usage' && !usage.gauge.estimated && usage.gauge.input).toBe(answer?.kind === 'agent' && answer.usage?.input);
   }, 120_000);

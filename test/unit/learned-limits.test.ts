@@ -121,6 +121,26 @@ describe('learned-limits.json', () => {
     }
   });
 
+  it('a link in its place is not followed: nothing of its target reaches the log, and what is learned replaces the link, not the target', () => {
+    const secret = path.join(tempDir('secret'), 'id_rsa');
+    fs.writeFileSync(secret, 'SECRET-LINE do not print me\n');
+    fs.symlinkSync(secret, path.join(dir, LEARNED_FILE));
+    const c = cache();
+    expect(c.remembered('openai:m')).toBeUndefined();
+    expect(logged.join('\n')).toMatch(/ignored .*learned-limits\.json: not a regular file/);
+    expect(logged.join('\n')).not.toContain('SECRET');
+    c.set(limits('openai:m', 2048), true);
+    expect(fs.lstatSync(path.join(dir, LEARNED_FILE)).isSymbolicLink()).toBe(false);
+    expect(fs.readFileSync(secret, 'utf8')).toBe('SECRET-LINE do not print me\n');
+    // Text that is not JSON is not quoted either.
+    fs.rmSync(path.join(dir, LEARNED_FILE));
+    fs.writeFileSync(path.join(dir, LEARNED_FILE), 'SECRET-LINE not json');
+    logged = [];
+    cache();
+    expect(logged.join('\n')).toMatch(/not valid JSON/);
+    expect(logged.join('\n')).not.toContain('SECRET');
+  });
+
   it('bad entries are skipped (said in the log), good ones kept', () => {
     const good = { baseURL: 'http://127.0.0.1:8080/v1', model: 'openai:good', limits: limits('openai:good', 2048), ratio: 1.1, updatedAt: '2025-01-01T00:00:00Z' };
     const bad = [

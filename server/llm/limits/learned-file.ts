@@ -74,6 +74,11 @@ export class LearnedFile {
   private load(): void {
     let text: string;
     try {
+      // Only skein's own regular file: a link is not followed (its target's text would reach the log).
+      if (!fs.lstatSync(this.file).isFile()) {
+        log.warn(`ignored ${this.file}: not a regular file (a link or a folder); limits are asked of the servers again and it is replaced`);
+        return;
+      }
       text = fs.readFileSync(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`ignored ${this.file}: cannot read it (${(err as Error).message}); limits are asked of the servers again`);
@@ -83,7 +88,8 @@ export class LearnedFile {
     try {
       data = JSON.parse(text);
     } catch (err) {
-      log.warn(`ignored ${this.file}: not valid JSON (${(err as Error).message.slice(0, 120)}); limits are asked of the servers again and the file is rewritten`);
+      // The parser's message quotes the text: only where it failed is said.
+      log.warn(`ignored ${this.file}: not valid JSON (${(err as Error).message.replace(/,? ".*"/s, '').slice(0, 120)}); limits are asked of the servers again and the file is rewritten`);
       return;
     }
     const list = (data as { servers?: unknown } | null)?.servers;
@@ -106,7 +112,7 @@ export class LearnedFile {
       const entry = parsed.data as Learned;
       this.entries.set(keyOf(entry.baseURL, entry.model), entry);
     }
-    if (bad) log.warn(`${this.file}: ignored ${bad} unreadable entr${bad === 1 ? 'y' : 'ies'}; their servers are asked again`);
+    if (bad) log.warn(`${this.file}: ignored ${bad} unreadable entr${bad === 1 ? 'y; its server is' : 'ies; their servers are'} asked again`);
   }
 
   private write(): void {
