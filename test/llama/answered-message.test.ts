@@ -64,7 +64,8 @@ describe('the message being answered, against llama-server', () => {
       expect(inside, `compaction ${c.seq} (covers ${c.coversSeq!.join('-')}) folded message ${answering}`).toBe(false);
     }
     // (The endless model's summaries are cut too: the summariser's circuit breaker may open; that is not an error of the turn.)
-    expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model' && e.code !== 'compaction_breaker_open')).toEqual([]);
+    // Nor is a retry notice: random weights sometimes write a tool call llama.cpp's parser refuses (a 500, retried).
+    expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model' && e.code !== 'compaction_breaker_open' && e.code !== 'retrying')).toEqual([]);
   }, 600_000);
 
   it('a first message too big to stay beside the next one is folded (the ledger points to it), and the session goes on', async () => {
@@ -75,7 +76,7 @@ describe('the message being answered, against llama-server', () => {
       for (const message of [big, 'run bash: ls', 'and now tell me what is in README.md', 'thanks, one more']) {
         const events = await run.say(message);
         // Each turn ends in an answer, none in "cannot fit" (the old pinned head left no room after two turns).
-        expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model')).toEqual([]);
+        expect(events.filter((e) => e.kind === 'error' && e.code !== 'unknown_model' && e.code !== 'retrying')).toEqual([]);
         expect(events.at(-1)?.kind === 'state' || events.some((e) => e.kind === 'agent')).toBe(true);
       }
       const answers = run.client.events.filter((e) => e.kind === 'agent' && e.endOfTurn);
