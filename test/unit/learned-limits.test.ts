@@ -92,6 +92,20 @@ describe('learned-limits.json', () => {
     expect(cache({ 'openai:m': 'http://two:8080/v1' }).ratio('openai:m')).toBe(0.8);
   });
 
+  it('the same answer heard again (a resumed session) is not written again; another answer is', () => {
+    const c = cache();
+    c.set(limits('openai:m', 2048), true);
+    const file = path.join(dir, LEARNED_FILE);
+    const before = fs.readFileSync(file, 'utf8');
+    const written = fs.statSync(file).mtimeMs;
+    const { reported, via, ...rest } = limits('openai:m', 2048);
+    cache().set({ reported, via, ...rest }, true); // keys in another order: the same answer
+    expect(fs.readFileSync(file, 'utf8')).toBe(before); // updatedAt unchanged
+    expect(fs.statSync(file).mtimeMs).toBe(written);
+    cache().set(limits('openai:m', 4096), true);
+    expect(cache().remembered('openai:m')?.contextWindow).toBe(4096);
+  });
+
   it('a ratio that barely moved is not written again', () => {
     const c = cache();
     c.setRatio('openai:m', 1.2);

@@ -31,7 +31,10 @@ export class LimitsCache {
     this.known.set(limits.model, limits);
     // A window SKEIN_CONTEXT_WINDOW set is not the server's: a later run without it must not take it for one.
     const baseURL = this.disk?.baseURL(limits.model);
-    if (learned && baseURL !== undefined && (limits.source === 'provider' || limits.source === 'refusal')) this.disk!.file.update(baseURL, limits.model, { limits });
+    if (!learned || baseURL === undefined || (limits.source !== 'provider' && limits.source !== 'refusal')) return;
+    // A resumed session hears the same answer again: the file keeps it already (not a write per session).
+    if (sameAnswer(this.disk!.file.get(baseURL, limits.model)?.limits, limits)) return;
+    this.disk!.file.update(baseURL, limits.model, { limits });
   }
 
   /** What an earlier process learned about the model at its base URL (a hint: the server is still asked). */
@@ -58,4 +61,13 @@ export class LimitsCache {
     const baseURL = this.disk?.baseURL(model);
     return baseURL === undefined ? undefined : this.disk!.file.get(baseURL, model);
   }
+}
+
+function sameAnswer(kept: KnownLimits | undefined, now: KnownLimits): boolean {
+  return kept !== undefined && sorted(kept) === sorted(now);
+}
+
+/** JSON with keys in one order (what the file parsed back may list them in another). */
+function sorted(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 }
