@@ -14,6 +14,8 @@ export default defineConfig({
     // Every request the predictable model gets is checked by the provider rules.
     // A hang is a failure: the watchdog kills a test process whose event loop a spin blocks (no timeout below can fire then).
     setupFiles: ['test/helpers/setup.ts', 'test/helpers/hang-watchdog-setup.ts'],
+    // Every cluster, child process and folder a test starts is recorded; one left when the run ends fails it.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Each file runs in a process of its own, so the watchdog can end it alone.
     pool: 'forks',
     testTimeout: 30_000,

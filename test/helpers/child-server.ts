@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { rememberToken } from './auth.js';
+import { trackChild } from './run-registry.js';
 
 export interface ChildServer {
   url: string;
@@ -20,10 +21,10 @@ export interface ChildOptions {
 }
 
 export function startChildServer(env: Record<string, string>, options: ChildOptions = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), path.resolve('server/main.ts')], {
+  const child = trackChild(spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), path.resolve('server/main.ts')], {
     env: { ...process.env, SKEIN_PORT: '0', ...env },
     stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
-  });
+  }), 'child skein server');
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   return new Promise((resolve, reject) => {

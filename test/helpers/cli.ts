@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { SkeinEvent } from '../../shared/protocol.js';
+import { trackChild } from './run-registry.js';
 
 export interface CliResult {
   code: number | null;
@@ -24,7 +25,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   const [bin, ...pre] = options.command ?? SOURCE_CLI;
   // Only what the test gives: no provider key or SKEIN_* setting of the machine leaks in.
   const base = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: process.env.NODE_OPTIONS };
-  const child = spawn(bin!, [...pre, ...args], { env: { ...base, ...env }, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = trackChild(spawn(bin!, [...pre, ...args], { env: { ...base, ...env }, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] }), `skein ${args.join(' ')}`);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

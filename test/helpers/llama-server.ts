@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { ensureLlamaServerBuild, ensureTinyModelFile, type Vocab } from '../../scripts/llama-server/build.mjs';
+import { trackChild } from './run-registry.js';
 import { until } from './until.js';
 
 export type { Vocab };
@@ -78,7 +79,7 @@ export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaS
   const binary = await ensureLlamaServer();
   const port = await freePort();
   const args = ['-m', opts.model, '-c', String(opts.ctxSize), '--host', '127.0.0.1', '--port', String(port), '--jinja', '-np', '1', '--no-webui', '-t', '1', '-tb', '1', ...(opts.extraArgs ?? [])];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = trackChild(spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] }), 'llama-server');
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-200_000);

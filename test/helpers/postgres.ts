@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { register, startTime } from './run-registry.js';
 
 export interface TempPostgres {
   /** postgres://…/postgres */
@@ -43,6 +44,8 @@ export async function startTempPostgres(): Promise<TempPostgres> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql); set SKEIN_TEST_PG_BIN to its bin folder');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-pg-'));
+  // Recorded before it runs: a run killed while initdb works leaves the folder to the next run's sweep.
+  let forget = register({ kind: 'postgres', what: 'PostgreSQL test cluster', path: dir });
   const data = path.join(dir, 'data');
   // PostgreSQL refuses to run as root: as root, the cluster belongs to `nobody`.
   const asUser = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [];
@@ -51,9 +54,28 @@ export async function startTempPostgres(): Promise<TempPostgres> {
     const [file, ...rest] = [...asUser, path.join(bin, cmd), ...args];
     return execFileSync(file!, rest, { stdio: 'pipe', cwd: dir });
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '120', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on`, 'start']);
+  const stop = () => {
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // Already gone, or never started.
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    forget();
+  };
+  let port: number;
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+    port = await freePort();
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '120', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on`, 'start']);
+    const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const recorded = forget;
+    forget = register({ kind: 'postgres', what: 'PostgreSQL test cluster', path: dir, pid: postmaster, started: startTime(postmaster) });
+    recorded();
+  } catch (e) {
+    stop();
+    throw e;
+  }
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
@@ -68,13 +90,6 @@ export async function startTempPostgres(): Promise<TempPostgres> {
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
-    stop() {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } catch {
-        // Already gone.
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }

@@ -9,24 +9,7 @@ import { startServer, type RunningServer } from '../../server/server.js';
 import { authHeaders, rememberToken } from './auth.js';
 import { tempDir } from './temp-dir.js';
 import { assertDocumented } from './openapi.js';
-import { startTempPostgres, type TempPostgres } from './postgres.js';
-
-let sharedPostgres: Promise<TempPostgres> | undefined;
-const databases = new Map<string, Promise<string>>();
-
-/** The database of a data folder (a restart with the same folder finds the same sessions); one cluster per test worker. */
-function databaseFor(dataDir: string): Promise<string> {
-  if (!sharedPostgres) {
-    sharedPostgres = startTempPostgres();
-    void sharedPostgres.then((pg) => process.once('exit', () => pg.stop()));
-  }
-  let url = databases.get(dataDir);
-  if (!url) {
-    url = sharedPostgres.then((pg) => pg.database());
-    databases.set(dataDir, url);
-  }
-  return url;
-}
+import { databaseFor } from './shared-postgres.js';
 
 /** SKEIN_TEST_STORE=postgres: the environment that puts a data folder's sessions in its database (a child server needs it too); else nothing. */
 export async function storeEnv(dataDir: string): Promise<Record<string, string>> {

@@ -2,6 +2,8 @@
 import { afterAll, afterEach } from 'vitest';
 import { refusals } from '../fakes/rules/rejection.js';
 import { checkPredictableRequests, takeRequestViolations } from './request-rules.js';
+import { killChildren } from './run-registry.js';
+import { stopSharedPostgres } from './shared-postgres.js';
 import { removeTempDirs } from './temp-dir.js';
 
 checkPredictableRequests();
@@ -13,5 +15,10 @@ afterEach(() => {
   if (refused.length) throw new Error(`a provider fake refused ${refused.length} request(s) for breaking its rules:\n${refused.join('\n')}`);
 });
 
-// The file's temporary folders go with it (after hooks run last-registered first: this one after the file's own).
-afterAll(removeTempDirs);
+// What the file started goes with it (after hooks run last-registered first: these after the file's own):
+// child processes still running, its shared PostgreSQL cluster, its temporary folders.
+afterAll(async () => {
+  await killChildren();
+  await stopSharedPostgres();
+  removeTempDirs();
+});

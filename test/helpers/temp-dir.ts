@@ -5,21 +5,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { register } from './run-registry.js';
 
 /**
  * Every folder made in this process, removed after each test file
  * (`removeTempDirs`, from setup.ts: Vitest ends its workers without an
  * 'exit' event) and when the process exits (a bench's big logs go with the
  * bench). Kept on globalThis: Vitest evaluates this module again for each
- * file. A run that is killed leaves its folders, as every run did before;
- * they once filled a disk: about 70 GB of sessions, logs and repositories
- * after a day of runs.
+ * file. Each is recorded in the run's registry (run-registry.ts) too: a
+ * folder a killed run left is removed by the next run, one still there at
+ * the end fails the run. They once filled a disk: about 70 GB of sessions,
+ * logs and repositories after a day of runs.
  */
-const registry = globalThis as typeof globalThis & { skeinTempDirs?: Set<string> };
+const registry = globalThis as typeof globalThis & { skeinTempDirs?: Map<string, () => void> };
 
-function made(): Set<string> {
+function made(): Map<string, () => void> {
   if (registry.skeinTempDirs) return registry.skeinTempDirs;
-  const dirs = new Set<string>();
+  const dirs = new Map<string, () => void>();
   registry.skeinTempDirs = dirs;
   // Synchronous on purpose: an 'exit' listener cannot wait.
   process.once('exit', removeTempDirs);
@@ -30,19 +32,23 @@ function made(): Set<string> {
 export function removeTempDirs(): void {
   const dirs = registry.skeinTempDirs;
   if (!dirs) return;
-  for (const dir of dirs) {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
-    } catch {
-      // Left behind, as every folder was before: never a reason to fail the run.
-    }
+  for (const dir of [...dirs.keys()]) removeTempDir(dir);
+}
+
+/** Removes one folder `tempDir` made (and forgets it). */
+export function removeTempDir(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  } catch {
+    return; // still recorded: the end of the run names it, and removes it
   }
-  dirs.clear();
+  registry.skeinTempDirs?.get(dir)?.();
+  registry.skeinTempDirs?.delete(dir);
 }
 
 export function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `skein-${prefix}-`));
-  made().add(dir);
+  made().set(dir, register({ kind: 'folder', what: `temporary folder (${prefix})`, path: dir }));
   return dir;
 }
 
@@ -53,11 +59,11 @@ export function tempDir(prefix: string): string {
 export function tempDirsPerTest(prefix: string): () => string {
   const perTest: string[] = [];
   afterEach(() => {
-    for (const dir of perTest.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of perTest.splice(0)) removeTempDir(dir);
   });
   return () => {
-    const dir = fs.realpathSync(tempDir(prefix));
+    const dir = tempDir(prefix);
     perTest.push(dir);
-    return dir;
+    return fs.realpathSync(dir);
   };
 }
