@@ -69,8 +69,9 @@ export async function restoreSession(id: string): Promise<void> {
   await call(`/api/trash/${encodeURIComponent(id)}/restore`, { body: {} });
 }
 
-export async function forkSession(id: string, seq: number): Promise<string> {
-  return (await call<{ id: string }>(`${sessionRoute(id)}/fork`, { body: { seq } })).id;
+/** `edit`: for Edit and resend (the fork's title then says "edited"). */
+export async function forkSession(id: string, seq: number, edit = false): Promise<string> {
+  return (await call<{ id: string }>(`${sessionRoute(id)}/fork`, { body: { seq, ...(edit && { edit }) } })).id;
 }
 
 export async function getChanges(id: string): Promise<ChangesReport> {

@@ -98,9 +98,10 @@ export function undoDelete(host: ListHost, id: string): Promise<void> {
   return restore(host, id);
 }
 
-export function fork(host: ListHost, seq: number): Promise<void> {
+/** `edit`: Edit and resend's fork (titled by the edited message). */
+export function fork(host: ListHost, seq: number, edit = false): Promise<void> {
   return attempt(host, 'fork the session', async () => {
-    const id = await api.forkSession(host.currentId, seq);
+    const id = await api.forkSession(host.currentId, seq, edit);
     await host.refreshSessions();
     await host.open(id);
   });
@@ -120,15 +121,24 @@ export interface Rewound {
   id?: string;
 }
 
-/** The rewind dialog closed: say what came back; a fork opens. */
+/**
+ * The rewind dialog closed: say what came back; a fork opens. The notice
+ * belongs to the session it is shown in (opening another clears it, see
+ * <skein-app>.open): with a fork, it is said once the fork is open.
+ */
 export function afterRewind(host: ListHost & { rewinding: unknown; info: string; changesVersion: number }, done: Rewound | undefined): void {
   host.rewinding = undefined;
   if (!done) return;
   const files = done.restored;
-  host.info = `Rewound ${files.length} file${files.length === 1 ? '' : 's'}${files.length ? `: ${files.join(', ')}` : ''}${done.id ? '; the conversation is forked there' : ''}.`;
+  const info = `Rewound ${files.length} file${files.length === 1 ? '' : 's'}${files.length ? `: ${files.join(', ')}` : ''}${done.id ? '; this is the conversation forked there' : ''}.`;
   host.changesVersion++;
   const forked = done.id;
-  if (forked) void host.refreshSessions().then(() => host.open(forked));
+  if (!forked) return void (host.info = info);
+  void host.refreshSessions()
+    .then(() => host.open(forked))
+    .then(() => {
+      if (host.currentId === forked) host.info = info;
+    });
 }
 
 /** The header's model picker (or /model): the session's next request goes to `model`. */

@@ -173,6 +173,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
   async open(id: string, at?: number) {
     this.connection?.close();
     this.connection = undefined;
+    // What the page said (a "Rewound…", a /help) was about the session it was said in.
+    if (id !== this.currentId) this.info = '';
     this.currentId = id;
     this.model = new TimelineModel();
     this.snapshot = undefined;

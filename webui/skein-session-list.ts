@@ -3,11 +3,15 @@
 // to /s/<id>, so a session can be opened in a new tab or bookmarked. A search
 // box (titles and user messages, on the server), a toggle for archived
 // sessions, the trash, and a menu per session: rename, archive, export, delete.
+// Forks sit under the session they came from (session-tree.ts), folded with a
+// count until opened; the session one is in is always shown.
 import { css, html, LitElement, nothing } from 'lit';
 import type { ListedSession, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import { exportUrl } from './api.js';
 import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
 import { markedParts } from '../shared/search-snippet.js';
+import { ancestorsOf, sessionTree, type SessionNode } from './session-tree.js';
+import { styleProps } from './style-props.js';
 
 export class SkeinSessionList extends LitElement {
   static override properties = {
@@ -20,6 +24,7 @@ export class SkeinSessionList extends LitElement {
     renaming: { state: true },
     folder: { state: true },
     worktree: { state: true },
+    unfolded: { state: true },
   };
   declare sessions: ListedSession[];
   declare current: string;
@@ -30,6 +35,10 @@ export class SkeinSessionList extends LitElement {
   declare renaming: string;
   declare folder: string;
   declare worktree: boolean;
+  /** The sessions whose forks are shown (folded by default). */
+  declare unfolded: Set<string>;
+  /** The session whose origins were last unfolded (once each time another is opened: folding it again is the user's). */
+  private revealed = '';
   private query = '';
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -44,6 +53,7 @@ export class SkeinSessionList extends LitElement {
     this.renaming = '';
     this.folder = '';
     this.worktree = false;
+    this.unfolded = new Set();
   }
 
   static override styles = css`
@@ -87,6 +97,10 @@ export class SkeinSessionList extends LitElement {
     .trash .t { flex: 1; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .trash button { font: inherit; font-size: 12px; padding: 2px 8px; border-radius: 6px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
     .empty { color: var(--muted); font-size: 13px; padding: 6px 10px; }
+    /* Forks: under their origin, a thin line on their left; the fold button says how many. */
+    li.fork { margin-left: calc(var(--depth, 1) * 12px); padding-left: 6px; border-left: 1px solid var(--border); }
+    .fold { display: block; font: inherit; font-size: 12px; color: var(--muted); background: none; border: none; padding: 1px 10px 5px; cursor: pointer; border-radius: 6px; }
+    .fold:hover { color: var(--fg); }
   `;
 
   override render() {
@@ -115,13 +129,47 @@ export class SkeinSessionList extends LitElement {
     return html`<h2 id="sessions-h">Sessions</h2>
       <ul aria-labelledby="sessions-h">
         ${this.sessions.length === 0 ? html`<li class="empty">${this.query ? 'No session matches.' : 'No sessions.'}</li>` : nothing}
-        ${this.sessions.map((s) => (this.renaming === s.id ? this.renderRename(s) : this.renderRow(s)))}
+        ${sessionTree(this.sessions).flatMap((n) => this.renderNode(n))}
       </ul>`;
+  }
+
+  override willUpdate() {
+    // The session one is in is always visible: its origins unfold when it is opened (or first listed).
+    if (this.current === this.revealed || !this.sessions.some((s) => s.id === this.current)) return;
+    this.revealed = this.current;
+    const up = ancestorsOf(this.sessions, this.current);
+    if (up.some((id) => !this.unfolded.has(id))) this.unfolded = new Set([...this.unfolded, ...up]);
+  }
+
+  /**
+   * A session, and after it its forks, indented (rows stay siblings: each
+   * row's link and menu are its own), folded behind "N forks" until opened.
+   */
+  private renderNode(node: SessionNode, depth = 0): unknown[] {
+    const s = node.session;
+    const row = this.renaming === s.id ? this.renderRename(s) : this.renderRow(s);
+    const open = this.unfolded.has(s.id);
+    const label = `${node.descendants} fork${node.descendants === 1 ? '' : 's'}`;
+    const fold = node.children.length
+      ? html`<button class="fold" data-testid="forks-toggle" aria-expanded=${open ? 'true' : 'false'} aria-label="${open ? 'Hide' : 'Show'} ${label} of ${s.title}"
+          @click=${() => this.fold(s.id, !open)}>${open ? '▾' : '▸'} ${label}</button>`
+      : nothing;
+    const item = html`<li data-id=${s.id} class=${depth ? 'fork' : ''} data-depth=${depth} style=${styleProps({ '--depth': String(Math.min(depth, 6)) })}>${row}${fold}</li>`;
+    // Folded, the way down to the session one is in still shows: it never disappears from the list.
+    const shown = open ? node.children : node.children.filter((c) => holds(c, this.current));
+    return [item, ...shown.flatMap((c) => this.renderNode(c, depth + 1))];
+  }
+
+  private fold(id: string, open: boolean) {
+    const next = new Set(this.unfolded);
+    if (open) next.add(id);
+    else next.delete(id);
+    this.unfolded = next;
   }
 
   private renderRow(s: ListedSession) {
     const branch = s.workspace?.branch;
-    return html`<li data-id=${s.id}>
+    return html`
       <a href="/s/${s.id}${s.match?.seq ? `?at=${s.match.seq}` : ''}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id, s.match?.seq)}>
         <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
         ${s.match?.snippet ? html`<span class="snippet" data-testid="search-snippet">${markedParts(s.match.snippet, this.query).map((p) => (p.mark ? html`<mark>${p.text}</mark>` : p.text))}</span>` : nothing}
@@ -138,8 +186,7 @@ export class SkeinSessionList extends LitElement {
           <a role="menuitem" href=${exportUrl(s.id, 'jsonl')} download="${s.id}.jsonl" @click=${this.closeMenu}>Export JSONL log</a>
           <button role="menuitem" class="danger" @click=${(e: Event) => this.act(e, () => this.fire('delete-session', { id: s.id }))}>Delete…</button>
         </div>
-      </details>
-    </li>`;
+      </details>`;
   }
 
   private renderRename(s: SessionSnapshot) {
@@ -148,14 +195,13 @@ export class SkeinSessionList extends LitElement {
       this.renaming = '';
       if (save && input.value.trim() !== s.title) this.fire('rename-session', { id: s.id, title: input.value });
     };
-    return html`<li data-id=${s.id}>
+    return html`
       <input class="rename" aria-label="New title (empty: the first message)" .value=${s.customTitle ?? s.title}
         @keydown=${(e: KeyboardEvent) => {
           if (e.key === 'Enter') done(e.target as HTMLInputElement, true);
           if (e.key === 'Escape') done(e.target as HTMLInputElement, false);
         }}
-        @blur=${(e: FocusEvent) => done(e.target as HTMLInputElement, true)}>
-    </li>`;
+        @blur=${(e: FocusEvent) => done(e.target as HTMLInputElement, true)}>`;
   }
 
   private renderTrash() {
@@ -217,3 +263,8 @@ export class SkeinSessionList extends LitElement {
   }
 }
 customElements.define('skein-session-list', SkeinSessionList);
+
+/** Whether `id` is the node's session or one under it. */
+function holds(node: SessionNode, id: string): boolean {
+  return node.session.id === id || node.children.some((c) => holds(c, id));
+}

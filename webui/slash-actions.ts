@@ -36,7 +36,7 @@ function sameFolder(host: CommandHost): api.NewSessionOptions {
 export async function editAndResend(host: CommandHost, seq: number, text: string): Promise<void> {
   // The session's first event: nothing comes before it, so a new session in the same folder.
   if (seq <= 1) await host.newSession(sameFolder(host));
-  else await actions.fork(host, seq - 1);
+  else await actions.fork(host, seq - 1, true);
   await host.updateComplete;
   host.fillInput(text);
 }

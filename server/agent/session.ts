@@ -11,6 +11,7 @@ import type {
 } from '../../shared/protocol.js';
 import { parseCompactCommand, type ImageInput, type ReasoningEffort } from '../../shared/protocol.js';
 import { latestPlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
+import { TitleFacts } from '../../shared/session-title.js';
 import { saveIfLarge } from '../compaction/large-message.js';
 import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
@@ -279,16 +280,17 @@ export class Session {
 
   title(): string {
     if (this.meta.title) return this.meta.title;
-    // The first user message that is no /compact, among the user messages only (kind-index.ts).
+    // The user messages that are no /compact, among the user messages only (kind-index.ts); a fork's title says what differs.
     const all = this.log.all();
-    let text = '';
+    const facts = new TitleFacts(this.log.header.forkOf);
     for (const i of this.log.kinds.of('user')) {
       const e = all[i] as Extract<SkeinEvent, { kind: 'user' }>;
       if (parseCompactCommand(e.text)) continue;
-      text = e.text.trim().split('\n', 1)[0]!;
-      break;
+      facts.user(e.seq, e.text);
+      // Past the first message (and, in a fork, its first own one) nothing changes the title.
+      if (!this.log.header.forkOf || e.seq > this.log.header.forkOf.seq) break;
     }
-    return text.length > 80 ? `${text.slice(0, 79)}…` : text || 'New session';
+    return facts.title();
   }
 
   snapshot(): SessionSnapshot {

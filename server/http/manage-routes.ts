@@ -89,9 +89,9 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   app.post('/api/sessions/:id/fork', async (req, res) => {
     const body = valid(ROUTES['POST /api/sessions/:id/fork'].body, req.body ?? {}, res);
     if (!body) return;
-    const { seq } = body;
+    const { seq, edit } = body;
     try {
-      const live = await sessions.fork(req.params.id, seq);
+      const live = await sessions.fork(req.params.id, seq, { ...(edit && { edit }) });
       if (!live) return notFound(res);
       // The fork's closing of a cut turn is visible to the first GET after this answer.
       await live.session.durable();

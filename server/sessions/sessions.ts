@@ -35,7 +35,7 @@ import type { SessionsHost } from './host.js';
 import { SessionList, type ListFilter, type ListListener } from './list-index.js';
 import { StartScan } from './start-scan.js';
 import { deleteSession, restoreSession } from './trash.js';
-import { forkSession } from './fork.js';
+import { forkSession, type ForkOptions } from './fork.js';
 import { ClusterSide } from './cluster-host.js';
 import { createSession, createSessionIn } from './create.js';
 import { McpReports } from './mcp-reports.js';
@@ -318,8 +318,8 @@ export class Sessions implements ClusterHost {
     return restoreSession(this.host, id);
   }
 
-  fork(id: string, seq: number): Promise<LiveSession | undefined> {
-    return forkSession(this.host, id, seq);
+  fork(id: string, seq: number, options: ForkOptions = {}): Promise<LiveSession | undefined> {
+    return forkSession(this.host, id, seq, options);
   }
 
   /** The roots of SKEIN_WORKDIR (configs built in code may have only workDir). */

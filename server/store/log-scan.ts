@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { parseCompactCommand, type AgentState, type ApprovalMode, type Gauge, type ReasoningEffort, type SessionSnapshot } from '../../shared/protocol.js';
 import { PLAN_TOOL, parsePlan, type Plan } from '../../shared/plan.js';
+import { TitleFacts } from '../../shared/session-title.js';
 import type { LogHeader } from './event-log.js';
 import type { IndexEntry } from './session-index.js';
 
@@ -120,7 +121,8 @@ class ScanState {
   model: string | undefined;
   effort: ReasoningEffort | undefined;
   gauge: Gauge | undefined;
-  firstUser: string | undefined;
+  /** The user messages as the title needs them (made once the header is known: a fork's title differs). */
+  titles: TitleFacts | undefined;
   /** Queued compactions not started yet, by trigger. */
   queued: string[] = [];
   damaged = false;
@@ -134,11 +136,14 @@ class ScanState {
 
   /** The lines of text[from, end) (end: the index of the last newline, or the text's end); the first line of the log is its header. Returns the header. */
   lines(text: string, end: number, header: LogHeader | undefined, from = 0): LogHeader | undefined {
+    if (header) this.titles ??= new TitleFacts(header.forkOf);
     for (let start = from; start < end; ) {
       let stop = text.indexOf('\n', start);
       if (stop < 0 || stop > end) stop = end;
-      if (!header) header = JSON.parse(text.slice(start, stop)) as LogHeader;
-      else this.add(text, start, stop);
+      if (!header) {
+        header = JSON.parse(text.slice(start, stop)) as LogHeader;
+        this.titles ??= new TitleFacts(header.forkOf);
+      } else this.add(text, start, stop);
       start = stop + 1;
     }
     return header;
@@ -183,7 +188,7 @@ class ScanState {
     switch (kind) {
       case 'user':
         if (typeof e.text !== 'string' || parseCompactCommand(e.text)) return;
-        this.firstUser ??= e.text;
+        this.titles?.user(e.seq, e.text);
         this.onUser?.(e.seq, e.text);
         return;
       case 'state':
@@ -227,8 +232,7 @@ class ScanState {
     // A damaged line becomes an error event only a real load places: such a log is loaded, as is one that must run.
     if (state !== 'WaitingForUserInput' || this.queued.length || this.damaged) return undefined;
     const model = this.model ?? header.model;
-    const first = this.firstUser?.trim().split('\n', 1)[0] ?? '';
-    const title = context.meta.title ?? (first.length > 80 ? `${first.slice(0, 79)}…` : first || 'New session');
+    const title = context.meta.title ?? (this.titles ?? new TitleFacts(header.forkOf)).title();
     const snapshot: SessionSnapshot = {
       id: header.session,
       state,

@@ -14,8 +14,8 @@ export interface LogHeader {
   model: string;
   /** Where the session works (its folder, branch and starting commit); absent in logs from before workspaces. */
   workspace?: Workspace;
-  /** A fork: the session it was copied from and the last event copied. */
-  forkOf?: { session: string; seq: number };
+  /** A fork: the session it was copied from and the last event copied; `edit`: made by Edit and resend (the message after `seq` is being replaced). */
+  forkOf?: { session: string; seq: number; edit?: boolean };
   /**
    * The MCP tools the session started with, as every one of its requests
    * declares them for its whole life (a restart too: the servers may offer

@@ -35,7 +35,14 @@ export const ModelBodySchema = z.object(
 
 export const MessageBodySchema = z.object(messageFields(), OBJECT).refine(...saysSomething);
 export const CompactBodySchema = z.object({ instructions: text('instructions', true).optional() }, OBJECT);
-export const ForkBodySchema = z.object({ seq: z.number({ error: '"seq" must be the number of an event of the session' }) }, OBJECT);
+export const ForkBodySchema = z.object(
+  {
+    seq: z.number({ error: '"seq" must be the number of an event of the session' }),
+    /** Edit and resend: the fork replaces the message after `seq` (its title says "edited"). */
+    edit: z.boolean({ error: '"edit" must be true or false' }).optional(),
+  },
+  OBJECT,
+);
 export const RewindBodySchema = z.object(
   {
     /** An event of the session: from 1 to its last seq. */

@@ -12,8 +12,12 @@ export const SessionManagementSchema = z.object({
   customTitle: z.string().optional(),
   archived: z.boolean().optional(),
   workspace: WorkspaceSchema.optional(),
-  /** The session this one was forked from, and the last event it copied. */
-  forkOf: z.object({ session: z.string(), seq: z.number() }).optional(),
+  /**
+   * The session this one was forked from, and the last event it copied;
+   * `edit`: made by Edit and resend (its first own message replaces the one after `seq`).
+   * The web UI's list nests a fork under it.
+   */
+  forkOf: z.object({ session: z.string(), seq: z.number(), edit: z.boolean().optional() }).optional(),
 });
 
 export const SessionSnapshotSchema = SessionManagementSchema.extend({

@@ -84,7 +84,7 @@ describe('slash commands', () => {
     await row.getByRole('menuitem', { name: 'Edit and resend' }).click();
     await page.waitForURL((url) => !url.pathname.endsWith(cleared));
     const edited = await sessionId(page);
-    expect((await snapshot(edited)).forkOf).toEqual({ session: cleared, seq: message.seq - 1 });
+    expect((await snapshot(edited)).forkOf).toEqual({ session: cleared, seq: message.seq - 1, edit: true });
     await expect.poll(() => box.inputValue()).toBe('echo: a message to edit');
     expect((await eventsOf(server.url, edited)).some((e) => e.kind === 'user' && e.text === 'echo: a message to edit')).toBe(false);
     await converse(page, server.url, 'echo: edited and resent');

@@ -186,7 +186,7 @@ describe('session management', () => {
       expect(sha(file)).toBe(hash);
       const snapshot = (await api<SessionSnapshot>(server.url, `/api/sessions/${forkId}`)).body;
       expect(snapshot.forkOf).toEqual({ session: id, seq: forkPoint });
-      expect(snapshot.title).toBe('echo: one (fork)');
+      expect(snapshot.title).toBe('↳ from message 2');
       // The copy: every event up to the fork point, seqs and times kept.
       const forkEvents = await eventsOf(server.url, forkId);
       expect(forkEvents.filter((e) => e.seq <= forkPoint)).toEqual(original.filter((e) => e.seq <= forkPoint));
