@@ -21,6 +21,7 @@ export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshS
   // A scan of the logs at start adds sessions as it goes: the list is fetched again.
   if (frame.type === 'sessions' || frame.type === 'scanning') return refreshSoon();
   if (frame.type === 'session_removed') return removeFromList(host, frame.id);
+  if (frame.type === 'projects') return; // <skein-app> keeps them (the folder picker, an editor's request)
   const i = host.sessions.findIndex((s) => s.id === frame.session.id);
   const hidden = frame.session.archived && !host.filter.archived;
   if (i < 0 || hidden) return refreshSoon();
