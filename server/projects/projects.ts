@@ -29,7 +29,8 @@ export class Projects {
   /** `settingRoots`: SKEIN_WORKDIR's roots (the first is the default folder of a new session). */
   constructor(private readonly dataDir: string, private readonly settingRoots: readonly string[]) {
     this.file = path.join(dataDir, PROJECTS_FILE);
-    this.chosen = readProjectsFile(this.file) ?? settingRoots.map(realOr);
+    // The initial content: SKEIN_WORKDIR's roots, but never a folder the user could not add (an embedded `skein acp` serves the home folder).
+    this.chosen = readProjectsFile(this.file) ?? settingRoots.flatMap((root) => (this.acceptable(root) ? [realOr(root)] : []));
   }
 
   /** Every project: the setting's roots first, then the chosen ones. */
@@ -69,6 +70,15 @@ export class Projects {
     const data = realOr(this.dataDir);
     if (within(data, real) || within(real, data)) throw new ProjectError(`${real}${via} is skein's data folder or holds it (its logs and access token): choose the folder of a project`);
     return real;
+  }
+
+  private acceptable(folder: string): boolean {
+    try {
+      this.check(folder);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Adds a folder the user chose (checked); returns it as kept. */
