@@ -29,6 +29,7 @@ import type {
   ViewMessageSchema,
 } from './wire/resources.js';
 import type { McpServerStateSchema } from './wire/events.js';
+import type { ProjectRequestSchema, ProjectSchema } from './wire/projects.js';
 
 export * from './wire/constants.js';
 export { SkeinEventSchema, EVENT_SCHEMAS, type SkeinEvent, type EventKind, type EventOf } from './wire/events.js';
@@ -58,6 +59,8 @@ export type ThinkingCapabilities = z.infer<typeof ThinkingCapabilitiesSchema>;
 export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 export type Workspace = z.infer<typeof WorkspaceSchema>;
+export type Project = z.infer<typeof ProjectSchema>;
+export type ProjectRequest = z.infer<typeof ProjectRequestSchema>;
 export type McpServerState = z.infer<typeof McpServerStateSchema>;
 export type ScanProgress = z.infer<typeof ScanProgressSchema>;
 

@@ -78,12 +78,18 @@ export async function getChanges(id: string): Promise<ChangesReport> {
   return call<ChangesReport>(`${sessionRoute(id)}/changes`);
 }
 
-export async function listRoots(): Promise<string[]> {
-  try {
-    return (await call<{ roots: string[] }>('/api/workdirs')).roots;
-  } catch {
-    return [];
-  }
+/** Adds a folder the user typed to the projects; the server says why it refuses one. Returns it as kept (symlinks resolved). */
+export async function addProject(folder: string): Promise<string> {
+  return (await call<{ folder: string }>('/api/projects', { body: { folder } })).folder;
+}
+
+export async function removeProject(folder: string): Promise<void> {
+  await call(`/api/projects?folder=${encodeURIComponent(folder)}`, { method: 'DELETE' });
+}
+
+/** The user's answer to an editor's request to open a folder (409: answered elsewhere first). */
+export async function decideProjectRequest(id: string, decision: 'allow' | 'deny'): Promise<void> {
+  await call(`/api/projects/requests/${encodeURIComponent(id)}`, { body: { decision } });
 }
 
 export function exportUrl(id: string, format: 'jsonl' | 'md'): string {

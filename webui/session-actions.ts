@@ -1,12 +1,14 @@
 // What the session list and the timeline's row menu ask of the server
 // (rename, archive, restore, fork) and the live list channel, for <skein-app>.
-import type { ReasoningEffort, SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import type { Project, ProjectRequest, ReasoningEffort, SessionListFrame, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import * as api from './api.js';
 import { MODE_INFO, modeLabel } from '../shared/modes.js';
 
 export interface ListHost {
   sessions: SessionSnapshot[];
   trash: TrashedSession[];
+  projects: Project[];
+  projectRequests: ProjectRequest[];
   notice: string;
   readonly currentId: string;
   filter: { query?: string; archived?: boolean };
@@ -21,6 +23,12 @@ export function applyListFrame(host: ListHost, frame: SessionListFrame, refreshS
   // A scan of the logs at start adds sessions as it goes: the list is fetched again.
   if (frame.type === 'sessions' || frame.type === 'scanning') return refreshSoon();
   if (frame.type === 'session_removed') return removeFromList(host, frame.id);
+  if (frame.type === 'projects') {
+    // The folder picker's projects, and an editor's requests to open a folder (shown in every tab).
+    host.projects = frame.projects;
+    host.projectRequests = frame.requests;
+    return;
+  }
   const i = host.sessions.findIndex((s) => s.id === frame.session.id);
   const hidden = frame.session.archived && !host.filter.archived;
   if (i < 0 || hidden) return refreshSoon();

@@ -6,7 +6,7 @@
 import { html, LitElement, nothing } from 'lit';
 import type { ApprovalDetail } from './skein-approval-card.js';
 import type { ConnectionStatus, SessionConnection } from './connection.js';
-import type { ImageInput, ListedSession, McpServerInfo, ProjectFileTrust, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
+import type { ImageInput, ListedSession, McpServerInfo, Project, ProjectFileTrust, ProjectRequest, SessionSnapshot, SkeinEvent, TrashedSession } from '../shared/protocol.js';
 import { ListConnection } from './list-connection.js';
 import * as actions from './session-actions.js';
 import * as trustActions from './trust-actions.js';
@@ -29,6 +29,7 @@ import { followSession, type FollowHost } from './session-follow.js';
 import './skein-chat-input.js';
 import './skein-mcp-servers.js';
 import './skein-trust-prompt.js';
+import './skein-project-requests.js';
 import type { TrustDetail } from './skein-trust-prompt.js';
 import './skein-model-view.js';
 import './skein-plan.js';
@@ -50,7 +51,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     missing: { state: true },
     version: { state: true },
     trash: { state: true },
-    roots: { state: true },
+    projects: { state: true },
+    projectRequests: { state: true },
     showChanges: { state: true },
     changesVersion: { state: true },
     deleting: { state: true },
@@ -67,7 +69,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
   /** The open session just went to the trash: the bar offering Undo. */
   declare deleted: { id: string; title: string } | undefined;
   declare trash: TrashedSession[];
-  declare roots: string[];
+  declare projects: Project[];
+  declare projectRequests: ProjectRequest[];
   declare showChanges: boolean;
   declare changesVersion: number;
   declare deleting: SessionSnapshot | undefined;
@@ -108,7 +111,8 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     this.missing = '';
     this.version = 0;
     this.trash = [];
-    this.roots = [];
+    this.projects = [];
+    this.projectRequests = [];
     this.showChanges = false;
     this.changesVersion = 0;
     this.mcp = [];
@@ -123,7 +127,6 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     void actions.openFromUrl(this);
     window.addEventListener('popstate', () => void actions.openFromUrl(this));
     void api.listModels().then((models) => (this.models = models));
-    void api.listRoots().then((roots) => (this.roots = roots));
     // Every session's state, title and activity, live (a compaction that ends elsewhere shows at once).
     this.listConnection = new ListConnection((frame) => actions.applyListFrame(this, frame, () => this.refreshSoon()));
     void this.refreshMcp();
@@ -253,7 +256,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
       <div class="body">
         <div class="scrim ${this.drawer ? 'open' : ''}" @click=${() => (this.drawer = false)}></div>
         <nav class="drawer ${this.drawer ? 'open' : ''}" aria-label="Sessions" @keydown=${(e: KeyboardEvent) => e.key === 'Escape' && (this.drawer = false)}>
-          <skein-session-list .sessions=${this.sessions} .current=${this.currentId} .trash=${this.trash} .roots=${this.roots}
+          <skein-session-list .sessions=${this.sessions} .current=${this.currentId} .trash=${this.trash} .projects=${this.projects}
             @list-filter=${(e: CustomEvent<{ query: string; archived: boolean }>) => {
               this.filter = e.detail;
               void this.refreshSessions();
@@ -270,6 +273,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
         <skein-delete-dialog .session=${this.deleting} @closed=${(e: CustomEvent<{ id: string; deleted: boolean }>) => actions.afterDelete(this, e.detail)}></skein-delete-dialog>
         <skein-rewind-dialog .target=${this.rewinding} @closed=${(e: CustomEvent<actions.Rewound | undefined>) => actions.afterRewind(this, e.detail)}></skein-rewind-dialog>
         <main>
+          <skein-project-requests .requests=${this.projectRequests}></skein-project-requests>
           <skein-trust-prompt .files=${this.trust} @trust-decision=${(e: CustomEvent<TrustDetail>) => void trustActions.decideTrust(this, e.detail)}></skein-trust-prompt>
           <div class="context">
             <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>

@@ -6,7 +6,8 @@
 // Forks sit under the session they came from (session-tree.ts), folded with a
 // count until opened; the session one is in is always shown.
 import { css, html, LitElement, nothing } from 'lit';
-import type { ListedSession, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import type { ListedSession, Project, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
+import './skein-projects.js';
 import { exportUrl } from './api.js';
 import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
 import { markedParts } from '../shared/search-snippet.js';
@@ -18,7 +19,7 @@ export class SkeinSessionList extends LitElement {
     sessions: { attribute: false },
     current: { attribute: false },
     trash: { attribute: false },
-    roots: { attribute: false },
+    projects: { attribute: false },
     showArchived: { state: true },
     showTrash: { state: true },
     renaming: { state: true },
@@ -29,7 +30,7 @@ export class SkeinSessionList extends LitElement {
   declare sessions: ListedSession[];
   declare current: string;
   declare trash: TrashedSession[];
-  declare roots: string[];
+  declare projects: Project[];
   declare showArchived: boolean;
   declare showTrash: boolean;
   declare renaming: string;
@@ -47,7 +48,7 @@ export class SkeinSessionList extends LitElement {
     this.sessions = [];
     this.current = '';
     this.trash = [];
-    this.roots = [];
+    this.projects = [];
     this.showArchived = false;
     this.showTrash = false;
     this.renaming = '';
@@ -104,17 +105,19 @@ export class SkeinSessionList extends LitElement {
   `;
 
   override render() {
+    const roots = this.projects.filter((p) => !p.missing).map((p) => p.folder);
     return html`
       <button class="new" @click=${() => this.fire('new-session', { ...(this.folder.trim() && { folder: this.folder.trim() }), ...(this.worktree && { worktree: true }) })}>+ New session</button>
       <details class="where">
         <summary>Folder${this.folder.trim() ? `: ${this.folder.trim()}` : ''}${this.worktree ? ' · own worktree' : ''}</summary>
-        <label>Working folder (one of the allowed roots, or inside one)
-          <input type="text" list="roots" .value=${this.folder} placeholder=${this.roots[0] ?? ''}
+        <label>Working folder (one of your projects, or inside one)
+          <input type="text" list="roots" .value=${this.folder} placeholder=${roots[0] ?? ''}
             @input=${(e: Event) => (this.folder = (e.target as HTMLInputElement).value)}>
         </label>
-        <datalist id="roots">${this.roots.map((r) => html`<option value=${r}></option>`)}</datalist>
+        <datalist id="roots">${roots.map((r) => html`<option value=${r}></option>`)}</datalist>
         <label><input type="checkbox" .checked=${this.worktree} @change=${(e: Event) => (this.worktree = (e.target as HTMLInputElement).checked)}>
           Own git worktree (new branch skein/&lt;id&gt;)</label>
+        <skein-projects .projects=${this.projects} @project-added=${(e: CustomEvent<{ folder: string }>) => (this.folder = e.detail.folder)}></skein-projects>
       </details>
       <input class="search" type="search" aria-label="Search sessions" placeholder="Search titles and messages…" @input=${(e: Event) => this.search((e.target as HTMLInputElement).value)}>
       <div class="filters">

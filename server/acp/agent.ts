@@ -1,5 +1,6 @@
 // The ACP agent: `initialize`, `session/new` (the editor's folder becomes the
-// session's, its MCP servers join the user's), `session/load` (the history
+// session's, once it is one of the user's projects, asked for if need be: project-request.ts;
+// its MCP servers join the user's), `session/load` (the history
 // replayed as updates), `session/prompt` (slash commands handled here,
 // everything else sent to skein as the user's message), `session/cancel` and
 // `session/set_mode`. Every request goes to a skein server over its REST API
@@ -16,6 +17,7 @@ import { parseSlash } from './commands.js';
 import { mcpConfigOf } from './mcp-servers.js';
 import { promptContent } from './prompt-content.js';
 import { runSlash } from './slash.js';
+import { ensureProject } from './project-request.js';
 import { AcpSession } from './session.js';
 
 const VERSION = '0.1.0';
@@ -74,6 +76,8 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     })
     .onRequest('session/new', async ({ params, client }) => {
       refuseIfRefused();
+      // A folder the running server does not work in yet: the user is asked (in the editor and the web UI).
+      await ensureProject(api, client, params.cwd).catch(rethrow);
       await addMcpServers(params.mcpServers).catch(rethrow);
       const model = connection.settings.model;
       const { id } = await api

@@ -49,7 +49,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'workDirs', env: 'SKEIN_WORKDIR', flag: '--workdir', defaultText: 'current folder',
-    description: "Folder the tools run in; file tools cannot leave it. Several roots, separated by commas (or the path delimiter, `:` on Linux and macOS), let a new session pick its folder among them (the first is the default); each must exist (see [Daily use](daily-use.md))",
+    description: "The first projects: folders a session may work in (file tools cannot leave its folder). Several, separated by commas (or the path delimiter, `:` on Linux and macOS); the first is a new session's default folder; each must exist. They are always projects while the server runs, and the first content of the projects list (`<data dir>/projects.json`), which you extend in the web UI or by allowing an editor's request (see [Daily use](daily-use.md#projects))",
     parse: workRoots,
     fallback: () => [process.cwd()],
   }),

@@ -21,6 +21,7 @@ import { sendAuthScreen } from './auth-screen.js';
 import { setSecurityHeaders } from './headers.js';
 import { mountManageRoutes } from './manage-routes.js';
 import { addTrustRoutes } from './trust-routes.js';
+import { addProjectRoutes } from './project-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
 import { mountRewindRoutes } from './rewind-routes.js';
 import { mountImageRoute } from './image-route.js';
@@ -222,6 +223,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   addMcpServersRoute(app, sessions);
   addModeRoute(app, sessions);
   addTrustRoutes(app, trust);
+  addProjectRoutes(app, sessions);
   if (metrics) {
     app.get('/metrics', async (_req, res) => {
       res.type(metrics.contentType).send(await metrics.text());

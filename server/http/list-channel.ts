@@ -1,7 +1,7 @@
 // The list-level socket /ws/sessions: every session's state, title and
 // activity, live. It opens with the whole list (archived sessions included,
-// marked), then sends a `session` frame for each change and
-// `session_removed` for each deletion. Clients send nothing on it.
+// marked) and the projects, then sends a `session` frame for each change,
+// `session_removed` for each deletion and `projects` when they change. Clients send nothing on it.
 import type { WebSocket } from 'ws';
 import type { SessionListFrame } from '../../shared/protocol.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -18,7 +18,14 @@ export function serveSessionList(ws: WebSocket, sessions: Sessions): void {
   const scanning = sessions.scanning;
   send({ type: 'sessions', sessions: sessions.list({ archived: true }), ...(scanning && { scanning }) });
   const unsubscribe = sessions.onListChange(send);
-  ws.on('close', unsubscribe);
+  // The projects and the pending requests to add one (every tab shows an editor's request).
+  const projects = () => send({ type: 'projects', projects: sessions.projects.list(), requests: sessions.projectRequests.pending() });
+  projects();
+  const unsubscribeProjects = sessions.projects.onChange(projects);
+  ws.on('close', () => {
+    unsubscribe();
+    unsubscribeProjects();
+  });
   ws.on('error', () => ws.terminate());
   ws.on('message', () => undefined);
 }

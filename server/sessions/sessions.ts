@@ -40,6 +40,8 @@ import { ClusterSide } from './cluster-host.js';
 import { createSession, createSessionIn } from './create.js';
 import { McpReports } from './mcp-reports.js';
 import { IdleSweep } from './idle-sweep.js';
+import { Projects } from '../projects/projects.js';
+import { ProjectRequests } from '../projects/project-requests.js';
 
 /** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
 export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
@@ -80,6 +82,9 @@ export class Sessions implements ClusterHost {
   logsLoaded = 0;
   /** JSONL: the logs being read for open(), in slices off the event loop (two opens share one read). */
   readonly reads = new LogReads();
+  /** The folders the user chose (a new session's must be one or inside one), and the requests to add one. */
+  readonly projects: Projects;
+  readonly projectRequests: ProjectRequests;
 
   constructor(
     private readonly config: Config,
@@ -92,6 +97,8 @@ export class Sessions implements ClusterHost {
     this.trash = new Trash(config.dataDir, this.dir);
     this.index = new SessionIndex(this.dir);
     this.search = new SessionSearch(this.dir);
+    this.projects = new Projects(config.dataDir, config.workDirs?.length ? config.workDirs : [config.workDir]);
+    this.projectRequests = new ProjectRequests(this.projects);
     const mcpReports = new McpReports(this.live);
     options.mcp?.onStateChange((change) => mcpReports.report(change));
     this.host = {
@@ -322,9 +329,9 @@ export class Sessions implements ClusterHost {
     return forkSession(this.host, id, seq, options);
   }
 
-  /** The roots of SKEIN_WORKDIR (configs built in code may have only workDir). */
+  /** The existing projects: SKEIN_WORKDIR's roots first (configs built in code may have only workDir), then the folders the user added. */
   roots(): string[] {
-    return this.config.workDirs?.length ? this.config.workDirs : [this.config.workDir];
+    return this.projects.roots();
   }
 
   /** Graceful shutdown: running turns are cancelled (tools killed), their last events written, logs closed. */

@@ -1,4 +1,5 @@
-// A session's folder: one of the SKEIN_WORKDIR roots or a folder inside one,
+// A session's folder: one of the projects (the folders the user chose,
+// SKEIN_WORKDIR's roots first) or a folder inside one,
 // and, when asked and the folder is in a git repository, a worktree of its
 // own on a new branch `skein/<id>` under <data dir>/worktrees/<id>, so that
 // sessions working at once never share files.
@@ -39,6 +40,7 @@ export function branchOf(id: string): string {
 
 /** Resolves and checks the folder against the roots: it must be one of them or inside one. */
 export function resolveFolder(roots: readonly string[], requested: string | undefined): string {
+  if (!roots.length) throw new WorkspaceError('no project folder exists any more: add one in the web UI (+ New session → Folder → Add folder)');
   const folder = path.resolve(roots[0]!, requested ?? '.');
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new WorkspaceError(`"folder": ${folder} is not an existing folder`);
   const real = fs.realpathSync(folder);
@@ -46,7 +48,7 @@ export function resolveFolder(roots: readonly string[], requested: string | unde
     const rel = path.relative(fs.realpathSync(root), real);
     return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   });
-  if (!inside) throw new WorkspaceError(`"folder": ${folder} is not inside the folders SKEIN_WORKDIR allows (${roots.join(', ')})`);
+  if (!inside) throw new WorkspaceError(`"folder": ${folder} is not inside a project (the folders you chose for skein: ${roots.join(', ')}); add it in the web UI (+ New session → Folder → Add folder), or open it from your editor and allow it`);
   return folder;
 }
 

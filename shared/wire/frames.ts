@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { APPROVAL_DECISIONS } from './constants.js';
 import { SkeinEventSchema } from './events.js';
 import { ScanProgressSchema, SessionSnapshotSchema } from './resources.js';
+import { ProjectRequestSchema, ProjectSchema } from './projects.js';
 import { messageFields, parseWith, saysSomething, text, type Parsed } from './validate.js';
 
 export const ApprovalDecisionSchema = z.enum(APPROVAL_DECISIONS, { error: `"decision" must be one of ${APPROVAL_DECISIONS.join(', ')}` });
@@ -94,6 +95,8 @@ export const LIST_FRAME_SCHEMAS = [
   z.object({ type: z.literal('session'), session: SessionSnapshotSchema }),
   z.object({ type: z.literal('session_removed'), id: z.string() }),
   z.object({ type: z.literal('scanning'), ...ScanProgressSchema.shape }),
+  /** The projects and the pending requests to add one: when the socket opens and at each change. */
+  z.object({ type: z.literal('projects'), projects: z.array(ProjectSchema), requests: z.array(ProjectRequestSchema) }),
 ] as const;
 
 export const SessionListFrameSchema = z.discriminatedUnion('type', LIST_FRAME_SCHEMAS).meta({ id: 'SessionListFrame', description: 'A frame of the list socket /ws/sessions.' });

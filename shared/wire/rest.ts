@@ -40,6 +40,15 @@ import {
   ViewMessageSchema,
 } from './resources.js';
 import { JsonObject, ReasoningEffortSchema } from './parts.js';
+import {
+  ProjectDecisionBodySchema,
+  ProjectFolderBodySchema,
+  ProjectRemoveQuerySchema,
+  ProjectRequestBodySchema,
+  ProjectRequestSchema,
+  ProjectsListSchema,
+  ProjectWaitQuerySchema,
+} from './projects.js';
 import { APPROVAL_MODES } from './constants.js';
 
 /** Every refusal: a sentence, and for some a machine-readable code (`busy`, `dirty_worktree`) and the files in the way. */
@@ -228,7 +237,43 @@ export const ROUTES = {
     },
   },
 
-  'GET /api/workdirs': { tag: 'workspaces', summary: 'The folders sessions may work in.', responses: { 200: json(z.object({ roots: z.array(z.string()) }), 'SKEIN_WORKDIR roots.') } },
+  'GET /api/workdirs': { tag: 'workspaces', summary: 'The folders sessions may work in.', responses: { 200: json(z.object({ roots: z.array(z.string()) }), 'The existing projects, SKEIN_WORKDIR roots first.') } },
+  'GET /api/projects': { tag: 'workspaces', summary: 'The projects (the folders the user chose) and the pending requests to add one.', responses: { 200: json(ProjectsListSchema, 'The projects, SKEIN_WORKDIR\'s roots first; a folder that no longer exists is `missing`.') } },
+  'POST /api/projects': {
+    tag: 'workspaces',
+    summary: 'Add a folder the user chose (an absolute path; not `/`, the home folder itself, or the data folder).',
+    body: ProjectFolderBodySchema,
+    responses: { 201: json(ProjectsListSchema.extend({ folder: z.string() }), 'Added (`folder`: as kept, symlinks resolved).'), 400: refused('Not a folder that can be a project: `error` says why.') },
+  },
+  'DELETE /api/projects': {
+    tag: 'workspaces',
+    summary: 'Remove a project (its sessions stay; new ones cannot start there).',
+    query: ProjectRemoveQuerySchema,
+    responses: { 200: json(ProjectsListSchema, 'Removed.'), 400: BAD_REQUEST, 404: refused('Not one of the projects.'), 409: refused('One of the folders this server was started with (SKEIN_WORKDIR).') },
+  },
+  'POST /api/projects/requests': {
+    tag: 'workspaces',
+    summary: 'Ask the user to add a folder (an editor opening its project): shown in every web UI tab until someone answers.',
+    body: ProjectRequestBodySchema,
+    responses: { 201: json(z.object({ request: ProjectRequestSchema }), 'Pending (or `allowed` at once: the folder is already inside a project).'), 400: refused('Not a folder that can be a project: `error` says why.') },
+  },
+  'POST /api/projects/requests/:id': {
+    tag: 'workspaces',
+    summary: "The user's answer to a request to add a folder (`allow` adds it).",
+    body: ProjectDecisionBodySchema,
+    responses: {
+      200: json(z.object({ request: ProjectRequestSchema }), 'Decided.'),
+      400: refused('A bad body, or the folder can no longer be a project.'),
+      404: refused('No such request.'),
+      409: json(ErrorBodySchema.extend({ request: ProjectRequestSchema }), 'Already decided (elsewhere): `request` says how.'),
+    },
+  },
+  'GET /api/projects/requests/:id': {
+    tag: 'workspaces',
+    summary: 'A request to add a folder; with `?wait=<seconds>` (at most 60), answered once it is decided or when they have passed.',
+    query: ProjectWaitQuerySchema,
+    responses: { 200: json(z.object({ request: ProjectRequestSchema }), 'The request.'), 400: BAD_REQUEST, 404: refused('No such request.') },
+  },
   'GET /api/trash': { tag: 'workspaces', summary: 'Deleted sessions, restorable.', responses: { 200: json(z.object({ sessions: z.array(TrashedSessionSchema) }), 'The trash.') } },
   'POST /api/trash/:id/restore': {
     tag: 'workspaces',

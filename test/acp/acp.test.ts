@@ -221,8 +221,9 @@ describe('skein acp --server URL', () => {
     await expect(run.connection.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toThrow(/not a PNG, JPEG, GIF or WebP/);
     await expect(run.connection.agent.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'echo: x' }] })).rejects.toMatchObject({ code: -32002 });
     await expect(run.connection.agent.request('session/load', { sessionId: 'nope', cwd: server.workDir, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
-    // A folder outside the server's SKEIN_WORKDIR: the server's reason.
-    await expect(run.connection.agent.request('session/new', { cwd: tempDir('acp-elsewhere'), mcpServers: [] })).rejects.toThrow(/SKEIN_WORKDIR/);
+    // A folder outside the server's projects: the editor is asked; dismissed (cancelled), nothing opens, and the error says how to allow it.
+    await expect(run.connection.agent.request('session/new', { cwd: tempDir('acp-elsewhere'), mcpServers: [] })).rejects.toThrow(/not inside a project: opening it in skein was denied/);
+    expect(run.permissions.at(-1)?.toolCall.title).toMatch(/^Open .*acp-elsewhere.* in skein\?$/);
     // An attached file is quoted in the message the model gets.
     const withFile = await run.connection.agent.request('session/prompt', {
       sessionId: id,

@@ -17,7 +17,7 @@ import { ROUTES, type Route } from '../../shared/wire/rest.js';
 import { untilAsked } from '../helpers/approvals.js';
 import { authHeaders } from '../helpers/auth.js';
 import { checked, DOCUMENT, documentProblems, eventProblems } from '../helpers/openapi.js';
-import { api, startTestServer, type TestServer } from '../helpers/server.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { storedEvents } from '../helpers/stored-events.js';
 import { png } from '../helpers/images.js';
@@ -166,6 +166,24 @@ describe('a real session, route by route', () => {
     for (const route of ['/healthz', '/api/workdirs', '/api/models', '/api/settings', '/api/mcp', '/api/trust']) expect((await api(server.url, route)).status, route).toBe(200);
     expect((await api(server.url, '/api/trust', { body: { folder: server.workDir, decision: 'trust' } })).status).toBe(400);
     expect([200, 404, 422]).toContain((await api(server.url, '/api/trust', { body: { folder: server.workDir, decision: 'revoke' } })).status);
+    // Projects: added, asked for (an editor), decided, waited on, removed.
+    const project = tempDir('openapi-project');
+    expect((await api(server.url, '/api/projects', { body: { folder: '/' } })).status).toBe(400);
+    expect((await api(server.url, '/api/projects', { body: { folder: project } })).status).toBe(201);
+    expect((await api(server.url, '/api/projects')).status).toBe(200);
+    expect((await api(server.url, `/api/projects?folder=${encodeURIComponent(project)}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await api(server.url, '/api/projects?folder=%2Fnot-a-project', { method: 'DELETE' })).status).toBe(404);
+    expect((await api(server.url, `/api/projects?folder=${encodeURIComponent(server.workDir)}`, { method: 'DELETE' })).status).toBe(409);
+    expect((await api(server.url, '/api/projects?nothing=1', { method: 'DELETE' })).status).toBe(400);
+    expect((await api(server.url, '/api/projects/requests', { body: { folder: 7 } })).status).toBe(400);
+    const opening = (await api<{ request: { id: string } }>(server.url, '/api/projects/requests', { body: { folder: project } })).body.request;
+    expect((await api(server.url, `/api/projects/requests/${opening.id}?wait=0`)).status).toBe(200);
+    expect((await api(server.url, `/api/projects/requests/${opening.id}?wait=soon`)).status).toBe(400);
+    expect((await api(server.url, '/api/projects/requests/none')).status).toBe(404);
+    expect((await api(server.url, `/api/projects/requests/${opening.id}`, { body: { decision: 'maybe' } })).status).toBe(400);
+    expect((await api(server.url, '/api/projects/requests/none', { body: { decision: 'deny' } })).status).toBe(404);
+    expect((await api(server.url, `/api/projects/requests/${opening.id}`, { body: { decision: 'deny' } })).status).toBe(200);
+    expect((await api(server.url, `/api/projects/requests/${opening.id}`, { body: { decision: 'allow' } })).status).toBe(409);
     expect((await raw('GET', '/metrics')).status).toBe(200);
     for (const page of ['/', `/s/${id}`]) expect([200, 503]).toContain((await raw('GET', page)).status);
 

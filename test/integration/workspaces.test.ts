@@ -141,7 +141,8 @@ describe('a folder and a branch per session', () => {
   it('refuses a folder outside the roots, a worktree outside git, and bad input, with the reason', async () => {
     const outside = await create({ folder: tempDir('outside') });
     expect(outside.status).toBe(400);
-    expect(outside.error).toContain('SKEIN_WORKDIR');
+    expect(outside.error).toContain('is not inside a project');
+    expect(outside.error).toContain('Add folder');
     const dotdot = await create({ folder: `${repo}/../` });
     expect(dotdot.status).toBe(400);
     const noGit = await create({ folder: plain, worktree: true });

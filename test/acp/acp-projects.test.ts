@@ -1,0 +1,101 @@
+// `skein acp` beside a running web server started for another folder: the
+// editor's session/new for its own project asks the user (the editor's
+// permission request and every web UI tab), and once allowed works there;
+// denied, a clear invalid params; the web UI's answer ends the editor's prompt.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProjectRequest, SessionSnapshot } from '../../shared/protocol.js';
+import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
+import { startAcp, type AcpRun } from './acp-client.js';
+
+const runs: AcpRun[] = [];
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const run of runs.splice(0)) await run.close();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+const SLOW = { timeout: 300_000 };
+
+async function besideServer(): Promise<{ server: TestServer; run: AcpRun; project: string }> {
+  const server = await startTestServer({}, { dataDir: tempDir('acp-projects-data') });
+  servers.push(server);
+  // The editor's own project: not the folder the web UI's server was started for.
+  const project = tempDir('acp-editor-project');
+  fs.writeFileSync(path.join(project, 'README.md'), 'the editor project\n');
+  // Found through the data folder's lock, as an editor's `skein acp` finds the web UI's server.
+  const run = startAcp({ SKEIN_DATA_DIR: server.dataDir });
+  runs.push(run);
+  await run.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} }).catch((err: unknown) => {
+    throw new Error(`${String(err)}: ${run.stderr()}`);
+  });
+  return { server, run, project };
+}
+
+const pending = async (server: TestServer) => (await api<{ requests: ProjectRequest[] }>(server.url, '/api/projects')).body.requests;
+
+describe('skein acp beside a running web server: the editor opens its own project', () => {
+  it('asks through session/request_permission; allowed, the session works in the editor\'s folder, which stays a project', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    run.answerPermission = async (request) => ({ outcome: { outcome: 'selected', optionId: request.options.find((o) => o.kind === 'allow_always')!.optionId } });
+    const created = await run.connection.agent.request('session/new', { cwd: project, mcpServers: [] });
+    expect(run.permissions).toHaveLength(1);
+    expect(run.permissions[0]!.toolCall.title).toBe(`Open ${fs.realpathSync(project)} in skein?`);
+    const snapshot = (await api<SessionSnapshot>(server.url, `/api/sessions/${created.sessionId}`)).body;
+    expect(snapshot.workspace?.workDir).toBe(project);
+    // Remembered: in the list (and the data folder's file), and not asked again.
+    const projects = (await api<{ projects: { folder: string }[] }>(server.url, '/api/projects')).body.projects.map((p) => p.folder);
+    expect(projects).toContain(fs.realpathSync(project));
+    const file = path.join(server.dataDir, 'projects.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file, 'utf8')).toContain(fs.realpathSync(project));
+    await run.connection.agent.request('session/new', { cwd: path.join(project), mcpServers: [] });
+    expect(run.permissions).toHaveLength(1);
+    expect(await pending(server)).toEqual([]);
+  });
+
+  it('denied in the editor: invalid params that say so and how to allow it; nothing is added', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    run.answerPermission = async (request) => ({ outcome: { outcome: 'selected', optionId: request.options.find((o) => o.kind === 'reject_once')!.optionId } });
+    const refused = run.connection.agent.request('session/new', { cwd: project, mcpServers: [] });
+    await expect(refused).rejects.toMatchObject({ code: -32602 });
+    await expect(refused).rejects.toThrow(/not inside a project: opening it in skein was denied.*allow it, or add it in the web UI/);
+    expect((await api<{ projects: { folder: string }[] }>(server.url, '/api/projects')).body.projects.map((p) => p.folder)).toEqual([server.workDir]);
+    expect(await pending(server)).toEqual([]);
+    expect(fs.existsSync(path.join(server.dataDir, 'projects.json'))).toBe(false);
+  });
+
+  it('answered in the web UI first: the editor\'s prompt is withdrawn and the session opens', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    let withdrawn = false;
+    run.answerPermission = (_request, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => ((withdrawn = true), resolve({ outcome: { outcome: 'cancelled' } }))));
+    const created = run.connection.agent.request('session/new', { cwd: project, mcpServers: [] });
+    // Every web UI tab is told (the list socket carries the same list).
+    const [request] = await until(async () => ((await pending(server)).length ? pending(server) : undefined), 'the pending request');
+    expect(request!.folder).toBe(fs.realpathSync(project));
+    await until(() => run.permissions.length === 1, 'the editor\'s prompt');
+    expect((await api(server.url, `/api/projects/requests/${request!.id}`, { body: { decision: 'allow' } })).status).toBe(200);
+    const { sessionId } = await created;
+    expect((await api<SessionSnapshot>(server.url, `/api/sessions/${sessionId}`)).body.workspace?.workDir).toBe(project);
+    await until(() => withdrawn, 'the editor\'s prompt withdrawn');
+    // The second answer is too late.
+    expect((await api(server.url, `/api/projects/requests/${request!.id}`, { body: { decision: 'deny' } })).status).toBe(409);
+  });
+
+  it('never asks about the home folder itself, the whole disk or the data folder: refused with the reason', SLOW, async () => {
+    const { server, run } = await besideServer();
+    for (const [cwd, reason] of [
+      [os.homedir(), /your home folder itself/],
+      ['/', /the whole disk/],
+      [server.dataDir, /skein's data folder/],
+    ] as const) {
+      await expect(run.connection.agent.request('session/new', { cwd, mcpServers: [] })).rejects.toThrow(reason);
+    }
+    expect(run.permissions).toEqual([]);
+  });
+});
