@@ -190,9 +190,22 @@ export async function pushWorktree(workspace: Workspace | undefined): Promise<Wo
   const ref = `refs/heads/${o.branch}`;
   // Hooks stay off (core.hooksPath, --no-verify); the user's ssh agent is theirs to use for their own push.
   const env = { ...(process.env.SSH_AUTH_SOCK && { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK }) };
-  await git(o.worktree, ['push', '--quiet', '--no-verify', '--', remote, `${ref}:${ref}`], [0], withVariables(withConfig(hardening, PUSH_PROTOCOLS), env));
+  // A remote on this machine is another repository whose receive-pack git starts here, without skein's overrides
+  // (git clears them for a local transport): its hooks are turned off on its command line.
+  const url = (await git(o.worktree, ['remote', 'get-url', '--push', '--', remote], [0], hardening)).stdout.trim();
+  const local = isLocalUrl(url) ? [`--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false receive-pack`] : [];
+  await git(o.worktree, ['push', '--quiet', '--no-verify', ...local, '--', remote, `${ref}:${ref}`], [0], withVariables(withConfig(hardening, PUSH_PROTOCOLS), env));
   const commit = (await git(o.worktree, ['rev-parse', 'HEAD'], [0], hardening)).stdout.trim();
   return { message: `Pushed ${o.branch} (${commit.slice(0, 12)}) to ${remote}.`, commit };
+}
+
+/** A path or file:// URL (git's rule: a ':' before any '/' is an scp-like host:path, `://` a URL). */
+export function isLocalUrl(url: string): boolean {
+  if (url.startsWith('file://')) return true;
+  if (url.includes('://')) return false;
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  return colon < 0 || (slash >= 0 && slash < colon);
 }
 
 /** The worktree as it is now, as a tree, through a copy of its index (its own index is only read). */
