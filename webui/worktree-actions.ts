@@ -39,6 +39,8 @@ export const worktreeActionStyles = css`
 `;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** The server's sentences start lower-case (they follow "refused: "); the panel shows them as sentences. */
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function worktreeActions(host: WorktreeActionsHost, r: ChangesReport) {
   const wt = r.worktree!;
@@ -51,7 +53,7 @@ export function worktreeActions(host: WorktreeActionsHost, r: ChangesReport) {
       e.preventDefault();
       void run(host, 'commit', { message: host.commitMessage });
     }}>
-      <input type="text" aria-label="Commit message" placeholder="Commit message" .value=${host.commitMessage}
+      <input type="text" aria-label="Commit summary" placeholder="Commit message" .value=${host.commitMessage}
         @input=${(e: Event) => (host.commitMessage = (e.target as HTMLInputElement).value)}>
       <button type="submit" class="primary" ?disabled=${busy || wt.uncommitted === 0 || !host.commitMessage.trim()}
         title="Commit every change of the worktree on ${r.branch}">${host.acting === 'commit' ? 'Committing…' : 'Commit'}</button>
@@ -100,7 +102,7 @@ async function run(host: WorktreeActionsHost, action: Action, body: Record<strin
     const refusal = err instanceof api.ApiError ? err : undefined;
     host.outcome = {
       ok: false,
-      text: err instanceof Error ? err.message : String(err),
+      text: sentence(err instanceof Error ? err.message : String(err)),
       ...(refusal?.code === 'merge_conflict' && refusal.files?.length && { conflicts: refusal.files, conflictNote: 'Conflicting files (the merge was aborted: nothing changed):' }),
       ...(refusal?.code === 'dirty_main' && refusal.files?.length && { conflicts: refusal.files, conflictNote: 'Uncommitted in the main checkout:' }),
     };
