@@ -29,6 +29,8 @@ const FALLBACK_IDENTITY = { GIT_AUTHOR_NAME: 'skein', GIT_AUTHOR_EMAIL: 'skein@l
 
 /** Pushing is the one network use: these transports only (never `ext::`, which runs a command). */
 const PUSH_PROTOCOLS: [string, string][] = ['file', 'git', 'ssh', 'http', 'https'].map((p) => [`protocol.${p}.allow`, 'always']);
+/** No prompt can be answered from the server: ssh fails at once rather than waiting for a passphrase or a host key. */
+const PUSH_SSH: [string, string] = ['core.sshCommand', 'ssh -o BatchMode=yes'];
 
 interface Own {
   worktree: string;
@@ -194,7 +196,7 @@ export async function pushWorktree(workspace: Workspace | undefined): Promise<Wo
   // (git clears them for a local transport): its hooks are turned off on its command line.
   const url = (await git(o.worktree, ['remote', 'get-url', '--push', '--', remote], [0], hardening)).stdout.trim();
   const local = isLocalUrl(url) ? [`--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false receive-pack`] : [];
-  await git(o.worktree, ['push', '--quiet', '--no-verify', ...local, '--', remote, `${ref}:${ref}`], [0], withVariables(withConfig(hardening, PUSH_PROTOCOLS), env));
+  await git(o.worktree, ['push', '--quiet', '--no-verify', ...local, '--', remote, `${ref}:${ref}`], [0], withVariables(withConfig(hardening, [...PUSH_PROTOCOLS, PUSH_SSH]), env));
   const commit = (await git(o.worktree, ['rev-parse', 'HEAD'], [0], hardening)).stdout.trim();
   return { message: `Pushed ${o.branch} (${commit.slice(0, 12)}) to ${remote}.`, commit };
 }
