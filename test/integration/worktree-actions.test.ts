@@ -185,27 +185,29 @@ describe("a worktree session's actions", () => {
     expect((await worktreeEvents(id)).at(-1)).toMatchObject({ action: 'discard', outcome: 'done', commit: start });
   });
 
-  it('push: absent without a remote; to a bare remote, hooks never run', async () => {
+  it('push: absent without a remote; to a bare remote; no hook of the repository or the remote runs for commit, merge or push', async () => {
     const { repo, id } = await worktreeSession();
-    await say(server, id, 'bash: echo pushed > pushed.txt');
-    expect((await act(id, 'commit', { message: 'push me' })).status).toBe(200);
-    expect((await changes(server, id)).worktree?.remote).toBeUndefined();
-    expect((await act(id, 'push')).body).toMatchObject({ code: 'no_remote' });
     const bare = tempDir('bare');
     gitIn(bare, 'init', '--quiet', '--bare');
-    gitIn(repo, 'remote', 'add', 'origin', bare);
-    // A hook in the repository and one in the remote: neither may run.
+    // Hooks in the repository (named by its own config too) and in the remote: none may run.
     const marker = path.join(tempDir('marker'), 'ran');
-    for (const hook of [path.join(repo, '.git', 'hooks', 'pre-push'), path.join(bare, 'hooks', 'pre-receive')]) {
-      fs.writeFileSync(hook, `#!/bin/sh\necho ran >> ${marker}\nexit 0\n`, { mode: 0o755 });
+    const hooks = ['pre-commit', 'commit-msg', 'post-commit', 'pre-merge-commit', 'post-merge', 'pre-push', 'reference-transaction'].map((h) => path.join(repo, '.git', 'hooks', h));
+    for (const hook of [...hooks, path.join(bare, 'hooks', 'pre-receive'), path.join(bare, 'hooks', 'post-receive')]) {
+      fs.writeFileSync(hook, `#!/bin/sh\necho ${path.basename(hook)} >> ${marker}\nexit 1\n`, { mode: 0o755 });
     }
     gitIn(repo, 'config', 'core.hooksPath', path.join(repo, '.git', 'hooks'));
+    await say(server, id, 'bash: echo pushed > pushed.txt');
+    expect((await act(id, 'commit', { message: 'push me' })).status).toBe(200);
+    expect((await act(id, 'merge')).status).toBe(200);
+    expect((await changes(server, id)).worktree?.remote).toBeUndefined();
+    expect((await act(id, 'push')).body).toMatchObject({ code: 'no_remote' });
+    gitIn(repo, 'remote', 'add', 'origin', bare);
     expect((await changes(server, id)).worktree?.remote).toBe('origin');
     const pushed = await act(id, 'push');
     expect(pushed.status, pushed.body.error).toBe(200);
     expect(gitIn(bare, 'rev-parse', `refs/heads/skein/${id}`).trim()).toBe(gitIn(repo, 'rev-parse', `skein/${id}`).trim());
     expect(pushed.body.commit).toBe(gitIn(repo, 'rev-parse', `skein/${id}`).trim());
-    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '').toBe('');
     expect((await worktreeEvents(id)).at(-1)).toMatchObject({ action: 'push', outcome: 'done' });
   });
 
