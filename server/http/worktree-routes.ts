@@ -29,7 +29,8 @@ export function mountWorktreeRoutes(app: express.Express, sessions: Sessions): v
       try {
         const running = run(live, req.body ?? {}, res);
         if (!running) return; // a 400 was sent
-        const result = await running;
+        // A message sent meanwhile is logged; its turn starts once git is done.
+        const result = await session.holdTurnsWhile(running);
         session.append(noticeOf(name, 'done', result));
         await session.durable();
         res.json(result);

@@ -224,6 +224,20 @@ describe("a worktree session's actions", () => {
     await waitForEvents(server.url, id, (es) => idleCount(es) > before, 60_000);
     expect(await worktreeEvents(id)).toEqual([]);
     expect(gitIn(repo, 'log', '--format=%s', `skein/${id}`).trim()).toBe('start');
+    expect(fs.existsSync(path.join(repo, 'during.txt'))).toBe(false);
+
+    // A message sent while an action runs: logged, but its turn starts only once git is done.
+    await say(server, id, 'bash: echo y > held.txt');
+    const idleBefore = idleCount(await eventsOf(server.url, id));
+    const [applied, sent] = await Promise.all([act(id, 'apply'), api(server.url, `/api/sessions/${id}/messages`, { body: { text: 'echo: meanwhile' } })]);
+    expect(sent.status).toBe(202);
+    const after = await waitForEvents(server.url, id, (es) => idleCount(es) > idleBefore, 60_000);
+    if (applied.status === 200) {
+      const notice = after.find((e) => e.kind === 'worktree')!;
+      const user = after.findLast((e) => e.kind === 'user')!;
+      const started = after.find((e) => e.seq > user.seq && e.kind === 'state' && e.from === 'WaitingForUserInput')!;
+      expect(started.seq).toBeGreaterThan(notice.seq);
+    } else expect(applied.body.code).toBe('busy');
 
     const shared = await create(server, { folder: repo, worktree: false });
     expect((await act(shared, 'merge')).body).toMatchObject({ code: 'no_worktree' });
