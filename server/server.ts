@@ -103,7 +103,7 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
   let port = config.port;
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
-  const serverSettings = { sandbox: config.sandbox, sandboxNetwork: config.sandboxNetwork, sandboxRead: config.sandboxRead };
+  const serverSettings = { sandbox: config.sandbox, sandboxNetwork: config.sandboxNetwork, sandboxRead: config.sandboxRead, worktreeDefault: config.worktreeDefault === true };
   const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust, serverSettings });
   const server = http.createServer(app);
   guardSockets(server);

@@ -14,6 +14,7 @@ import type { ApprovalPreviewSchema, ApprovalRuleSchema, GaugeSchema, ImageInput
 import type {
   ChangedFileSchema,
   ChangesReportSchema,
+  WorktreeActionResultSchema,
   McpServerInfoSchema,
   McpToolInfoSchema,
   ModelEntrySchema,
@@ -83,6 +84,7 @@ export type McpEvent = EventOf<'mcp'>;
 export type ToolsChangedEvent = EventOf<'tools_changed'>;
 export type ToolsetEvent = EventOf<'toolset'>;
 export type AnswerCutEvent = EventOf<'answer_cut'>;
+export type WorktreeEvent = EventOf<'worktree'>;
 export type ModeEvent = EventOf<'mode'>;
 
 /** An event before the log gives it its seq and ts. */
@@ -96,6 +98,7 @@ export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 export type ChangedFile = z.infer<typeof ChangedFileSchema>;
 export type ChangesReport = z.infer<typeof ChangesReportSchema>;
+export type WorktreeActionResult = z.infer<typeof WorktreeActionResultSchema>;
 export type TrashedSession = z.infer<typeof TrashedSessionSchema>;
 export type McpToolInfo = z.infer<typeof McpToolInfoSchema>;
 export type McpServerInfo = z.infer<typeof McpServerInfoSchema>;

@@ -1,10 +1,10 @@
 // The REST calls the UI makes. Model listing and switching belong to a newer
 // server API (GET /api/models, POST /api/sessions/:id/model); they are read
 // loosely and fail soft, so the UI still works against a server without them.
-import type { ChangesReport, ListedSession, McpServerInfo, ProjectFileTrust, RewindPreview, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage } from '../shared/protocol.js';
+import type { ChangesReport, ListedSession, McpServerInfo, ProjectFileTrust, RewindPreview, SessionSnapshot, SkeinEvent, TrashedSession, ViewMessage, WorktreeActionResult } from '../shared/protocol.js';
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, message: string, readonly code?: string, readonly files?: string[]) {
     super(message);
   }
 }
@@ -22,7 +22,10 @@ async function call<T>(route: string, init?: { method?: string; body?: unknown }
   } catch {
     body = undefined;
   }
-  if (!res.ok) throw new ApiError(res.status, (body as { error?: string } | undefined)?.error ?? `${route}: HTTP ${res.status}`);
+  if (!res.ok) {
+    const refusal = body as { error?: string; code?: string; files?: string[] } | undefined;
+    throw new ApiError(res.status, refusal?.error ?? `${route}: HTTP ${res.status}`, refusal?.code, refusal?.files);
+  }
   return body as T;
 }
 
@@ -46,7 +49,7 @@ export interface NewSessionOptions {
 
 export async function createSession(options: NewSessionOptions | string = {}): Promise<string> {
   const o = typeof options === 'string' ? { model: options } : options;
-  const body = { ...(o.model && { model: o.model }), ...(o.folder && { folder: o.folder }), ...(o.worktree && { worktree: true }) };
+  const body = { ...(o.model && { model: o.model }), ...(o.folder && { folder: o.folder }), ...(o.worktree !== undefined && { worktree: o.worktree }) };
   return (await call<{ id: string }>('/api/sessions', { body })).id;
 }
 
@@ -90,6 +93,20 @@ export async function removeProject(folder: string): Promise<void> {
 /** The user's answer to an editor's request to open a folder (409: answered elsewhere first). */
 export async function decideProjectRequest(id: string, decision: 'allow' | 'deny'): Promise<void> {
   await call(`/api/projects/requests/${encodeURIComponent(id)}`, { body: { decision } });
+}
+
+/** SKEIN_WORKTREE: whether a new session gets its own worktree by default (false when it cannot be read). */
+export async function serverWorktreeDefault(): Promise<boolean> {
+  try {
+    return (await call<{ worktreeDefault?: boolean }>('/api/settings')).worktreeDefault === true;
+  } catch {
+    return false;
+  }
+}
+
+/** One of the Changes panel's actions on the session's own worktree (refused with the server's sentence). */
+export async function worktreeAction(id: string, action: 'commit' | 'merge' | 'apply' | 'discard' | 'push', body: Record<string, unknown> = {}): Promise<WorktreeActionResult> {
+  return call<WorktreeActionResult>(`${sessionRoute(id)}/worktree/${action}`, { body });
 }
 
 export function exportUrl(id: string, format: 'jsonl' | 'md'): string {

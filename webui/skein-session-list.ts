@@ -8,7 +8,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { ListedSession, Project, SessionSnapshot, TrashedSession } from '../shared/protocol.js';
 import './skein-projects.js';
-import { exportUrl } from './api.js';
+import { exportUrl, serverWorktreeDefault } from './api.js';
 import { formatCost, formatTokens, STATE_WORDS, timeAgo } from './format.js';
 import { markedParts } from '../shared/search-snippet.js';
 import { ancestorsOf, sessionTree, type SessionNode } from './session-tree.js';
@@ -55,6 +55,23 @@ export class SkeinSessionList extends LitElement {
     this.folder = '';
     this.worktree = false;
     this.unfolded = new Set();
+  }
+
+  /** SKEIN_WORKTREE: the "Own git worktree" box starts from the server's default (until the user ticks it either way). */
+  private worktreeDefault = false;
+  private worktreeChosen = false;
+
+  override connectedCallback() {
+    super.connectedCallback();
+    void serverWorktreeDefault().then((on) => {
+      this.worktreeDefault = on;
+      if (!this.worktreeChosen) this.worktree = on;
+    });
+  }
+
+  /** The new session's `worktree`: said only when it differs from the server's default (which then applies only in a git folder). */
+  private worktreeChoice(): { worktree?: boolean } {
+    return this.worktree === this.worktreeDefault ? {} : { worktree: this.worktree };
   }
 
   static override styles = css`
@@ -107,7 +124,7 @@ export class SkeinSessionList extends LitElement {
   override render() {
     const roots = this.projects.filter((p) => !p.missing).map((p) => p.folder);
     return html`
-      <button class="new" @click=${() => this.fire('new-session', { ...(this.folder.trim() && { folder: this.folder.trim() }), ...(this.worktree && { worktree: true }) })}>+ New session</button>
+      <button class="new" @click=${() => this.fire('new-session', { ...(this.folder.trim() && { folder: this.folder.trim() }), ...this.worktreeChoice() })}>+ New session</button>
       <details class="where">
         <summary>Folder${this.folder.trim() ? `: ${this.folder.trim()}` : ''}${this.worktree ? ' · own worktree' : ''}</summary>
         <label>Working folder (one of your projects, or inside one)
@@ -115,7 +132,10 @@ export class SkeinSessionList extends LitElement {
             @input=${(e: Event) => (this.folder = (e.target as HTMLInputElement).value)}>
         </label>
         <datalist id="roots">${roots.map((r) => html`<option value=${r}></option>`)}</datalist>
-        <label><input type="checkbox" .checked=${this.worktree} @change=${(e: Event) => (this.worktree = (e.target as HTMLInputElement).checked)}>
+        <label><input type="checkbox" .checked=${this.worktree} @change=${(e: Event) => {
+          this.worktree = (e.target as HTMLInputElement).checked;
+          this.worktreeChosen = true;
+        }}>
           Own git worktree (new branch skein/&lt;id&gt;)</label>
         <skein-projects .projects=${this.projects} @project-added=${(e: CustomEvent<{ folder: string }>) => (this.folder = e.detail.folder)}></skein-projects>
       </details>

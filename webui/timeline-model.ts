@@ -198,6 +198,10 @@ export class TimelineModel {
         this.rows.push({ kind: 'notice', seq: e.seq, text: `Approval mode switched from ${name(e.from)} to ${name(e.to)} (${MODE_INFO.find((m) => m.id === e.to)?.gist ?? 'unknown'}).${e.to === 'plan' ? ' Writes and MCP tools are refused, and bash runs only in a read-only sandbox, until you switch again.' : ''}`, tone: 'info' });
         break;
       }
+      case 'worktree':
+        // The user's own action on the session's worktree (Changes panel): what was done, the commit.
+        this.rows.push({ kind: 'notice', seq: e.seq, text: e.message, tone: e.outcome === 'stopped' ? 'retry' : 'info' });
+        break;
       case 'toolset':
       case 'answer_cut':
         // A small window made the system prompt and tools lean (or a larger one brought them back); an answer was cut (once).

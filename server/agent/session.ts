@@ -241,6 +241,19 @@ export class Session {
     return this.cachedView.messages();
   }
 
+  /** A worktree action under way (the Changes panel's merge, apply...): a message meanwhile is logged, its turn waits for the action's end. */
+  private held: Promise<unknown> | undefined;
+
+  /** Runs `work` with no turn starting until it ends (the agent must not write while git merges). */
+  async holdTurnsWhile<T>(work: Promise<T>): Promise<T> {
+    this.held = work;
+    try {
+      return await work;
+    } finally {
+      if (this.held === work) this.held = undefined;
+    }
+  }
+
   /** A user message; `/compact [focus]` asks for a compaction instead. Another instance's session: forwarded there. */
   userMessage(text: string, images?: readonly ImageInput[], inbox?: number): void | Promise<void> {
     // Bytes that are not an image are refused here, before anything is forwarded or logged (throws ImageError).
@@ -253,7 +266,10 @@ export class Session {
     const refs = images?.length ? saveImages(images, imagesDirOf(this)) : undefined;
     this.append({ kind: 'user', text, ...(inbox !== undefined && { inbox }), ...(saved && { saved }), ...(refs && { images: refs }) });
     if (command) this.requestCompaction({ trigger: 'manual', ...command });
-    else this.agent?.wake();
+    else if (this.held) {
+      const wake = () => this.agent?.wake();
+      void this.held.then(wake, wake);
+    } else this.agent?.wake();
   }
 
   /** Queues a compaction; one that cannot start at once is logged as `queued` first (throws LogWriteError if the log refuses). */

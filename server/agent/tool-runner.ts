@@ -17,6 +17,7 @@ import { spillDirOf } from './session-files.js';
 import { Cancelled } from './turn-end.js';
 import type { ToolRunSettings } from './types.js';
 import { Checkpoints, writesFiles } from '../workspace/checkpoints.js';
+import { isFileTool } from '../workspace/plain-checkpoints.js';
 import { log } from '../log.js';
 
 export { imagesDirOf, spillDirOf } from './session-files.js';
@@ -106,6 +107,10 @@ export class ToolRunner {
       // Plan mode's bash: in the read-only sandbox, never in SKEIN_SANDBOX's (or none).
       const callCtx = clearance.readOnly ? { ...ctx, sandbox: clearance.sandbox } : ctx;
       const result = recorded ?? (await runTool(call.name, call.input, callCtx, this.toolSet.callable(call.name)));
+      // What bash or an MCP tool changed, for the Changes of a session sharing its folder (a file tool names its target).
+      if (writesFiles(call.name) && !isFileTool(call.name) && !recorded && !clearance.readOnly && !this.session.log.header.workspace?.worktree) {
+        await checkpointsOf(this.session, this.settings.workDir).afterCall(seqs[i]!).catch((err: unknown) => log.warn(`no record of what ${call.name} changed: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id }));
+      }
       // A single huge result is capped as it arrives; the full output stays readable in the session folder.
       const capped =
         this.settings.resultCap === false

@@ -143,7 +143,7 @@ export class TurnClosing {
 function answeredTurn(events: readonly SkeinEvent[]): boolean {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (e.kind === 'usage' || e.kind === 'status' || e.kind === 'limits' || e.kind === 'mode') continue;
+    if (e.kind === 'usage' || e.kind === 'status' || e.kind === 'limits' || e.kind === 'mode' || e.kind === 'worktree') continue;
     return e.kind === 'agent' && e.endOfTurn;
   }
   return false;

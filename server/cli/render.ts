@@ -74,6 +74,8 @@ export class TextRenderer {
         return [`· model: ${event.from} → ${event.to}`];
       case 'mode':
         return [`· approval mode: ${event.from} → ${event.to}`];
+      case 'worktree':
+        return [`· ${oneLine(event.message, 400)}`];
       case 'limits':
         return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
       case 'toolset':

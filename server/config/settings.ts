@@ -54,6 +54,11 @@ export const SETTINGS = [
     fallback: () => [process.cwd()],
   }),
   setting({
+    key: 'worktreeDefault', env: 'SKEIN_WORKTREE', flag: '--worktree', defaultText: 'off',
+    description: "A new session in a git folder gets its own git worktree on a branch `skein/<id>` unless it asks otherwise (on or off; the web UI's *Own git worktree* box starts from it; see [Daily use](daily-use.md))",
+    parse: onOff, fallback: () => false,
+  }),
+  setting({
     key: 'model', env: 'SKEIN_MODEL', flag: '--model', defaultText: 'predictable, or the default model of the provider that is set up',
     description: "Model for new sessions: a model name (`claude-sonnet-4-5`, `gpt-4.1`, `gemini-2.5-pro`) or `provider:model` (`predictable` is the built-in offline model; see [Providers](providers.md))",
     parse: nonEmpty('a model name'), fallback: defaultModel,

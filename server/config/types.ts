@@ -49,6 +49,8 @@ export interface Config {
   sandbox: SandboxMode;
   /** The sandbox keeps the network. */
   sandboxNetwork: boolean;
+  /** SKEIN_WORKTREE: a new session in a git folder gets its own worktree unless it asks otherwise; absent: off. */
+  worktreeDefault?: boolean;
   /** SKEIN_SANDBOX_READ: more folders the sandbox shows read-only. */
   sandboxRead: string[];
   /** SKEIN_MCP_CONFIG: the user's own .mcp.json-shaped file of MCP servers (`${VAR}` expanded), besides a trusted <workdir>/.mcp.json. */

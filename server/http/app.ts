@@ -24,6 +24,7 @@ import { addTrustRoutes } from './trust-routes.js';
 import { addProjectRoutes } from './project-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
 import { mountRewindRoutes } from './rewind-routes.js';
+import { mountWorktreeRoutes } from './worktree-routes.js';
 import { mountImageRoute } from './image-route.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
@@ -115,7 +116,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     if (!body) return;
     const { model, folder, worktree } = body;
     try {
-      const { session } = await sessions.createIn(model, { ...(folder && { folder }), ...(worktree && { worktree }) });
+      const { session } = await sessions.createIn(model, { ...(folder && { folder }), ...(worktree !== undefined && { worktree }) });
       // The database store inserts the session's row with its first group: answered once it is.
       await session.log.flushed?.();
       res.status(201).json({ id: session.id });
@@ -127,6 +128,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
 
   mountManageRoutes(app, sessions);
   mountRewindRoutes(app, sessions);
+  mountWorktreeRoutes(app, sessions);
   mountImageRoute(app, sessions);
 
   app.get('/api/settings', (_req, res) => {

@@ -12,6 +12,9 @@ import { ForkPointError } from '../manage/fork.js';
 import { ROUTES } from '../../shared/wire/rest.js';
 import { valid } from './validate.js';
 import { changesOf } from '../workspace/changes.js';
+import { sessionPaths } from '../workspace/session-paths.js';
+import { worktreeStatus } from '../workspace/worktree-actions.js';
+import { checkpointsOf } from '../agent/tool-runner.js';
 import { GitError } from '../workspace/git.js';
 import { DirtyWorktreeError, WorkspaceError } from '../workspace/workspace.js';
 
@@ -105,8 +108,15 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   app.get('/api/sessions/:id/changes', async (req, res) => {
     const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
+    const workspace = live.session.log.header.workspace;
     try {
-      res.json(await changesOf(live.session.log.header.workspace, sessions.roots()[0]!));
+      // A folder shared with other sessions: only the files this session changed.
+      const only = workspace?.repo && !workspace.worktree
+        ? sessionPaths(live.session.log.all(), workspace.workDir, workspace.repo, checkpointsOf(live.session, workspace.workDir).touched())
+        : undefined;
+      const report = await changesOf(workspace, sessions.roots()[0]!, only);
+      if (workspace?.worktree && report.git) report.worktree = await worktreeStatus(workspace);
+      res.json(report);
     } catch (err) {
       if (err instanceof GitError) res.status(500).json({ error: err.message });
       else throw err;

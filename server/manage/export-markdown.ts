@@ -134,6 +134,9 @@ function eventLines(e: SkeinEvent, results: ReadonlyMap<string, ToolResultEvent>
     case 'mode':
       out.push(`_Approval mode switched from ${e.from} to ${e.to}._`, '');
       break;
+    case 'worktree':
+      out.push(`_${oneLine(e.message)}_`, '');
+      break;
     default:
       break;
   }

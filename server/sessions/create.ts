@@ -22,7 +22,9 @@ export type CreateHost = Pick<SessionsHost, 'config' | 'roots' | 'live' | 'claim
 export async function createSessionIn(host: CreateHost, model: string, request: WorkspaceRequest): Promise<LiveSession> {
   createProvider(model, providerSettings(host.config));
   const id = newId();
-  const workspace = await createWorkspace(host.roots(), host.config.dataDir, id, request);
+  // SKEIN_WORKTREE=on: a worktree of its own unless the request says otherwise.
+  const asked = request.worktree === undefined && host.config.worktreeDefault ? { ...request, preferWorktree: true } : request;
+  const workspace = await createWorkspace(host.roots(), host.config.dataDir, id, asked);
   const live = createSession(host, model, workspace, id);
   // Its lease first: no other instance may take a session that is being answered to its creator.
   await host.claimed.get(id);

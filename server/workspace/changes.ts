@@ -13,11 +13,15 @@ export const MAX_FILES = 500;
 
 const STATUS: Record<string, ChangedFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'modified', C: 'added' };
 
-export async function changesOf(workspace: Workspace | undefined, fallbackDir: string): Promise<ChangesReport> {
+/**
+ * `only`: the files the session changed, for a folder it shares with other
+ * sessions (session-paths.ts): nothing else is listed.
+ */
+export async function changesOf(workspace: Workspace | undefined, fallbackDir: string, only?: ReadonlySet<string>): Promise<ChangesReport> {
   const workDir = workspace?.workDir ?? fallbackDir;
   const base = workspace?.baseCommit;
   if (!workspace?.repo || !base) return { git: false, workDir, files: [] };
-  const report: ChangesReport = { git: true, workDir, ...(workspace.branch && { branch: workspace.branch }), baseCommit: base, files: [] };
+  const report: ChangesReport = { git: true, workDir, ...(workspace.branch && { branch: workspace.branch }), baseCommit: base, files: [], ...(only && { sessionOnly: true }) };
   // Paths relative to the repository's top; only what is under the session's folder.
   const scope = ['--', '.'];
   // One read of the repository's config for the whole batch, its git folder pinned.
@@ -31,9 +35,9 @@ export async function changesOf(workspace: Workspace | undefined, fallbackDir: s
     const letter = code[0]!;
     if (letter === 'R' || letter === 'C') i++; // the old path; the new one follows
     const file = fields[i++];
-    if (file) tracked.push({ path: file, status: STATUS[letter] ?? 'modified' });
+    if (file && (!only || only.has(file))) tracked.push({ path: file, status: STATUS[letter] ?? 'modified' });
   }
-  const untracked = (await git(workDir, ['ls-files', '-z', '--others', '--exclude-standard', '--full-name', ...scope], [0], hardening)).stdout.split('\0').filter(Boolean);
+  const untracked = (await git(workDir, ['ls-files', '-z', '--others', '--exclude-standard', '--full-name', ...scope], [0], hardening)).stdout.split('\0').filter((f) => f && (!only || only.has(f)));
   const top = workspace.repo;
   for (const file of tracked.slice(0, MAX_FILES)) {
     const { stdout } = await git(top, ['diff', '--no-color', '--find-renames', base, '--', file.path], [0], hardening);

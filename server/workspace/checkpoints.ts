@@ -94,6 +94,43 @@ export class Checkpoints {
     await this.add(plainCheckpoint(this.workDir, this.store, tool, input, seq));
   }
 
+  /**
+   * After the call at `seq` ran (bash, an MCP tool): the files it changed,
+   * from its checkpoint to the folder now, kept in touched.jsonl. The Changes
+   * of a session sharing its folder lists these (and its file tools'
+   * targets), not what other sessions changed meanwhile.
+   */
+  async afterCall(seq: number): Promise<void> {
+    const before = this.entries().find((e) => e.seq === seq);
+    if (!before || !('commit' in before)) return;
+    const batch = await workTreeBatch(this.workDir);
+    if (!batch) return;
+    const now = await this.snapshotTree(batch);
+    const files = (await git(this.workDir, ['diff', '--name-only', '-z', '--no-renames', before.commit, now], [0], batch.hardening)).stdout.split('\0').filter(Boolean);
+    if (!files.length) return;
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    await fs.promises.appendFile(path.join(this.dir, 'touched.jsonl'), `${JSON.stringify({ seq, files })}\n`);
+  }
+
+  /** Every file the calls followed by `afterCall` changed (relative to the repository's top). */
+  touched(): string[] {
+    let text = '';
+    try {
+      text = fs.readFileSync(path.join(this.dir, 'touched.jsonl'), 'utf8');
+    } catch {
+      return [];
+    }
+    const files = new Set<string>();
+    for (const line of text.split('\n')) {
+      try {
+        if (line) for (const f of (JSON.parse(line) as { files: string[] }).files) files.add(f);
+      } catch {
+        /* a line cut by a crash */
+      }
+    }
+    return [...files];
+  }
+
   /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */
   private async snapshotTree({ hardening, gitDir }: WorkTreeBatch): Promise<string> {
     const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-index-'));

@@ -26,6 +26,8 @@ export interface WorkspaceRequest {
   folder?: string;
   /** Ask for the session's own worktree on branch skein/<id>. */
   worktree?: boolean;
+  /** No `worktree` asked either way and SKEIN_WORKTREE is on: its own worktree when the folder is in a repository with a commit. */
+  preferWorktree?: boolean;
   /** What the worktree's branch starts from (default: the folder's HEAD). */
   startPoint?: string;
 }
@@ -59,6 +61,8 @@ export async function createWorkspace(roots: readonly string[], dataDir: string,
     if (!repo) return { folder, workDir: folder };
     const hardening = await hardenedFor(folder);
     const [branch, baseCommit] = await Promise.all([currentBranch(folder, hardening), headCommit(folder, hardening)]);
+    // The default (SKEIN_WORKTREE=on) in a repository that has a commit to start from; a folder outside git, or a new repository, is shared.
+    if (request.preferWorktree && request.worktree === undefined && baseCommit) return createWorkspace(roots, dataDir, id, { ...request, worktree: true });
     return { folder, workDir: folder, repo, ...(branch && { branch }), ...(baseCommit && { baseCommit }) };
   }
   if (!repo) throw new WorkspaceError(`"worktree": ${folder} is not in a git repository, so it cannot have a worktree of its own`);

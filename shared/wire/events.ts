@@ -283,6 +283,22 @@ export const AnswerCutEventSchema = event(
   'An answer stopped before its end: the context window was full, or it reached its max_tokens limit (it stays in the log and the view).',
 );
 
+export const WorktreeEventSchema = event(
+  'worktree',
+  {
+    action: z.enum(['commit', 'merge', 'apply', 'discard', 'push']),
+    /** Done, or stopped with nothing lost (a merge with conflicts, aborted). */
+    outcome: z.enum(['done', 'stopped']),
+    /** A sentence for the timeline: what was done. */
+    message: z.string(),
+    /** The commit made (commit, merge) or pushed (push). */
+    commit: z.string().optional(),
+    /** The files touched, or the conflicting ones. */
+    files: z.array(z.string()).optional(),
+  },
+  "The user acted on the session's own worktree from the Changes panel (never the model: it has no tool for this).",
+);
+
 /** Every event kind. A new kind is one more entry here (see the top of this file). */
 export const EVENT_SCHEMAS = [
   UserEventSchema,
@@ -304,6 +320,7 @@ export const EVENT_SCHEMAS = [
   ToolsetEventSchema,
   ModeEventSchema,
   AnswerCutEventSchema,
+  WorktreeEventSchema,
 ] as const;
 
 export const SkeinEventSchema = z.discriminatedUnion('kind', EVENT_SCHEMAS).meta({ id: 'SkeinEvent', description: 'One event of a session log (clients skip kinds they do not know).' });

@@ -43,6 +43,13 @@ export const ForkBodySchema = z.object(
   },
   OBJECT,
 );
+/** POST /api/sessions/:id/worktree/commit: the commit's message. */
+export const WorktreeCommitBodySchema = z.object(
+  { message: z.string({ error: '"message" must be a non-empty string (the commit message)' }).trim().min(1, { error: '"message" must be a non-empty string (the commit message)' }).max(10_000, { error: '"message" must be at most 10000 characters' }) },
+  OBJECT,
+);
+/** POST /api/sessions/:id/worktree/discard: the user confirmed (uncommitted work is gone after it). */
+export const WorktreeDiscardBodySchema = z.object({ confirm: z.literal(true, { error: '"confirm" must be true: discarding loses the worktree\'s uncommitted work and its commits since the start' }) }, OBJECT);
 export const RewindBodySchema = z.object(
   {
     /** An event of the session: from 1 to its last seq. */

@@ -97,6 +97,8 @@ export const ServerSettingsSchema = z
     sandbox: z.enum(['off', 'workspace']),
     sandboxNetwork: z.boolean(),
     sandboxRead: z.array(z.string()),
+    /** SKEIN_WORKTREE: a new session in a git folder gets its own worktree unless it asks otherwise. */
+    worktreeDefault: z.boolean().optional(),
   })
   .meta({ id: 'ServerSettings' });
 
@@ -111,8 +113,43 @@ export const ChangedFileSchema = z.object({
 });
 
 export const ChangesReportSchema = z
-  .object({ git: z.boolean(), workDir: z.string(), branch: z.string().optional(), baseCommit: z.string().optional(), files: z.array(ChangedFileSchema) })
+  .object({
+    git: z.boolean(),
+    workDir: z.string(),
+    branch: z.string().optional(),
+    baseCommit: z.string().optional(),
+    files: z.array(ChangedFileSchema),
+    /** A folder shared with other sessions: only the files this session's tools changed are listed. */
+    sessionOnly: z.boolean().optional(),
+    /** The session has a worktree of its own: the actions below apply (POST /api/sessions/:id/worktree/...). */
+    worktree: z
+      .object({
+        /** The main checkout's branch, which Merge merges into (absent: a detached HEAD there). */
+        baseBranch: z.string().optional(),
+        /** Commits on the session's branch since it started. */
+        commits: z.number(),
+        /** Files with uncommitted changes in the worktree (untracked ones included). */
+        uncommitted: z.number(),
+        /** The remote Push pushes to (absent: no remote, no Push). */
+        remote: z.string().optional(),
+      })
+      .optional(),
+  })
   .meta({ id: 'ChangesReport' });
+
+/** What one of a worktree session's actions did (POST /api/sessions/:id/worktree/<action>). */
+export const WorktreeActionResultSchema = z
+  .object({
+    /** A sentence: what was done. */
+    message: z.string(),
+    /** The commit made (commit, merge) or pushed (push). */
+    commit: z.string().optional(),
+    /** The files it touched. */
+    files: z.array(z.string()).optional(),
+    /** apply: files left with conflict markers in the main checkout (both sides kept), to resolve there. */
+    conflicts: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'WorktreeActionResult' });
 
 /** A deleted session in <data dir>/trash (GET /api/trash), restorable until `expiresAt`. */
 export const TrashedSessionSchema = z

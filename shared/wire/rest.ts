@@ -25,6 +25,8 @@ import {
   RewindBodySchema,
   RewindQuerySchema,
   TrustBodySchema,
+  WorktreeCommitBodySchema,
+  WorktreeDiscardBodySchema,
 } from './requests.js';
 import {
   ChangesReportSchema,
@@ -38,6 +40,7 @@ import {
   ListedSessionSchema,
   TrashedSessionSchema,
   ViewMessageSchema,
+  WorktreeActionResultSchema,
 } from './resources.js';
 import { JsonObject, ReasoningEffortSchema } from './parts.js';
 import {
@@ -83,6 +86,22 @@ const accepted = z.object({ accepted: z.literal(true) });
 const created = z.object({ id: z.string() });
 const UNKNOWN_SESSION = refused('Unknown session.');
 const BAD_REQUEST = refused('A bad body or query: `error` names the field.');
+
+/** One of the Changes panel's actions on a session's own worktree: the user's, never the model's. */
+function worktreeAction(summary: string, body?: z.ZodType): Route {
+  return {
+    tag: 'sessions',
+    summary,
+    ...(body && { body }),
+    responses: {
+      200: json(WorktreeActionResultSchema, 'Done (also a `worktree` event in the timeline).'),
+      400: BAD_REQUEST,
+      404: UNKNOWN_SESSION,
+      409: refused('Refused, nothing changed: the agent is working (`busy`), the session has no worktree, nothing to do, the main checkout has changes in the way (`dirty_main`, with the files), or the merge had conflicts (`merge_conflict`, with the files; aborted).'),
+      500: refused('git failed.'),
+    },
+  };
+}
 
 export const ROUTES = {
   'GET /healthz': { tag: 'server', open: true, summary: 'Alive (no token needed).', responses: { 200: json(z.object({ ok: z.literal(true) }), 'Alive.') } },
@@ -219,6 +238,11 @@ export const ROUTES = {
     summary: "What changed in the session's folder since it started.",
     responses: { 200: json(ChangesReportSchema, 'The changed files with their diffs.'), 404: UNKNOWN_SESSION, 500: refused('git failed.') },
   },
+  'POST /api/sessions/:id/worktree/commit': worktreeAction('Commit every change of the session\'s worktree on its branch skein/<id>.', WorktreeCommitBodySchema),
+  'POST /api/sessions/:id/worktree/merge': worktreeAction("Merge the session's branch into the main checkout's branch; on conflicts the merge is aborted (409 `merge_conflict` with the files), nothing lost."),
+  'POST /api/sessions/:id/worktree/apply': worktreeAction("Apply the session's changes since its start (uncommitted ones too) to the main checkout as a patch (git apply --3way); conflicts are left marked there and listed."),
+  'POST /api/sessions/:id/worktree/discard': worktreeAction("Reset the worktree to the session's starting commit: its uncommitted work and its branch's commits since are gone.", WorktreeDiscardBodySchema),
+  'POST /api/sessions/:id/worktree/push': worktreeAction("Push the session's branch to the repository's remote (hooks never run)."),
   'GET /api/sessions/:id/rewind': {
     tag: 'rewind',
     summary: 'What putting the files back to event `seq` would change.',

@@ -158,6 +158,13 @@ describe('a real session, route by route', () => {
     expect((await api(server.url, `/api/trash/${fork.body.id}/restore`, { body: {} })).status).toBe(200);
     expect((await api(server.url, '/api/trash/nothing/restore', { body: {} })).status).toBe(404);
 
+    // The worktree actions: this session shares its folder (no worktree of its own), so each is refused as documented.
+    expect((await api(server.url, `${session}/worktree/commit`, { body: {} })).status).toBe(400);
+    expect((await api(server.url, `${session}/worktree/discard`, { body: {} })).status).toBe(400);
+    for (const [action, body] of [['commit', { message: 'm' }], ['merge', {}], ['apply', {}], ['discard', { confirm: true }], ['push', {}]] as const) {
+      expect((await api(server.url, `${session}/worktree/${action}`, { body })).status, action).toBe(409);
+    }
+
     // The server's lists, trust, and the pages.
     expect((await api(server.url, `${session}/mode`, { method: 'PUT', body: { mode: 'plan' } })).status).toBe(200);
     expect((await api(server.url, `${session}/mode`, { method: 'PUT', body: { mode: 'loud' } })).status).toBe(400);
