@@ -75,6 +75,11 @@ export class AcpSession {
     await this.queue;
   }
 
+  /** The session's folder, as the server gave it when the stream opened. */
+  workDir(): string | undefined {
+    return this.stream?.snapshot.workspace?.workDir;
+  }
+
   modes(): SessionModeState {
     return { currentModeId: this.mode, availableModes: MODES.map((m) => ({ ...m })) };
   }
