@@ -19,6 +19,7 @@ import { promptContent } from './prompt-content.js';
 import { runSlash } from './slash.js';
 import { ensureProject } from './project-request.js';
 import { AcpSession } from './session.js';
+import { trustHint, untrustedFilesFor } from './trust-hint.js';
 
 const VERSION = '0.1.0';
 
@@ -54,6 +55,28 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
     if (connection.refused) throw refusal(connection.refused);
   };
 
+  /** Sessions told about an untrusted project file (once each). */
+  const hinted = new Set<string>();
+  /** After the session's first updates: a project .mcp.json that is not trusted is said, with how to trust it (nothing of it runs). */
+  const hintUntrusted = async (opened: AcpSession): Promise<void> => {
+    if (hinted.has(opened.id)) return;
+    hinted.add(opened.id);
+    const files = await untrustedFilesFor(api, opened.workDir()).catch((err: unknown) => {
+      log.warn(`acp: the project's trust could not be read: ${err instanceof Error ? err.message : String(err)}`, { session: opened.id });
+      return [];
+    });
+    if (!files.length || opened.closed) return;
+    const untrustedProjectFiles = files.map((f) => ({ path: f.path, folder: f.folder, status: f.status, sha256: f.sha256, servers: f.servers.map((s) => s.name) }));
+    await opened.say(trustHint(files, connection.embedded ? undefined : connection.url), { untrustedProjectFiles });
+  };
+
+  const opened = (session: AcpSession): void => {
+    setImmediate(() => {
+      session.afterOpen(Boolean(connection.settings.mode));
+      void hintUntrusted(session);
+    });
+  };
+
   const addMcpServers = async (servers: Parameters<typeof mcpConfigOf>[0]): Promise<void> => {
     const body = mcpConfigOf(servers, (message) => log.warn(`acp: ${message}`));
     if (body) await api.request('POST', '/api/mcp/servers', body);
@@ -84,19 +107,19 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
         .request<{ id: string }>('POST', '/api/sessions', { folder: params.cwd, ...(connection.model && { model: connection.model }) })
         .catch((err: unknown): never => (model ? refusedSetting(model, err) : rethrow(err)))
         .catch(rethrow);
-      const opened = await attach(id, client, false).catch(rethrow);
-      setImmediate(() => opened.afterOpen(Boolean(connection.settings.mode)));
-      return { sessionId: id, modes: opened.modes() };
+      const session = await attach(id, client, false).catch(rethrow);
+      opened(session);
+      return { sessionId: id, modes: session.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
       refuseIfRefused();
       await addMcpServers(params.mcpServers).catch(rethrow);
-      const opened = await attach(params.sessionId, client, true).catch((err: unknown) => {
+      const session = await attach(params.sessionId, client, true).catch((err: unknown) => {
         if ((err instanceof Error && err.message.startsWith('no skein session')) || (err instanceof CliError && err.code === EXIT.notFound)) throw RequestError.sessionNotFound(params.sessionId);
         return rethrow(err);
       });
-      setImmediate(() => opened.afterOpen(Boolean(connection.settings.mode)));
-      return { modes: opened.modes() };
+      opened(session);
+      return { modes: session.modes() };
     })
     .onRequest('session/prompt', async ({ params }) => {
       const target = session(params.sessionId);

@@ -2,7 +2,7 @@
 // `session/update`s (in order), a prompt's turn and how it ended, the tool
 // calls that wait for approval asked through `session/request_permission`,
 // and the session's approval mode.
-import { RequestError, type AgentContext, type ContentBlock, type PermissionOption, type RequestPermissionRequest, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
+import { RequestError, type AgentContext, type ContentBlock, type PermissionOption, type RequestPermissionRequest, type RequestPermissionResponse, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
 import type { ApprovalDecision, ApprovalRequestEvent, Gauge, ImageInput, SkeinEvent } from '../../shared/protocol.js';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
@@ -57,7 +57,7 @@ export class AcpSession {
         this.state = snapshot.state;
         this.gauge = snapshot.gauge;
         this.mode = snapshot.mode ?? DEFAULT_MODE;
-        translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates });
+        translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates, mode: () => this.mode });
         this.translator = translator;
       },
       event: (event, live) => translator && this.see(event, live, translator, replay),
@@ -73,6 +73,11 @@ export class AcpSession {
     await stream.caughtUp;
     this.live = true;
     await this.queue;
+  }
+
+  /** The session's folder, as the server gave it when the stream opened. */
+  workDir(): string | undefined {
+    return this.stream?.snapshot.workspace?.workDir;
   }
 
   modes(): SessionModeState {
@@ -189,7 +194,15 @@ export class AcpSession {
         toolCall: { toolCallId: event.callId, title: toolTitle(event.name, event.input), kind: toolKind(event.name), status: 'pending', rawInput: event.input, locations: toolLocations(event.name, event.input, workDir), content: diff ? [diff, preview] : [preview], _meta: { skein: { rule: event.rule, ...(event.alwaysAsks && { alwaysAsks: event.alwaysAsks }) } } },
         options,
       };
-    const request = this.options.client.request('session/request_permission', params, { cancellationSignal: asked.signal });
+    // Asked after every update before it has gone out: the editor knows the call (its tool_call) before the question about it.
+    this.queue = this.queue.then(() => {
+      if (asked.signal.aborted || !this.approvals.has(event.callId)) return;
+      this.answer(event, approval, asked, this.options.client.request('session/request_permission', params, { cancellationSignal: asked.signal }));
+    });
+  }
+
+  /** Passes the editor's answer on to skein (unless decided meanwhile elsewhere). */
+  private answer(event: ApprovalRequestEvent, approval: { asked?: AbortController }, asked: AbortController, request: Promise<RequestPermissionResponse>): void {
     void request.then(
       async (answer) => {
         if (asked.signal.aborted || !this.approvals.has(event.callId)) return;

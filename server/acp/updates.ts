@@ -6,8 +6,9 @@
 // in `_meta` either way). The same translation replays the history for
 // session/load, so a loaded session reads as it ran.
 import type { ContentBlock, SessionUpdate, PlanEntry } from '@agentclientprotocol/sdk';
-import type { CompactionEvent, DeltaFrame, Gauge, ImageRef, SkeinEvent } from '../../shared/protocol.js';
+import type { ApprovalMode, CompactionEvent, DeltaFrame, Gauge, ImageRef, SkeinEvent } from '../../shared/protocol.js';
 import { parsePlan, PLAN_TOOL, type Plan } from '../../shared/plan.js';
+import { CallStatus } from './call-status.js';
 import { diffContent, outputContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
 import { imageBase64, imageLabel } from '../images/image-files.js';
 
@@ -16,6 +17,8 @@ export interface TranslateOptions {
   workDir: string | undefined;
   /** The client advertised `session.compaction`. */
   compactionUpdates: boolean;
+  /** The session's approval mode now (which calls will wait for the user); `never` when not given. */
+  mode?: () => ApprovalMode;
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -39,10 +42,12 @@ export class UpdateTranslator {
   private streaming: { key: string; text: string; thinking: string } | undefined;
   /** Tool calls by id (their name and input, for the result's diff). */
   private readonly calls = new Map<string, { name: string; input: Record<string, unknown> }>();
-  /** Calls announced but not yet running (they may wait for approval). */
-  private readonly pending = new Set<string>();
+  /** Which calls are pending, running, or denied. */
+  private readonly status: CallStatus;
 
-  constructor(private readonly options: TranslateOptions) {}
+  constructor(private readonly options: TranslateOptions) {
+    this.status = new CallStatus(options.mode ?? (() => 'never'), options.workDir);
+  }
 
   /** A streaming delta: sent as it comes, and not again when the whole text arrives. */
   delta(frame: DeltaFrame): SessionUpdate[] {
@@ -73,13 +78,12 @@ export class UpdateTranslator {
         return this.toolCall(event.callId, event.name, event.input);
       case 'tool_result':
         return this.toolResult(event.callId, event.name, event.output, event.isError);
+      case 'approval_request':
+        return this.status.requested(event.callId, { name: event.name, input: event.input });
       case 'approval_decision':
-        if (event.decision === 'deny') return [];
-        this.pending.delete(event.callId);
-        return [{ sessionUpdate: 'tool_call_update', toolCallId: event.callId, status: 'in_progress' }];
+        return this.status.decided(event);
       case 'state':
-        if (event.to !== 'RunningTools') return [];
-        return this.startPending();
+        return this.status.state(event.to);
       case 'usage':
         return [usageUpdate(event.gauge)];
       case 'compaction':
@@ -130,7 +134,7 @@ export class UpdateTranslator {
 
   private toolCall(callId: string, name: string, input: Record<string, unknown>): SessionUpdate[] {
     this.calls.set(callId, { name, input });
-    this.pending.add(callId);
+    this.status.announced(callId, { name, input });
     const diff = diffContent(name, input, this.options.workDir);
     return [
       {
@@ -147,14 +151,7 @@ export class UpdateTranslator {
     ];
   }
 
-  private startPending(): SessionUpdate[] {
-    const started = [...this.pending];
-    this.pending.clear();
-    return started.map((toolCallId) => ({ sessionUpdate: 'tool_call_update', toolCallId, status: 'in_progress' }));
-  }
-
   private toolResult(callId: string, name: string, output: string, isError: boolean): SessionUpdate[] {
-    this.pending.delete(callId);
     const call = this.calls.get(callId);
     this.calls.delete(callId);
     const diff = !isError && call ? diffContent(name, call.input, this.options.workDir, output) : undefined;
@@ -171,7 +168,7 @@ export class UpdateTranslator {
       const parsed = parsePlan(call.input);
       if (parsed.ok) out.push({ sessionUpdate: 'plan', entries: planEntries(parsed.plan), ...(parsed.plan.explanation && { _meta: { skein: { explanation: parsed.plan.explanation } } }) });
     }
-    return out;
+    return [...out, ...this.status.finished(callId)];
   }
 
   private compaction(event: CompactionEvent): SessionUpdate[] {

@@ -31,6 +31,8 @@ export interface Connection {
    * Nothing may be sent to that server; the caller refuses each request with it (skein acp), instead of connect throwing.
    */
   refused?: CliError;
+  /** The server was started by this command and ends with it (no web UI the user keeps open). */
+  embedded?: boolean;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ async function embedded(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Omit<Con
       url: server.url,
       token: server.token,
       model: undefined,
+      embedded: true,
       async close() {
         await server.close();
         killAllToolProcesses();

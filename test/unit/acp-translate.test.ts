@@ -113,3 +113,34 @@ describe('acp: updates', () => {
     expect(finished.status).toBe('completed');
   });
 });
+
+describe('acp: tool call status', () => {
+  const call = (seq: number, callId: string, name: string, input: Record<string, unknown>): SkeinEvent => ({ seq, ts, kind: 'tool_call', callId, name, input });
+  const statuses = (updates: ReturnType<UpdateTranslator['event']>) => updates.map((u) => `${(u as { toolCallId?: string }).toolCallId}:${(u as { status?: string }).status}`);
+
+  it('in on-write, the calls ahead of a command start; the command and those after it stay pending until it is allowed', () => {
+    const t = new UpdateTranslator({ workDir: '/w', compactionUpdates: false, mode: () => 'on-write' });
+    t.event(call(1, 'r1', 'read_file', { path: 'a' }), false);
+    t.event(call(2, 'w1', 'bash', { command: 'make' }), false);
+    t.event(call(3, 'r2', 'read_file', { path: 'c' }), false);
+    expect(statuses(t.event({ seq: 4, ts, kind: 'state', from: 'ProcessingLLMResponse', to: 'RunningTools', reason: '' }, false))).toEqual(['r1:in_progress']);
+    expect(statuses(t.event({ seq: 5, ts, kind: 'tool_result', callId: 'r1', name: 'read_file', output: 'a', isError: false, durationMs: 1 }, false))).toEqual(['r1:completed']);
+    const preview = { kind: 'command' as const, text: 'make' };
+    expect(t.event({ seq: 6, ts, kind: 'approval_request', callId: 'w1', name: 'bash', input: { command: 'make' }, preview, rule: { tool: 'bash', command: 'make' } }, false)).toEqual([]);
+    expect(statuses(t.event({ seq: 7, ts, kind: 'approval_decision', callId: 'w1', name: 'bash', decision: 'approve_session', by: 'user', rule: { tool: 'bash', command: 'make' } }, false))).toEqual(['w1:in_progress']);
+    expect(statuses(t.event({ seq: 8, ts, kind: 'state', from: 'WaitingForApproval', to: 'RunningTools', reason: '' }, false))).toEqual(['r2:in_progress']);
+    // The session rule covers the same command next time: it starts without asking.
+    t.event(call(9, 'w2', 'bash', { command: 'make' }), false);
+    expect(statuses(t.event({ seq: 10, ts, kind: 'state', from: 'ProcessingLLMResponse', to: 'RunningTools', reason: '' }, false))).toEqual(['w2:in_progress']);
+  });
+
+  it('a denied call is failed at once, saying why; a call guessed to run that is asked about goes back to pending', () => {
+    const t = new UpdateTranslator({ workDir: '/w', compactionUpdates: false, mode: () => 'never' });
+    t.event(call(1, 'b1', 'bash', { command: 'ls' }), false);
+    expect(statuses(t.event({ seq: 2, ts, kind: 'state', from: 'ProcessingLLMResponse', to: 'RunningTools', reason: '' }, false))).toEqual(['b1:in_progress']);
+    const preview = { kind: 'command' as const, text: 'ls' };
+    expect(statuses(t.event({ seq: 3, ts, kind: 'approval_request', callId: 'b1', name: 'bash', input: { command: 'ls' }, preview, rule: { tool: 'bash', command: 'ls' } }, false))).toEqual(['b1:pending']);
+    const [denied] = t.event({ seq: 4, ts, kind: 'approval_decision', callId: 'b1', name: 'bash', decision: 'deny', by: 'message', reason: 'stop' }, false);
+    expect(denied).toMatchObject({ status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Denied: the user sent a message instead: stop' } }] });
+  });
+});
