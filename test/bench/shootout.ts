@@ -20,6 +20,7 @@ import { observationMasking } from './policies/masking.js';
 import { openCode } from './policies/opencode.js';
 import { openHands } from './policies/openhands.js';
 import { sketch } from './policies/sketch.js';
+import { withSkeinNames } from './policies/with-skein-names.js';
 import { comparisonTable, goals, lenientTable, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
 import { replayThroughServer, type RunStats } from './survival.js';
 import type { BenchRow, BenchSection } from './types.js';
@@ -31,7 +32,9 @@ if (WINDOWS.some((w) => !ALL_WINDOWS.includes(w))) throw new Error(`SKEIN_SHOOTO
 /** Every finished run, one JSON line each (what shootout-merge.ts reads). */
 const RUNS_FILE = path.resolve(process.env.SKEIN_SHOOTOUT_RUNS_FILE ?? 'test/bench/results/shootout-runs.jsonl');
 /** Fresh strategy objects per run: runs share the process. */
-const ALL_POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
+const PEERS: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking];
+/** Every peer as its source has it, then every peer with skein's placeholder and ledger (extra rows, out of the goals), then skein. */
+const ALL_POLICIES: PolicyFor[] = [...PEERS, ...PEERS.map(withSkeinNames), () => ({ ...SKEIN, strategies: defaultStrategies() })];
 /** SKEIN_SHOOTOUT_POLICIES (e.g. "skein,Goose"): a part of the policies, by name, for a run that re-measures only what changed (merged with the others' runs by shootout-merge.ts). */
 const POLICIES = policiesOf(process.env.SKEIN_SHOOTOUT_POLICIES);
 
