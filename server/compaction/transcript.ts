@@ -4,10 +4,11 @@ import { CUT_NOTE_OPEN, STATUS_NOTE_OPEN, TOOLS_NOTE_OPEN } from '../../shared/p
 import type { SourcedMessage } from './view.js';
 import { imageLabel } from '../images/image-files.js';
 
-const TOOL_OUTPUT_CHARS = 2000;
+export const TOOL_OUTPUT_CHARS = 2000;
 
 /** One line group per message; the previous summary (without its ledger) comes first as <previous-summary>. */
-export function renderTranscript(messages: readonly SourcedMessage[]): string[] {
+/** `toolOutputChars`: how much of a tool output the summariser reads (skein's 2,000; Infinity for a tool whose summariser reads outputs whole). */
+export function renderTranscript(messages: readonly SourcedMessage[], toolOutputChars = TOOL_OUTPUT_CHARS): string[] {
   const parts: string[] = [];
   for (const m of messages) {
     if (m.summaryOf) {
@@ -26,8 +27,8 @@ export function renderTranscript(messages: readonly SourcedMessage[]): string[] 
       if (lines.length) parts.push(lines.join('\n'));
     } else if (m.role === 'tool') {
       const clipped =
-        m.content.length > TOOL_OUTPUT_CHARS
-          ? `${m.content.slice(0, TOOL_OUTPUT_CHARS / 2)}\n[... ${m.content.length - TOOL_OUTPUT_CHARS} characters clipped ...]\n${m.content.slice(-TOOL_OUTPUT_CHARS / 2)}`
+        m.content.length > toolOutputChars
+          ? `${m.content.slice(0, toolOutputChars / 2)}\n[... ${m.content.length - toolOutputChars} characters clipped ...]\n${m.content.slice(-toolOutputChars / 2)}`
           : m.content;
       const firstLine = m.content.split('\n', 1)[0] ?? '';
       const error = /^(exit code: [1-9]|killed:|\w+ failed:)|<returncode>[1-9]/.test(firstLine) ? `\n[tool error] ${firstLine.slice(0, 300)}` : '';

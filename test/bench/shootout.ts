@@ -20,7 +20,8 @@ import { observationMasking } from './policies/masking.js';
 import { openCode } from './policies/opencode.js';
 import { openHands } from './policies/openhands.js';
 import { sketch } from './policies/sketch.js';
-import { comparisonTable, goals, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
+import { withSkeinNames } from './policies/with-skein-names.js';
+import { comparisonTable, goals, lenientTable, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
 import { replayThroughServer, type RunStats } from './survival.js';
 import type { BenchRow, BenchSection } from './types.js';
 
@@ -31,7 +32,9 @@ if (WINDOWS.some((w) => !ALL_WINDOWS.includes(w))) throw new Error(`SKEIN_SHOOTO
 /** Every finished run, one JSON line each (what shootout-merge.ts reads). */
 const RUNS_FILE = path.resolve(process.env.SKEIN_SHOOTOUT_RUNS_FILE ?? 'test/bench/results/shootout-runs.jsonl');
 /** Fresh strategy objects per run: runs share the process. */
-const ALL_POLICIES: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking, () => ({ ...SKEIN, strategies: defaultStrategies() })];
+const PEERS: PolicyFor[] = [sketch, claudeCode, codex, goose, openHands, cline, openCode, observationMasking];
+/** Every peer as its source has it, then every peer with skein's placeholder and ledger (extra rows, out of the goals), then skein. */
+const ALL_POLICIES: PolicyFor[] = [...PEERS, ...PEERS.map(withSkeinNames), () => ({ ...SKEIN, strategies: defaultStrategies() })];
 /** SKEIN_SHOOTOUT_POLICIES (e.g. "skein,Goose"): a part of the policies, by name, for a run that re-measures only what changed (merged with the others' runs by shootout-merge.ts). */
 const POLICIES = policiesOf(process.env.SKEIN_SHOOTOUT_POLICIES);
 
@@ -92,7 +95,34 @@ async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> 
   return out;
 }
 
-export type SetRun = RunStats & { set: string; extrapolated: boolean };
+export type SetRun = RunStats & { set: string; extrapolated: boolean; meterVersion?: number };
+
+/** Bumped when the meter measures something new: a kept run of an older meter is replayed (runs of version 2 carry the strict rule). */
+export const METER_VERSION = 2;
+
+/** The runs a runs file holds (none when it does not exist). */
+export function readRuns(file: string): SetRun[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as SetRun);
+}
+
+/**
+ * Which jobs still need a replay, and which kept runs stand for the others
+ * (a second shootout in the same checkout reports them: a run is skipped only
+ * because it is already there). Kept runs of an older meter are replayed.
+ */
+export function resume<J extends { set: string; window: number; policyName: string; file: string }>(jobs: J[], earlier: SetRun[]): { todo: J[]; kept: SetRun[] } {
+  const key = (set: string, window: number, policy: string, file: string) => `${set}|${window}|${policy}|${path.basename(file)}`;
+  const current = new Map(earlier.filter((r) => r.meterVersion === METER_VERSION).map((r) => [key(r.set, r.window, r.policy, r.file), r]));
+  const todo: J[] = [];
+  const kept: SetRun[] = [];
+  for (const j of jobs) {
+    const run = current.get(key(j.set, j.window, j.policyName, j.file));
+    if (run) kept.push(run);
+    else todo.push(j);
+  }
+  return { todo, kept };
+}
 
 /** The tables and goal rows from finished runs (this section's, or several processes' merged). */
 export function reportOf(runs: SetRun[], setNames: string[], timing: string): { rows: BenchRow[]; results: PolicyResult[]; report: string } {
@@ -113,7 +143,7 @@ export function reportOf(runs: SetRun[], setNames: string[], timing: string): { 
         const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
         for (const policy of [...new Set(here.map((r) => r.policy))]) {
           const group = here.filter((r) => r.policy === policy);
-          setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns));
+          setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns, here));
         }
         rows.push(...goals(setName, window, setResults.filter((r) => r.window === window)));
       }
@@ -121,7 +151,7 @@ export function reportOf(runs: SetRun[], setNames: string[], timing: string): { 
       const perWindow = windows.map((w) => `${w / 1000}k: ${new Set(inSet.filter((r) => r.window === w).map((r) => r.file)).size}`).join(', ');
       const policies = [...new Set(inSet.map((r) => r.policy))];
       text.push(
-        `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}):\n\n${comparisonTable(setResults)}\n\n<details><summary>Per session: cost with re-reads charged, $ (overflow errors)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
+        `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}).\n\nStrict recall (the primary rule: a re-read is waived only when the lines the step needs are in view; a name alone is a targeted re-read):\n\n${comparisonTable(setResults)}\n\nLenient recall (the second column: a name in view counts as the lines it names):\n\n${lenientTable(setResults)}\n\n<details><summary>Per session: strict cost with re-reads charged, $ (overflow errors; failed runs scored at their cost to finish)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
       );
     }
     const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
@@ -135,10 +165,9 @@ export const section: BenchSection = {
     const jobs: { set: string; window: number; policy: Policy; file: string }[] = [];
     // Session by session (every policy of a session before the next session): a run cut short leaves whole sessions.
     for (const set of sets) for (const window of WINDOWS) for (const file of filesOf(set.dir)) for (const make of POLICIES) jobs.push({ set: set.name, window, policy: make(window), file });
-    // A runs file that already holds some runs is resumed: those are not replayed again.
-    const key = (set: string, window: number, policy: string, file: string) => `${set}|${window}|${policy}|${path.basename(file)}`;
-    const done0 = new Set(fs.existsSync(RUNS_FILE) ? fs.readFileSync(RUNS_FILE, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as SetRun).map((r) => key(r.set, r.window, r.policy, r.file)) : []);
-    jobs.splice(0, jobs.length, ...jobs.filter((j) => !done0.has(key(j.set, j.window, j.policy.name, j.file))));
+    // A runs file that already holds some runs is resumed: those are not replayed again, and they are reported with the new ones.
+    const { todo, kept } = resume(jobs.map((j) => ({ ...j, policyName: j.policy.name })), readRuns(RUNS_FILE));
+    jobs.splice(0, jobs.length, ...todo);
     const started = Date.now();
     let done = 0;
     fs.mkdirSync(path.dirname(RUNS_FILE), { recursive: true });
@@ -160,15 +189,15 @@ export const section: BenchSection = {
           });
         if (!run) return undefined;
         if (++done % 27 === 0) process.stderr.write(`shootout: ${done}/${jobs.length} runs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-        const out: SetRun = { ...run, set: j.set, extrapolated: j.policy.extrapolated === true };
+        const out: SetRun = { ...run, set: j.set, extrapolated: j.policy.extrapolated === true, meterVersion: METER_VERSION };
         fs.appendFileSync(RUNS_FILE, `${JSON.stringify(out)}\n`);
         return out;
       }),
       CONCURRENCY,
     ).finally(() => fs.rmSync(root, { recursive: true, force: true }));
-    const runs = finished.filter((r): r is SetRun => r !== undefined);
+    const runs = [...kept, ...finished.filter((r): r is SetRun => r !== undefined)];
 
-    const { rows, results, report } = reportOf(runs, sets.map((x) => x.name), `${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time)`);
+    const { rows, results, report } = reportOf(runs, sets.map((x) => x.name), `${jobs.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s (${CONCURRENCY} at a time)${kept.length ? `, ${kept.length} kept from ${path.basename(RUNS_FILE)}` : ''}`);
     process.stderr.write(`${report}\n`);
     writeTable(report);
     return { rows, details: { results, runs } };

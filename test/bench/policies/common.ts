@@ -15,6 +15,9 @@ import type { Policy } from '../policies.js';
 /** The session model's max output (the replay model's, as the server sends it). */
 export const MAX_OUTPUT = 8192;
 
+/** How much of a tool output a peer's summariser reads: all of it (their sources send outputs whole). */
+export const PEER_SUMMARY_OUTPUT_CHARS = Infinity;
+
 function summaryRequest(parts: string[], maxOutputTokens: number): LlmRequest {
   return { system: SUMMARY_PROMPT, messages: [{ role: 'user', content: `<transcript>\n${parts.join('\n')}\n</transcript>` }], tools: [], maxOutputTokens, purpose: 'summary' };
 }
@@ -26,7 +29,9 @@ function summaryRequest(parts: string[], maxOutputTokens: number): LlmRequest {
  * otherwise the request goes out as it is and may be refused.
  */
 export async function summariseSpan(folded: readonly SourcedMessage[], ctx: CompactionContext, maxOutputTokens: number, dropOldest = false): Promise<{ text: string; usage: Usage }> {
-  const parts = renderTranscript(folded);
+  // The peers' summarisers read tool outputs whole (Goose's compaction.md gets the conversation as it is, OpenHands'
+  // condenser formats each event whole, OpenCode's summary request carries the messages): not skein's 2,000-character cut.
+  const parts = renderTranscript(folded, PEER_SUMMARY_OUTPUT_CHARS);
   const maxOut = Math.min(maxOutputTokens, ctx.summariser.limits.maxOutputTokens);
   let request = summaryRequest(parts, maxOut);
   // Checking the size first gives the same result as sending, being refused and retrying.

@@ -11,12 +11,16 @@
 //   max_size // 2 - keep_first - 1; request: len // 2 - keep_first - 1; tokens:
 //   the newest events within half the max input; the first keep_first events
 //   stay; the events between, with the previous summary, become one summary;
+// - the token count includes the system prompt and the tools
+//   (openhands-sdk/openhands/sdk/context/condenser/utils.py, get_total_token_count:
+//   "tools = next((event.tools for event in events if isinstance(event, SystemPromptEvent)), None)"
+//   and llm.get_token_count(messages, tools=tools or None, ...));
 // - an event's content is cut at max_message_chars = 30,000 (openhands-sdk/openhands/sdk/llm/llm.py).
 import { firstFoldable, recentGroupsWithin } from '../../../server/compaction/plan.js';
 import { groupMessages } from '../../../server/compaction/groups.js';
-import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
-import type { SourcedMessage } from '../../../server/compaction/view.js';
-import { messageTokens } from '../../../server/llm/tokens.js';
+import type { CompactionContext, CompactionStrategy } from '../../../server/compaction/pipeline.js';
+import { plain, type SourcedMessage } from '../../../server/compaction/view.js';
+import { messageTokens, requestTokens } from '../../../server/llm/tokens.js';
 import { boundaryAtOrBefore, headTailCut, MAX_OUTPUT, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
 
 export const MAX_SIZE = 80;
@@ -31,12 +35,17 @@ function viewTokens(view: readonly SourcedMessage[]): number {
   return view.reduce((n, m) => n + messageTokens(m), 0);
 }
 
+/** Whether the request (system prompt, tools and messages: utils.py, get_total_token_count) is above the max input. */
+export function overMaxInput(view: readonly SourcedMessage[], base: CompactionContext['base'], maxInput: number): boolean {
+  return requestTokens({ ...base, messages: plain(view) }) > maxInput;
+}
+
 function condenser(maxInput: number): CompactionStrategy {
-  const byTokens = (view: readonly SourcedMessage[]) => viewTokens(view) > maxInput;
   return {
     name: 'openhands_condenser',
-    due: (view) => events(view) > MAX_SIZE || byTokens(view),
-    shouldRun: (draft, ctx) => events(draft.messages) > MAX_SIZE || byTokens(draft.messages) || ctx.force,
+    // `threshold`: the window (OpenHands' ratio is 1) minus the system prompt and tools, in counted tokens.
+    due: (view, threshold) => events(view) > MAX_SIZE || viewTokens(view) > threshold,
+    shouldRun: (draft, ctx) => events(draft.messages) > MAX_SIZE || overMaxInput(draft.messages, ctx.base, maxInput) || ctx.force,
     async run(draft, ctx) {
       const n = events(draft.messages);
       const groups = groupMessages(draft.messages, firstFoldable(draft.messages));
@@ -44,7 +53,7 @@ function condenser(maxInput: number): CompactionStrategy {
       const tails: number[] = [];
       if (ctx.force) tails.push(Math.floor(n / 2) - KEEP_FIRST - 1);
       if (n > MAX_SIZE) tails.push(Math.floor(MAX_SIZE / 2) - KEEP_FIRST - 1);
-      if (byTokens(draft.messages)) {
+      if (overMaxInput(draft.messages, ctx.base, maxInput)) {
         const keep = recentGroupsWithin(draft.messages, from, Math.floor(maxInput / 2) - viewTokens(draft.messages.slice(0, from)));
         tails.push(groups.slice(groups.length - keep).reduce((k, g) => k + g.messages.length, 0));
       }

@@ -1,6 +1,8 @@
 // sketch's compaction (boldsoftware/sketch), emulated on skein's strategy interface:
 // - compact when the last reported usage reaches 0.94 x window (loop/agent.go:
-//   "default to 0.94 (94%)"; no pre-flight estimate);
+//   "default to 0.94 (94%)"; no pre-flight estimate). The share is set for
+//   the 200k window of the models sketch runs (the issue 41 audit of loop/agent.go):
+//   below 200k the row is an extrapolation, marked and kept out of the goals;
 // - one summary of the whole history, asked for inside the conversation
 //   (generateConversationSummary, loop/agent.go: a subconversation with the
 //   history), so the cached prefix is read; the new history is the summary;
@@ -32,8 +34,12 @@ function wholeHistoryInPlace(): CompactionStrategy {
   };
 }
 
-export const sketch: PolicyFor = () => ({
-  name: 'sketch',
+/** The window sketch's 0.94 is set for: smaller windows are an extrapolation. */
+export const SKETCH_WINDOW = 200_000;
+
+export const sketch: PolicyFor = (window) => ({
+  name: window < SKETCH_WINDOW ? 'sketch (extrapolated)' : 'sketch',
+  extrapolated: window < SKETCH_WINDOW,
   env: { SKEIN_COMPACT_THRESHOLD_RATIO: String(SKETCH_THRESHOLD), SKEIN_COMPACT_PREFLIGHT: 'off' },
   strategies: [wholeHistoryInPlace()],
   resultCap: false,

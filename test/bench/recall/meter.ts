@@ -2,7 +2,11 @@
 // wrapProvider) and measures every policy the same way, from outside skein:
 //  - recall: a recorded step that uses an identifier found only in original
 //    content the view no longer shows pays for getting it back (a re-read at
-//    that step's cache state and one extra request; README, "Recall has a price");
+//    that step's cache state and one extra request; README, "Recall has a price").
+//    Two rules, both charged on the same run: strict (the primary one,
+//    recall/evidence.ts: the lines holding the name must be in view; a name
+//    alone is a hint, charged as a targeted re-read) and lenient (a name in
+//    view counts as the lines it names);
 //  - the neutral identifier measure over the content each rewrite of the view removed;
 //  - real user messages and harness notices in the view at every request;
 //  - one summary-size model for every policy (Claude Code's published
@@ -12,6 +16,7 @@
 import type { Usage, ViewMessage } from '../../../shared/protocol.js';
 import { tokensOf } from '../../../server/llm/tokens.js';
 import { hasRecordedTools, hasScriptedUser, type LlmRequest, type LlmResponse, type Provider, type RecordedTools, type ScriptedUser, type StreamHandlers } from '../../../server/llm/types.js';
+import { linesOf, strictWaiver, targetedTokens, type MessageLines } from './evidence.js';
 import { identifiersOf, normalise, viewHas } from './identifiers.js';
 
 /** Claude Code's compaction as published: 22,000 tokens in, 1,400 out. */
@@ -23,8 +28,29 @@ export const HARNESS_NOTICE = /^(Please always provide EXACTLY ONE action|The la
 
 export type Price = (u: { input: number; cacheRead: number; cacheWrite: number; output: number }) => number;
 
+/** Recall charged under the strict rule (recall/evidence.ts): a name without its lines is a hint, and a hint is a targeted re-read. */
+export interface StrictRecall {
+  /** Steps that needed something back: one extra request each. */
+  rereads: number;
+  /** Of those, steps that needed only targeted re-reads (every name was in view, not its lines). */
+  targeted: number;
+  /** Names re-read by a targeted read (grep, ranged read). */
+  targetedNames: number;
+  /** Whole messages read back (the name was nowhere in view). */
+  rereadMessages: number;
+  rereadTokens: number;
+  rereadUsd: number;
+}
+
+export function emptyStrictRecall(): StrictRecall {
+  return { rereads: 0, targeted: 0, targetedNames: 0, rereadMessages: 0, rereadTokens: 0, rereadUsd: 0 };
+}
+
 export interface MeterStats {
   steps: number;
+  /** Strict recall (the primary rule): the lines the step needs must be in view. */
+  strict: StrictRecall;
+  /** The fields below up to rereadUsd are the lenient rule's: a name in view counts as the lines it names. */
   /** Steps that needed something back: one extra request each. */
   rereads: number;
   /** Original messages read back (one step may need several). */
@@ -45,7 +71,7 @@ export interface MeterStats {
 }
 
 export function emptyMeterStats(): MeterStats {
-  return { steps: 0, rereads: 0, rereadMessages: 0, rereadTokens: 0, rereadUsd: 0, idsTotal: 0, idsKept: 0, rewrites: 0, realUserTotal: 0, realUserKept: 0, noticeTotal: 0, noticeKept: 0, summaryTokens: 0 };
+  return { steps: 0, strict: emptyStrictRecall(), rereads: 0, rereadMessages: 0, rereadTokens: 0, rereadUsd: 0, idsTotal: 0, idsKept: 0, rewrites: 0, realUserTotal: 0, realUserKept: 0, noticeTotal: 0, noticeKept: 0, summaryTokens: 0 };
 }
 
 export interface MeterOptions {
@@ -58,6 +84,8 @@ export interface MeterOptions {
 }
 
 interface Prepared {
+  /** Each message's lines, split when a step first needs them. */
+  linesAt: (MessageLines | undefined)[];
   normalisedAt: string[];
   idsAt: Set<string>[];
   holders: Map<string, number[]>;
@@ -74,7 +102,7 @@ function prepare(recording: readonly ViewMessage[]): Prepared {
     if (recording[i]!.role === 'system') return;
     for (const id of ids) (holders.get(id) ?? holders.set(id, []).get(id)!).push(i);
   });
-  return { normalisedAt, idsAt, holders };
+  return { linesAt: new Array(recording.length), normalisedAt, idsAt, holders };
 }
 
 const FILLER = ' The work so far is described above in prose.';
@@ -93,6 +121,10 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
   private readonly idsAt: Set<string>[];
   private readonly holders: Map<string, number[]>;
   private readonly normalisedAt: string[];
+  private readonly linesAt: (MessageLines | undefined)[];
+  /** Under the strict rule: what was read back since the last rewrite ("i" a whole message, "i:id" a targeted read), and its tokens. */
+  private strictReadBack = new Set<string>();
+  private strictCarried = 0;
   /** Identifiers of the original content up to the cursor, and how far that set reaches. */
   private readonly original = new Set<string>();
   private originalTo = 0;
@@ -112,7 +144,7 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
     // The same recording is replayed under every policy and window: prepared once per file.
     const prepared = (options.file && PREPARED.get(options.file)) || prepare(recording);
     if (options.file) PREPARED.set(options.file, prepared);
-    ({ normalisedAt: this.normalisedAt, idsAt: this.idsAt, holders: this.holders } = prepared);
+    ({ normalisedAt: this.normalisedAt, idsAt: this.idsAt, holders: this.holders, linesAt: this.linesAt } = prepared);
   }
 
   get model(): string {
@@ -167,18 +199,20 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
     const view = this.viewText(request);
     this.rewrite(request.messages, view);
     this.userMessages(view);
+    const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+    const used = identifiersOf(normalise(originalText(next)), true);
+    this.strictStep(view, used, prompt);
     // Content read back earlier stays in the context (read from the cache) until the next rewrite.
     if (this.carried) stats.rereadUsd += options.price({ input: 0, cacheRead: this.carried, cacheWrite: 0, output: 0 });
     const needed = new Set<number>();
-    for (const id of identifiersOf(normalise(originalText(next)), true)) {
+    for (const id of used) {
       const source = this.latestHolder(id);
       if (source === undefined || this.readBack.has(source) || viewHas(view, id)) continue;
       needed.add(source);
     }
     if (!needed.size) return;
     // A re-read returns at most what one tool result may hold (a fifth of the window).
-    const tokens = [...needed].reduce((n, i) => n + Math.min(tokensOf(this.recording[i]!.content), Math.floor(0.2 * options.window)), 0);
-    const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+    const tokens = [...needed].reduce((n, i) => n + this.wholeReread(i), 0);
     stats.rereads++;
     stats.rereadMessages += needed.size;
     stats.rereadTokens += tokens;
@@ -186,6 +220,45 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
     stats.rereadUsd += options.price({ input: 0, cacheRead: prompt, cacheWrite: tokens + RECALL_CALL_TOKENS, output: RECALL_CALL_TOKENS });
     for (const i of needed) this.readBack.add(i);
     this.carried += tokens + RECALL_CALL_TOKENS;
+  }
+
+  /** A re-read returns at most what one tool result may hold (a fifth of the window). */
+  private wholeReread(i: number): number {
+    return Math.min(tokensOf(this.recording[i]!.content), Math.floor(0.2 * this.options.window));
+  }
+
+  private lines(i: number): MessageLines {
+    return (this.linesAt[i] ??= linesOf(originalText(this.recording[i]!)));
+  }
+
+  /** The strict rule: a name without its lines is a hint (a targeted re-read), no name at all a whole re-read. */
+  private strictStep(view: string, used: Set<string>, prompt: number): void {
+    const { options } = this;
+    const strict = this.stats.strict;
+    if (this.strictCarried) strict.rereadUsd += options.price({ input: 0, cacheRead: this.strictCarried, cacheWrite: 0, output: 0 });
+    const whole = new Set<number>();
+    const targeted = new Map<string, number>();
+    for (const id of used) {
+      const source = this.latestHolder(id);
+      if (source === undefined || this.strictReadBack.has(String(source)) || this.strictReadBack.has(`${source}:${id}`)) continue;
+      const waiver = strictWaiver(view, this.lines(source), id);
+      if (waiver === 'in view') continue;
+      if (waiver === 'absent') whole.add(source);
+      else targeted.set(`${source}:${id}`, targetedTokens(this.lines(source), id));
+    }
+    // A targeted read of a message also read whole is not made.
+    for (const key of targeted.keys()) if (whole.has(Number(key.split(':')[0]))) targeted.delete(key);
+    if (!whole.size && !targeted.size) return;
+    const tokens = [...whole].reduce((n, i) => n + this.wholeReread(i), 0) + [...targeted.values()].reduce((n, t) => n + Math.min(t, Math.floor(0.2 * options.window)), 0);
+    strict.rereads++;
+    if (!whole.size) strict.targeted++;
+    strict.targetedNames += targeted.size;
+    strict.rereadMessages += whole.size;
+    strict.rereadTokens += tokens;
+    strict.rereadUsd += options.price({ input: 0, cacheRead: prompt, cacheWrite: tokens + RECALL_CALL_TOKENS, output: RECALL_CALL_TOKENS });
+    for (const i of whole) this.strictReadBack.add(String(i));
+    for (const key of targeted.keys()) this.strictReadBack.add(key);
+    this.strictCarried += tokens + RECALL_CALL_TOKENS;
   }
 
   /** The whole request as the model reads it, normalised (each message once: most stay the same from request to request). */
@@ -217,6 +290,8 @@ export class MeteredProvider implements Provider, RecordedTools, ScriptedUser {
     this.stats.rewrites++;
     this.readBack = new Set();
     this.carried = 0;
+    this.strictReadBack = new Set();
+    this.strictCarried = 0;
     const still = new Set(messages.map((m) => m.content));
     for (; this.originalTo < this.cursor; this.originalTo++) if (this.recording[this.originalTo]!.role !== 'system') for (const id of this.idsAt[this.originalTo]!) this.original.add(id);
     const removed = new Set<string>();

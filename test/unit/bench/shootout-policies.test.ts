@@ -6,8 +6,9 @@ import { policiesOf } from '../../bench/shootout.js';
 const names = (list: ReturnType<typeof policiesOf>) => list.map((make) => make(200_000).name);
 
 describe('the shootout policies a process runs', () => {
-  it('all nine without the variable', () => {
-    expect(names(policiesOf(undefined))).toEqual(['sketch', 'Claude Code', 'Codex', 'Goose', 'OpenHands', 'Cline SDK', 'OpenCode', 'observation masking', 'skein']);
+  it("every peer, every peer with skein's placeholder and ledger, and skein, without the variable", () => {
+    const peers = ['sketch', 'Claude Code', 'Codex', 'Goose', 'OpenHands', 'Cline SDK', 'OpenCode', 'observation masking'];
+    expect(names(policiesOf(undefined))).toEqual([...peers, ...peers.map((p) => `${p} + skein's names`), 'skein']);
   });
 
   it('a part, by name, whatever the case, in the shootout order', () => {
