@@ -14,6 +14,8 @@ export const SessionManagementSchema = z.object({
   workspace: WorkspaceSchema.optional(),
   /** The session this one was forked from, and the last event it copied. */
   forkOf: z.object({ session: z.string(), seq: z.number() }).optional(),
+  /** A child session started by another session's `task` tool call (the UI nests it under its parent). */
+  parent: z.object({ session: z.string(), callId: z.string(), agent: z.string() }).optional(),
 });
 
 export const SessionSnapshotSchema = SessionManagementSchema.extend({
