@@ -48,7 +48,7 @@ export function loadAgents(dataDir: string, folder: string): AgentCatalog {
     const name = projectFileName(file);
     const status = trustOf(store, folder, name, read.content);
     if (status !== 'trusted') {
-      skipped.push({ path: file, why: `${status}: a project's agent file defines nothing until you trust this content (skein trust, or POST /api/trust with file "${name}")` });
+      skipped.push({ path: file, why: `${status}: a project's agent file defines nothing until you trust this content (its sha256, under "${name}" in the data folder's trust.json)` });
       continue;
     }
     define(agents, skipped, read.content, file);
