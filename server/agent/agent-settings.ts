@@ -1,6 +1,6 @@
 // What an agent is given beside its session and provider (the sessions
 // manager builds it from the config; tests and benches set parts of it).
-import type { ApprovalMode } from '../../shared/protocol.js';
+import type { ApprovalMode, SkeinEvent } from '../../shared/protocol.js';
 import type { SandboxSettings } from '../tools/sandbox.js';
 import type { SessionTools } from '../tools/session-tools.js';
 import type { ToolSecrets } from '../tools/tool.js';
@@ -31,6 +31,10 @@ export interface AgentSettings extends CompactionSettings, Partial<TurnLimitSett
   planSandbox?: SandboxSettings;
   /** The session's tools, fixed at its start (absent: the built-in ones). */
   toolSet?: SessionTools;
+  /** search_history's `session`: the logs of this session's children (subagents/). */
+  childHistory?: (id: string) => readonly SkeinEvent[] | undefined;
+  /** A child session's agent instructions, added to its system prompt (subagents/). */
+  agentPrompt?: string;
 }
 
 /** The turn limits that are set (undefined ones keep their defaults). */

@@ -79,7 +79,8 @@ export class Agent implements AgentHandle {
   ) {
     // Project instructions are read (and logged) when the session is created: the system prompt never changes after.
     this.instructions = new ProjectInstructions(session, settings.workDir);
-    const { system, lean: leanSystem } = systemPrompts(settings.workDir, this.instructions.systemSection);
+    const section = [settings.agentPrompt && `# Your role\n\n${settings.agentPrompt}`, this.instructions.systemSection].filter(Boolean).join('\n\n');
+    const { system, lean: leanSystem } = systemPrompts(settings.workDir, section || undefined);
     this.system = system;
     this.machine = new StateMachine(initial, (from, to, reason) => session.append({ kind: 'state', from, to, reason }));
     this.seenSeq = session.log.lastSeq;

@@ -7,6 +7,7 @@
 // it (REST, the UI, the CLI, ACP), never the model: no tool can.
 import type { ApprovalMode } from '../../shared/protocol.js';
 import { TOOLS } from '../tools/registry.js';
+import { TASK_TOOL } from '../subagents/task-name.js';
 import type { SandboxProblem } from '../tools/sandbox.js';
 
 /** `read-only`: runs without asking, inside the read-only sandbox (or is refused where there is none). */
@@ -20,6 +21,8 @@ function readOnly(name: string): boolean {
 export function verdictOf(mode: ApprovalMode, name: string): ModeVerdict {
   if (mode === 'never') return 'run';
   if (mode === 'always') return 'ask';
+  // task asks nothing itself: its child session runs under this mode (or a stricter one) and asks for its own calls.
+  if (name === TASK_TOOL) return 'run';
   // An unknown name runs nothing (it gets an error result): nothing to approve or refuse.
   const known = name.startsWith('mcp__') || TOOLS.some((t) => t.spec.name === name);
   if (!known) return 'run';

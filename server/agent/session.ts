@@ -326,6 +326,7 @@ export class Session {
       ...(this.meta.archived && { archived: true }),
       ...(this.log.header.workspace && { workspace: this.log.header.workspace }),
       ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
+      ...(this.log.header.subagent && { parent: { session: this.log.header.subagent.parent, callId: this.log.header.subagent.callId, agent: this.log.header.subagent.agent } }),
       ...(this.plan && { plan: this.plan }),
       ...(this.agent?.discoveredEfforts && { efforts: this.agent.discoveredEfforts }),
       ...(this.remote && { runsElsewhere: this.remote.reason }),

@@ -19,6 +19,7 @@ import type { ToolRunSettings } from './types.js';
 import { Checkpoints, writesFiles } from '../workspace/checkpoints.js';
 import { isFileTool } from '../workspace/plain-checkpoints.js';
 import { log } from '../log.js';
+import { TASK_TOOL } from '../subagents/task-name.js';
 
 export { imagesDirOf, spillDirOf } from './session-files.js';
 
@@ -26,6 +27,14 @@ export { imagesDirOf, spillDirOf } from './session-files.js';
 /** The session's checkpoints of its working folder (see workspace/checkpoints.ts). */
 export function checkpointsOf(session: Session, workDir: string): Checkpoints {
   return new Checkpoints(path.join(path.dirname(session.log.file), session.id), workDir, session.id);
+}
+
+/** A call's result before it is logged; `ran`: the tool ran (its output is capped). */
+interface Outcome {
+  output: string;
+  isError: boolean;
+  durationMs: number;
+  ran?: boolean;
 }
 
 /** A clearance, with the sandbox a read-only call runs in. */
@@ -53,6 +62,7 @@ export class ToolRunner {
       ...(this.settings.sandbox && { sandbox: this.settings.sandbox }),
       requestCompaction: (request: Omit<DueCompaction, 'trigger'>) => this.session.requestCompaction({ trigger: 'agent', ...request }),
       history: () => this.session.log.all(),
+      ...(this.settings.childHistory && { childHistory: this.settings.childHistory }),
     };
   }
 
@@ -62,63 +72,75 @@ export class ToolRunner {
    * last tool_call events of the log (after a restart: those still unanswered).
    */
   async run(calls: readonly ToolCall[], signal: AbortSignal): Promise<void> {
-    const { toolOutputLimit, contextWindow } = this.settings;
     const ctx = this.context(signal);
-    const spillDir = spillDirOf(this.session);
     // Saved full outputs are named by their tool_call event's seq: call ids may repeat.
     const seqs = toolCallSeqs(this.session.log.all(), calls.length);
     this.approvals.startAnswer();
-    for (const [i, call] of calls.entries()) {
-      if (signal.aborted) {
-        const output = 'cancelled by the user before it ran';
-        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output, isError: true, durationMs: 0 });
-        continue;
+    for (let i = 0; i < calls.length; ) {
+      // Consecutive task calls run at once (each a child session; subagents/ limits how many): each is cleared first, in order.
+      let n = 1;
+      while (calls[i]!.name === TASK_TOOL && calls[i + n]?.name === TASK_TOOL) n++;
+      const cleared: (Promise<Outcome> | Outcome)[] = [];
+      for (let k = i; k < i + n; k++) {
+        const ready = await this.clear(calls[k]!, seqs[k]!, signal);
+        cleared.push(ready.run ? ready.run(ctx) : ready);
+        // A single call (not a batch) is logged before the next is asked about, as always.
+        if (n === 1) break;
       }
-      // Checked before anyone is asked: the user approves a call the tool will read as shown, or none.
-      const problem = this.inputProblem(call);
-      if (problem) {
-        this.approvals.notAsked(call, 'its input does not match its schema');
-        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: problem, isError: true, durationMs: 0 });
-        continue;
+      const outcomes = await Promise.all(cleared);
+      for (const [k, outcome] of outcomes.entries()) this.record(calls[i + k]!, seqs[i + k]!, outcome);
+      i += n;
+    }
+    if (signal.aborted) throw new Cancelled('cancelled by the user');
+  }
+
+  /** Checks, approval and checkpoint of one call: either its result now (not run), or how to run it. */
+  private async clear(call: ToolCall, seq: number, signal: AbortSignal): Promise<Outcome & { run?: (ctx: ToolContext) => Promise<Outcome> }> {
+    if (signal.aborted) return { output: 'cancelled by the user before it ran', isError: true, durationMs: 0 };
+    // Checked before anyone is asked: the user approves a call the tool will read as shown, or none.
+    const problem = this.inputProblem(call);
+    if (problem) {
+      this.approvals.notAsked(call, 'its input does not match its schema');
+      return { output: problem, isError: true, durationMs: 0 };
+    }
+    const clearance = await this.withSandbox(await this.approvals.clear(call, signal));
+    if (!clearance.run) return { output: clearance.output, isError: true, durationMs: 0 };
+    const provider = this.provider();
+    const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
+    // A replayed call runs nothing and changes no file: no checkpoint (it spawned git at every step of a replay); nor does a read-only one.
+    if (writesFiles(call.name) && !recorded && !clearance.readOnly) {
+      // Before anything changes: a rewind to any earlier event can put the files back.
+      try {
+        await checkpointsOf(this.session, this.settings.workDir).before(call.name, call.input, seq);
+      } catch (err) {
+        log.warn(`no checkpoint before ${call.name}: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id });
       }
-      const clearance = await this.withSandbox(await this.approvals.clear(call, signal));
-      if (!clearance.run) {
-        this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: clearance.output, isError: true, durationMs: 0 });
-        continue;
-      }
-      const provider = this.provider();
-      const recorded = hasRecordedTools(provider) ? provider.recordedToolResult(call.id) : undefined;
-      // A replayed call runs nothing and changes no file: no checkpoint (it spawned git at every step of a replay); nor does a read-only one.
-      if (writesFiles(call.name) && !recorded && !clearance.readOnly) {
-        // Before anything changes: a rewind to any earlier event can put the files back.
-        try {
-          await checkpointsOf(this.session, this.settings.workDir).before(call.name, call.input, seqs[i]!);
-        } catch (err) {
-          log.warn(`no checkpoint before ${call.name}: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id });
-        }
-        // A cancel that came while the checkpoint was taken (the agent already shows RunningTools): the tool never starts,
-        // and its result reads as a cancel during the run does.
-        if (signal.aborted) {
-          this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: 'cancelled by the user', isError: true, durationMs: 0 });
-          continue;
-        }
-      }
+      // A cancel that came while the checkpoint was taken (the agent already shows RunningTools): the tool never starts,
+      // and its result reads as a cancel during the run does.
+      if (signal.aborted) return { output: 'cancelled by the user', isError: true, durationMs: 0 };
+    }
+    const run = async (ctx: ToolContext): Promise<Outcome> => {
       const started = Date.now();
       // Plan mode's bash: in the read-only sandbox, never in SKEIN_SANDBOX's (or none).
-      const callCtx = clearance.readOnly ? { ...ctx, sandbox: clearance.sandbox } : ctx;
+      const callCtx = { ...(clearance.readOnly ? { ...ctx, sandbox: clearance.sandbox } : ctx), callId: call.id };
       const result = recorded ?? (await runTool(call.name, call.input, callCtx, this.toolSet.callable(call.name)));
       // What bash or an MCP tool changed, for the Changes of a session sharing its folder (a file tool names its target).
       if (writesFiles(call.name) && !isFileTool(call.name) && !recorded && !clearance.readOnly && !this.session.log.header.workspace?.worktree) {
-        await checkpointsOf(this.session, this.settings.workDir).afterCall(seqs[i]!).catch((err: unknown) => log.warn(`no record of what ${call.name} changed: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id }));
+        await checkpointsOf(this.session, this.settings.workDir).afterCall(seq).catch((err: unknown) => log.warn(`no record of what ${call.name} changed: ${err instanceof Error ? err.message : String(err)}`, { session: this.session.id }));
       }
-      // A single huge result is capped as it arrives; the full output stays readable in the session folder.
-      const capped =
-        this.settings.resultCap === false
-          ? { output: result.output }
-          : capToolResult(result.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir, seq: seqs[i]!, callId: call.id });
-      this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: result.isError, durationMs: Date.now() - started });
-    }
-    if (signal.aborted) throw new Cancelled('cancelled by the user');
+      return { ...result, durationMs: Date.now() - started, ran: true };
+    };
+    return { output: '', isError: false, durationMs: 0, run };
+  }
+
+  /** Logs a call's result; one that ran is capped as it arrives (the full output stays readable in the session folder). */
+  private record(call: ToolCall, seq: number, outcome: Outcome): void {
+    const { toolOutputLimit, contextWindow } = this.settings;
+    const capped =
+      !outcome.ran || this.settings.resultCap === false
+        ? { output: outcome.output }
+        : capToolResult(outcome.output, { maxTokens: Math.floor(RESULT_CAP_RATIO * contextWindow), maxChars: toolOutputLimit, spillDir: spillDirOf(this.session), seq, callId: call.id });
+    this.session.append({ kind: 'tool_result', callId: call.id, name: call.name, output: capped.output, isError: outcome.isError, durationMs: outcome.durationMs });
   }
 
   /**

@@ -185,6 +185,11 @@ export const SETTINGS = [
     parse: integer(1, 100_000), fallback: () => 200,
   }),
   setting({
+    key: 'subagentParallel', env: 'SKEIN_SUBAGENT_PARALLEL', flag: '--subagent-parallel', defaultText: '3',
+    description: "How many child sessions of one session run at once when its model asks for several `task` calls in one answer (1 to 16); the others wait their turn (see [Subagents](subagents.md))",
+    parse: integer(1, 16), fallback: () => 3,
+  }),
+  setting({
     key: 'maxTurnCostUsd', env: 'SKEIN_MAX_TURN_COST_USD', flag: '--max-turn-cost-usd', defaultText: '0 (off)',
     description: "A turn stops once its model calls (and summaries) have cost this many dollars (0 to 1000000; 0 turns it off); say \"continue\" to go on",
     parse: dollars, fallback: () => 0,

@@ -38,6 +38,8 @@ export interface Config {
   requestTimeoutMs: number;
   toolEnvAllow: string[];
   maxStepsPerTurn: number;
+  /** SKEIN_SUBAGENT_PARALLEL: how many children of one session's task calls run at once. */
+  subagentParallel: number;
   /** 0: no bound. */
   maxTurnCostUsd: number;
   /** How hard reasoning models think; `default`: the provider's default. */

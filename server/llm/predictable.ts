@@ -33,6 +33,7 @@ export const PREDICTABLE_HELP = [
   '- `error: retry` fails once with a 529 that skein retries',
   '- `delay: MS` waits MS milliseconds before answering',
   '- `tool: NAME {json}` calls any tool, e.g. `tool: compact_history {"focus":"tests"}`',
+  '- `tools: [{"name": NAME, "input": {json}}, ...]` calls several tools in one answer',
   '- `mcp: SERVER TOOL {json}` calls a tool of an MCP server (the tool `mcp__SERVER__TOOL`)',
   '- `/compact [focus]` compacts the context now (`/compact delay: MS` makes the summary slow)',
 ].join('\n');
@@ -120,6 +121,15 @@ export class PredictableProvider implements Provider {
         }
         return this.call(name, input);
       }
+      case 'tools': {
+        // Several calls in one answer (e.g. parallel task calls).
+        try {
+          const list = JSON.parse(arg) as { name: string; input?: Record<string, unknown> }[];
+          return { text: '', toolCalls: list.map((c) => this.call(c.name, c.input ?? {}).toolCalls[0]!) };
+        } catch {
+          return { text: `\`tools:\` needs a JSON array of {"name", "input"}, got: ${arg}`, toolCalls: [] };
+        }
+      }
       case 'mcp': {
         // `mcp: SERVER TOOL {json}` is `tool: mcp__SERVER__TOOL {json}`.
         const [, server = '', tool = '', json = '{}'] = /^(\S+)\s+(\S+)\s*([\s\S]*)$/.exec(arg) ?? [];
@@ -185,7 +195,7 @@ function lastUserText(messages: ViewMessage[]): string {
 }
 
 function splitCommand(text: string): [string, string?] {
-  const match = /^(echo|bash|read|glob|grep|list|plan|big|delay|error|tool|mcp):\s*([\s\S]*)$/i.exec(text);
+  const match = /^(echo|bash|read|glob|grep|list|plan|big|delay|error|tools|tool|mcp):\s*([\s\S]*)$/i.exec(text);
   return match ? [match[1]!.toLowerCase(), match[2]!.trim()] : [''];
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Workspace } from '../../shared/protocol.js';
 import { createProvider } from '../llm/providers.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
+import type { SubagentHeader } from '../store/types.js';
 import type { SessionLog } from '../store/session-log.js';
 import { createWorkspace, type WorkspaceRequest } from '../workspace/workspace.js';
 import { log as logger } from '../log.js';
@@ -32,13 +33,13 @@ export async function createSessionIn(host: CreateHost, model: string, request: 
 }
 
 /** A new session (its log's header written), its agent started. */
-export function createSession(host: CreateHost, model: string, workspace: Workspace | undefined, id: string): LiveSession {
+export function createSession(host: CreateHost, model: string, workspace: Workspace | undefined, id: string, subagent?: SubagentHeader): LiveSession {
   // Refuses an unknown model, or one whose provider has no key, before writing anything.
   const choice = createProvider(model, providerSettings(host.config));
   const now = new Date();
   // Recorded only when some server is configured (the hub exists even without one, for a project file trusted later).
   const mcpTools = host.options.mcp?.size ? host.options.mcp.tools().map((t) => t.spec) : undefined;
-  const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }), ...(mcpTools && { mcpTools }) };
+  const header: LogHeader = { skein: 1, session: id, createdAt: now.toISOString(), model, ...(workspace && { workspace }), ...(mcpTools && { mcpTools }), ...(subagent && { subagent }) };
   const log = host.options.database ? host.options.database.create(header) : EventLog.create(path.join(host.dir, `${id}.jsonl`), header);
   const live = host.start(log, choice);
   host.changed(id);

@@ -10,13 +10,18 @@ import { Agent } from '../agent/agent.js';
 import { providerSettings, type ModelServices } from '../agent/model-switch.js';
 import { Session } from '../agent/session.js';
 import { SessionTools } from '../tools/session-tools.js';
+import { TOOLS } from '../tools/registry.js';
+import type { Tool } from '../tools/tool.js';
+import type { LogHeader } from '../store/types.js';
+import type { Subagents } from '../subagents/children.js';
+import { taskTool } from '../subagents/task-tool.js';
 import { sandboxSettingsOf } from '../tools/sandbox.js';
 import { readOnlySandboxOf } from '../tools/sandbox/read-only.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { SessionOptions } from './session-options.js';
 
-/** `choice`: the provider create() already made (a replay reads its recording once). */
-export function liveSession(config: Config, options: SessionOptions, models: ModelServices, sessionsDir: string, log: EventLog, choice?: ProviderChoice): LiveSession {
+/** `choice`: the provider create() already made (a replay reads its recording once); `subagents`: gives the session its `task` tool. */
+export function liveSession(config: Config, options: SessionOptions, models: ModelServices, sessionsDir: string, log: EventLog, choice?: ProviderChoice, subagents?: Subagents): LiveSession {
   const id = log.header.session;
   // The model of the last switch, if any; a model whose key is gone still loads (it says why when used).
   const model = log.last('model')?.to ?? log.header.model;
@@ -42,7 +47,7 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
     info,
     {
       // The session's own folder (its worktree, when it has one); logs from before workspaces: SKEIN_WORKDIR.
-      workDir: log.header.workspace?.workDir ?? config.workDir,
+      workDir: workDirOf(config, log),
       contextWindow: info.contextWindow,
       targetRatio: config.compactTargetRatio,
       policy: {
@@ -63,9 +68,28 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
       approval: config.approval,
       ...(sandbox && { sandbox }),
       planSandbox: readOnlySandboxOf(config),
-      toolSet: new SessionTools(undefined, options.mcp, log.header.mcpTools),
+      toolSet: new SessionTools(builtInTools(log.header, workDirOf(config, log), subagents), options.mcp, log.header.mcpTools),
+      ...(subagents && { childHistory: (child: string) => subagents.childHistory(id, child) }),
+      ...(log.header.subagent?.prompt && { agentPrompt: log.header.subagent.prompt }),
     },
     initial,
   );
   return { session, agent };
+}
+
+function workDirOf(config: Config, log: EventLog): string {
+  return log.header.workspace?.workDir ?? config.workDir;
+}
+
+/**
+ * The session's built-in tools: a child's are those its agent allows; `task`
+ * when subagents are on and the session may still start children (a
+ * top-level session may; a child only when its agent file gives it depth).
+ */
+function builtInTools(header: LogHeader, workDir: string, subagents: Subagents | undefined): readonly Tool[] {
+  const sub = header.subagent;
+  const allowed = sub?.tools;
+  const tools = allowed ? TOOLS.filter((t) => allowed.includes(t.spec.name)) : TOOLS;
+  if (!subagents || (sub && sub.depthLeft <= 0)) return tools;
+  return [...tools, taskTool(subagents, header.session, [...subagents.catalog(workDir).agents.values()])];
 }

@@ -42,6 +42,8 @@ import { McpReports } from './mcp-reports.js';
 import { IdleSweep } from './idle-sweep.js';
 import { Projects } from '../projects/projects.js';
 import { ProjectRequests } from '../projects/project-requests.js';
+import { Subagents } from '../subagents/children.js';
+import { closedAtRestart } from '../subagents/restart.js';
 
 /** Default of SKEIN_SESSION_IDLE_UNLOAD_MS. */
 export const DEFAULT_IDLE_UNLOAD_MS = 600_000;
@@ -78,6 +80,8 @@ export class Sessions implements ClusterHost {
   private readonly cluster: ClusterSide;
   private readonly sweeper: IdleSweep;
   private readonly host: SessionsHost;
+  /** The `task` tool's child sessions (subagents/). */
+  private readonly subagents: Subagents;
   /** How many logs were read since this object was made (tests prove a start reads none). */
   logsLoaded = 0;
   /** JSONL: the logs being read for open(), in slices off the event loop (two opens share one read). */
@@ -137,6 +141,7 @@ export class Sessions implements ClusterHost {
     this.starter = new StartScan(this.host);
     this.cluster = new ClusterSide(this.host);
     this.sweeper = new IdleSweep(this.host, config.sessionIdleUnloadMs ?? DEFAULT_IDLE_UNLOAD_MS);
+    this.subagents = new Subagents({ config, get: (id) => this.get(id), createChild: (model, workspace, subagent) => createSession(this.host, model, workspace, newId(), subagent) });
   }
 
   /** The PostgreSQL store (SKEIN_DATABASE_URL), if any. */
@@ -230,7 +235,10 @@ export class Sessions implements ClusterHost {
         (log as PgEventLog).readOnly = role.reason;
         return live;
       }
+      const wasRunning = live.session.state !== 'WaitingForUserInput';
       live.agent.recoverInterrupted();
+      // A child left running by a crash: its parent's timeline says so too (its own turn was closed just now).
+      if (wasRunning) closedAtRestart(live, (parent) => this.get(parent));
       // Compactions that were queued and never started run now.
       if (live.session.compactions.size) live.agent.wake();
       return live;
@@ -360,7 +368,7 @@ export class Sessions implements ClusterHost {
     const id = log.header.session;
     // Only a server with no session at all goes without the tokenizer (most of an idle server's memory).
     warmTokenizer();
-    const live = liveSession(this.config, this.options, this.models, this.dir, log, choice);
+    const live = liveSession(this.config, this.options, this.models, this.dir, log, choice, this.subagents);
     this.live.set(id, live);
     this.lastUsed.set(id, Date.now());
     this.search.follow(id, live.session);

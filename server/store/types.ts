@@ -22,6 +22,20 @@ export interface LogHeader {
    * others by then, which reach the model as a note). Absent: no MCP servers.
    */
   mcpTools?: ToolSpec[];
+  /** A child session started by a `task` tool call: its parent, its agent, and what that agent fixed for its whole life. */
+  subagent?: SubagentHeader;
+}
+
+export interface SubagentHeader {
+  parent: string;
+  callId: string;
+  agent: string;
+  /** The built-in tools it may use (absent: the parent's, minus `task` when depth is used up). */
+  tools?: string[];
+  /** The agent's own instructions, added to the system prompt. */
+  prompt?: string;
+  /** How many more levels of children it may start (0: no `task` tool). */
+  depthLeft: number;
 }
 
 export interface LoadReport {

@@ -50,12 +50,20 @@ export const searchHistoryTool: Tool = {
           items: { type: 'string', enum: ALL_KINDS },
           description: `Event kinds to look at (default: ${DEFAULT_KINDS.join(', ')})`,
         },
+        session: { type: 'string', description: 'Search the log of a child session this one started with the task tool (its id, given in the task result) instead of this one' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `Most events returned, newest kept (default ${DEFAULT_LIMIT})` },
       },
     },
   },
   async run(input, ctx) {
     if (!ctx.history) return { output: 'search_history is not available here', isError: true };
+    if (input.session !== undefined) {
+      // A child session this one started with `task`: its log, read the same way.
+      const { session, ...rest } = input;
+      const events = typeof session === 'string' ? ctx.childHistory?.(session) : undefined;
+      if (!events) return { output: `search_history: ${JSON.stringify(session)} is not a child session of this one`, isError: true };
+      return searchHistory(events, rest, { readRoots: [] });
+    }
     return searchHistory(ctx.history(), input, { readRoots: ctx.readRoots ?? [] });
   },
 };

@@ -26,6 +26,10 @@ export interface ToolContext extends ToolSecrets {
   sandbox?: SandboxSettings;
   /** search_history: the session's whole event log, in order. */
   history?: () => readonly SkeinEvent[];
+  /** The id of the tool call being run (task: the child's log names it). */
+  callId?: string;
+  /** search_history with `session`: the log of a child session of this one (undefined: no such child). */
+  childHistory?: (id: string) => readonly SkeinEvent[] | undefined;
 }
 
 export interface ToolResult {

@@ -299,6 +299,30 @@ export const WorktreeEventSchema = event(
   "The user acted on the session's own worktree from the Changes panel (never the model: it has no tool for this).",
 );
 
+export const SubagentEventSchema = event(
+  'subagent',
+  {
+    /** The parent's `task` tool call this child answers. */
+    callId: z.string(),
+    /** The child session's id (open it as any session). */
+    child: z.string(),
+    /** The agent it runs as (`general`, `explore`, or a defined one). */
+    agent: z.string(),
+    /** started: the child was created; approval: it waits for the user's decision on a tool call (in its own timeline); finished: its turn ended. */
+    phase: z.enum(['started', 'approval', 'finished']),
+    /** finished: how its turn ended. */
+    outcome: z.enum(['answered', 'error', 'cancelled', 'interrupted']).optional(),
+    /** approval: the tool that waits. */
+    tool: z.string().optional(),
+    /** finished: what the child's model calls cost and used (also counted in the parent's gauge totals). */
+    costUsd: z.number().optional(),
+    tokens: z.number().optional(),
+    /** A sentence for the timeline. */
+    message: z.string(),
+  },
+  "A child session started by the `task` tool: started, waiting for an approval, finished (the parent's timeline; the child's own log has its work).",
+);
+
 /** Every event kind. A new kind is one more entry here (see the top of this file). */
 export const EVENT_SCHEMAS = [
   UserEventSchema,
@@ -321,6 +345,7 @@ export const EVENT_SCHEMAS = [
   ModeEventSchema,
   AnswerCutEventSchema,
   WorktreeEventSchema,
+  SubagentEventSchema,
 ] as const;
 
 export const SkeinEventSchema = z.discriminatedUnion('kind', EVENT_SCHEMAS).meta({ id: 'SkeinEvent', description: 'One event of a session log (clients skip kinds they do not know).' });

@@ -18,6 +18,8 @@ export const SessionManagementSchema = z.object({
    * The web UI's list nests a fork under it.
    */
   forkOf: z.object({ session: z.string(), seq: z.number(), edit: z.boolean().optional() }).optional(),
+  /** A child session started by another session's `task` tool call (the UI nests it under its parent). */
+  parent: z.object({ session: z.string(), callId: z.string(), agent: z.string() }).optional(),
 });
 
 export const SessionSnapshotSchema = SessionManagementSchema.extend({

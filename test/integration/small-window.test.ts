@@ -87,7 +87,7 @@ describe('a 4,096-token window with a long first message', () => {
     const names = (b: { tools?: { function: { name: string } }[] }) => (b.tools ?? []).map((t) => t.function.name);
     const turns = f.requests.filter((b) => b.tools?.length && !JSON.stringify(b).includes(IN_PLACE_OPEN));
     // Before it knew, the full set; after the window was learned, only the lean one.
-    expect(names(turns[0]!)).toHaveLength(TOOLS.length);
+    expect(names(turns[0]!)).toHaveLength(TOOLS.length + 1); // and task (subagents/)
     const learned = events.findIndex((e) => e.kind === 'limits' && e.source === 'refusal');
     const toolset = events.findIndex((e) => e.kind === 'toolset');
     expect(learned).toBeGreaterThanOrEqual(0);
