@@ -35,17 +35,18 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-/** The first words of skein's summary prompts (server/compaction/summarizer.ts and summary-prompt.md). */
-const SUMMARY_MARKS = ['<compaction-request>', 'You are compacting the history of a coding session'];
-
 type Content = string | { type?: string; text?: string }[] | null | undefined;
 const textOf = (c: Content): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => p.text ?? '').join('') : '');
 
-function purposeOf(body: { messages?: { role: string; content: Content }[] }): Exchange['purpose'] {
-  const messages = body.messages ?? [];
-  const system = textOf(messages.find((m) => m.role === 'system')?.content);
-  const last = textOf(messages.at(-1)?.content);
-  return SUMMARY_MARKS.some((m) => last.startsWith(m) || system.startsWith(m)) ? 'summary' : 'agent';
+/**
+ * A turn or a summary, by the request's shape, not by skein's prompt wording:
+ * skein streams every turn's answer to the user (server/agent/model-call.ts)
+ * and never a summary (server/compaction/summarizer.ts calls the provider
+ * without stream handlers). test/unit/llama-proxy.test.ts pins this on skein's
+ * real calls.
+ */
+export function purposeOf(body: { stream?: unknown }): Exchange['purpose'] {
+  return body.stream === true ? 'agent' : 'summary';
 }
 
 /** The user-role texts of a request, less summaries: what the model reads as something the user said. */
