@@ -12,7 +12,7 @@ import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type Disco
 import type { Session } from './session.js';
 import { log } from '../log.js';
 import { refusalStands, sameLimits, wasUnanswered } from './window-known.js';
-import { cutWithinMessage, learnedMessage, serverNowSays } from './window-words.js';
+import { cutWithinMessage, learnedMessage, serverNowSays, settingOverServer } from './window-words.js';
 export { withLimits } from './window-known.js';
 export { MIN_PLATEAU_CONTEXT, PLATEAU_MIN_GROWTH, PLATEAU_SHARE, type SentEstimate } from './prompt-cut-evidence.js';
 import { cutEvidence, type SentEstimate } from './prompt-cut-evidence.js';
@@ -181,12 +181,16 @@ export class SessionWindow {
     const message = changed ? serverNowSays(window, found.via, before.window) : undefined;
     const known: KnownLimits = { model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) };
     // The same answer as the log's last: nothing new to say (a restart of a session adds no event).
-    if (logged && !message && sameLimits(logged, known)) {
+    const said = logged !== undefined && sameLimits(logged, known);
+    // Told more than the server has: said once (the server will refuse or cut what passes its own window).
+    const overServer = !said && setting !== undefined && found.contextWindow !== undefined && found.contextWindow < setting ? settingOverServer(setting, found.contextWindow, found.via) : undefined;
+    if (said && !message) {
       this.adoptKnown(known);
       this.host.cache?.set(known, true);
       return;
     }
-    this.record(known, message, true);
+    if (overServer) log.warn(`${model}: ${overServer}`, { session: this.host.session.id });
+    this.record(known, [message, overServer].filter(Boolean).join(' ') || undefined, true);
   }
 
   /** A refusal's window stands while the server says what it said before; another answer means a restarted server. */
