@@ -94,6 +94,7 @@ export class Agent implements AgentHandle {
         this.settings.contextWindow = limits.contextWindow;
       },
       setting: settings.models?.window?.setting,
+      maxOutput: settings.models?.window?.maxOutput,
       cache: settings.models?.window?.cache,
     });
     this.recovery = new OverflowRecovery({

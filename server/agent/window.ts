@@ -32,6 +32,8 @@ export interface WindowHost {
   apply(limits: ModelLimits): void;
   /** SKEIN_CONTEXT_WINDOW, when set. */
   setting: number | undefined;
+  /** SKEIN_MAX_OUTPUT_TOKENS, when set: no request asks for more answer than this. */
+  maxOutput?: number;
   cache: LimitsCache | undefined;
 }
 
@@ -238,13 +240,18 @@ export class SessionWindow {
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
   outputBudget(inputEstimate: number): number {
     const room = this.limits.contextWindow - inputEstimate - windowMargin(this.limits.contextWindow);
-    const wanted = Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity);
-    return Math.max(outputFloor(this.limits.contextWindow), Math.min(wanted, room));
+    const floor = Math.min(outputFloor(this.limits.contextWindow), this.host.maxOutput ?? Infinity);
+    return Math.max(floor, Math.min(this.wanted, room));
   }
 
   /** The room kept free for the answer (the gauge shows it): compaction starts before a request would leave less. */
   get reserve(): number {
-    return outputReserve(this.limits.contextWindow, Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity));
+    return outputReserve(this.limits.contextWindow, this.wanted);
+  }
+
+  /** The most answer a request asks for: the model's, less a refusal's cap and SKEIN_MAX_OUTPUT_TOKENS. */
+  private get wanted(): number {
+    return Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity, this.host.maxOutput ?? Infinity);
   }
 
   /** The request of `inputEstimate` tokens leaves the answer less than the floor in the window known so far. */

@@ -32,6 +32,8 @@ export interface RecordingProxy {
   /** http://127.0.0.1:<port>: the server's root (its OpenAI-compatible API is under /v1). */
   url: string;
   exchanges: Exchange[];
+  /** Pieces of chat answers passed on so far (finished or not): a turn still being written moves it. */
+  streamed(): number;
   close(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ const HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding'
 
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
+  let pieces = 0;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -121,7 +124,10 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     let text = '';
     try {
       for await (const c of upstream.body ?? []) {
-        if (chat) text += Buffer.from(c as Uint8Array).toString('utf8');
+        if (chat) {
+          text += Buffer.from(c as Uint8Array).toString('utf8');
+          pieces++;
+        }
         res.write(c);
       }
     } catch {
@@ -142,6 +148,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url: `http://127.0.0.1:${port}`,
     exchanges,
+    streamed: () => pieces,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
