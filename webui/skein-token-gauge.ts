@@ -8,6 +8,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge, McpServerInfo } from '../shared/protocol.js';
 import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
 import { exact, formatCost, formatTokens } from './format.js';
+import { gaugeFill } from './gauge-fill.js';
 import { styleProps } from './style-props.js';
 
 /** The window of a model not in skein's table, before (or without) its server saying its own. */
@@ -54,7 +55,8 @@ export class SkeinTokenGauge extends LitElement {
   override render() {
     const g = this.gauge;
     if (!g) return html`<div class="label"><span>No requests yet: the gauge fills as the model reads the conversation.</span></div>`;
-    const pct = (n: number) => `${Math.min(100, Math.max(0, (n / g.contextWindow) * 100))}%`;
+    const fill = gaugeFill(g);
+    const pct = (n: number) => `${n}%`;
     const read = g.cacheRead ?? 0;
     const write = g.cacheWrite ?? 0;
     const input = g.input ?? Math.max(0, g.contextTokens - read - write);
@@ -63,7 +65,7 @@ export class SkeinTokenGauge extends LitElement {
     const threshold = Math.round(g.thresholdRatio * 100);
     const words = until > 0 ? `${until}% until auto-compact` : 'auto-compact at the next step';
     const text =
-      `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${Math.round(g.ratio * 100)}%)` +
+      `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${fill.share})` +
       `${g.estimated ? ', estimated' : ''}: ${exact(read)} cache read, ${exact(write)} cache write, ${exact(input)} uncached input. ` +
       `${words[0]!.toUpperCase()}${words.slice(1)} (compacts at ${threshold}%). ` +
       `${g.windowGuess ? `Window ${GUESS_WORDS}. ` : g.windowSource ? `Window ${WINDOW_SOURCE_WORDS[g.windowSource]}. ` : ''}Session cost ${formatCost(g.totalCostUsd)}.`;
@@ -72,16 +74,16 @@ export class SkeinTokenGauge extends LitElement {
     return html`
       <div class="wrap ${level} ${g.estimated ? 'estimated' : ''}" tabindex="0" data-level=${level}>
         <div class="meter" role="meter" aria-label="Context window" aria-valuemin="0"
-          aria-valuenow=${g.contextTokens} aria-valuemax=${g.contextWindow} aria-valuetext=${text}>
+          aria-valuenow=${fill.valueNow} aria-valuemax=${g.contextWindow} aria-valuetext=${text}>
           <div class="bar">
-            <div class="seg read" style=${styleProps({ width: pct(read) })}></div>
-            <div class="seg write" style=${styleProps({ width: pct(write) })}></div>
-            <div class="seg input" style=${styleProps({ width: pct(input) })}></div>
+            <div class="seg read" style=${styleProps({ width: pct(fill.read) })}></div>
+            <div class="seg write" style=${styleProps({ width: pct(fill.write) })}></div>
+            <div class="seg input" style=${styleProps({ width: pct(fill.input) })}></div>
           </div>
           <div class="tick" style=${styleProps({ left: `calc(${g.thresholdRatio * 100}% - 1px)` })} title="auto-compact at ${threshold}%"></div>
         </div>
         <div class="label" aria-hidden="true" title=${exactLine(g, words)}>
-          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${Math.round(g.ratio * 100)}%</span>
+          <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${fill.share}</span>
           <span class="words">${words}</span>
           <span>${formatCost(g.totalCostUsd)}</span>
         </div>
@@ -114,7 +116,7 @@ export class SkeinTokenGauge extends LitElement {
 }
 /** The label's numbers exactly, on one line: its title (what a pointer resting on it shows). */
 function exactLine(g: Gauge, words: string): string {
-  return `${exact(g.contextTokens)} / ${exact(g.contextWindow)} tokens${g.estimated ? ' (estimated)' : ''} (${Math.round(g.ratio * 100)}%) · ${words} ` +
+  return `${exact(g.contextTokens)} / ${exact(g.contextWindow)} tokens${g.estimated ? ' (estimated)' : ''} (${gaugeFill(g).share}) · ${words} ` +
     `(at ${Math.round(g.thresholdRatio * 100)}%) · session cost ${formatCost(g.totalCostUsd)}`;
 }
 

@@ -16,7 +16,7 @@ export interface ModelServices {
   summariser(): ProviderChoice | undefined;
   retry: RetryPolicy;
   /** What servers said about their models' limits (asked once per model), and SKEIN_CONTEXT_WINDOW. */
-  window?: { cache: LimitsCache; setting: number | undefined };
+  window?: { cache: LimitsCache; setting: number | undefined; maxOutput?: number };
 }
 
 export function providerSettings(config: Config): ProviderSettings {
@@ -32,7 +32,7 @@ export function modelServices(config: Config): ModelServices {
     // One per session, so per-session provider state stays apart.
     summariser: () => (config.summarizerModel ? createProvider(config.summarizerModel, summariserSettings) : undefined),
     retry: { max: config.retryMax, baseMs: config.retryBaseMs },
-    window: { cache: limitsCache(config), setting: config.contextWindow },
+    window: { cache: limitsCache(config), setting: config.contextWindow, maxOutput: config.maxOutputTokens },
   };
 }
 

@@ -1,5 +1,6 @@
 // What the timeline says when the window changes: a refusal or a cut taught
-// a smaller one, a server cut within the window, or the server now names another.
+// a smaller one, a server cut within the window, or the server now names another;
+// and when SKEIN_CONTEXT_WINDOW says more than the server has.
 import type { ContextOverflowError } from '../llm/types.js';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -25,4 +26,16 @@ export function cutWithinMessage(err: ContextOverflowError, window: number): str
 /** The server named a window other than the one in use (a fallback, a remembered one, or the log's before a restart). */
 export function serverNowSays(window: number, via: string, before: number): string {
   return `The server now says its window: ${fmt(window)} tokens (${via}); skein uses it instead of ${fmt(before)}.`;
+}
+
+/**
+ * SKEIN_CONTEXT_WINDOW (in use) says more than the server's own window: skein uses the setting, the server refuses or
+ * cuts past its own. Said once: undefined when the setting is not in use or not larger.
+ */
+export function settingOverServer(setting: number | undefined, server: number | undefined, via: string): string | undefined {
+  if (setting === undefined || server === undefined || server >= setting) return undefined;
+  return (
+    `SKEIN_CONTEXT_WINDOW is ${fmt(setting)} tokens but the server's window is ${fmt(server)} (${via}): ` +
+    `a request past ${fmt(server)} tokens will be refused or its answer cut. skein uses ${fmt(setting)} as told (it learns the smaller window at the first refusal or cut); unset SKEIN_CONTEXT_WINDOW or start the server with a larger context.`
+  );
 }

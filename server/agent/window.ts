@@ -12,7 +12,7 @@ import { ContextOverflowError, hasLimitsDiscovery, isCapabilityAware, type Disco
 import type { Session } from './session.js';
 import { log } from '../log.js';
 import { refusalStands, sameLimits, wasUnanswered } from './window-known.js';
-import { cutWithinMessage, learnedMessage, serverNowSays } from './window-words.js';
+import { cutWithinMessage, learnedMessage, serverNowSays, settingOverServer } from './window-words.js';
 export { withLimits } from './window-known.js';
 export { MIN_PLATEAU_CONTEXT, PLATEAU_MIN_GROWTH, PLATEAU_SHARE, type SentEstimate } from './prompt-cut-evidence.js';
 import { cutEvidence, type SentEstimate } from './prompt-cut-evidence.js';
@@ -32,6 +32,8 @@ export interface WindowHost {
   apply(limits: ModelLimits): void;
   /** SKEIN_CONTEXT_WINDOW, when set. */
   setting: number | undefined;
+  /** SKEIN_MAX_OUTPUT_TOKENS: no request asks for more answer. */
+  maxOutput?: number;
   cache: LimitsCache | undefined;
 }
 
@@ -181,12 +183,14 @@ export class SessionWindow {
     const message = changed ? serverNowSays(window, found.via, before.window) : undefined;
     const known: KnownLimits = { model, ...limits, source, via: found.via, reported, ...(this.truncates && { truncates: true }), ...(found.thinking && { thinking: found.thinking }) };
     // The same answer as the log's last: nothing new to say (a restart of a session adds no event).
-    if (logged && !message && sameLimits(logged, known)) {
+    const overServer = logged && sameLimits(logged, known) ? undefined : settingOverServer(setting, found.contextWindow, found.via);
+    if (logged && !message && !overServer && sameLimits(logged, known)) {
       this.adoptKnown(known);
       this.host.cache?.set(known, true);
       return;
     }
-    this.record(known, message, true);
+    if (overServer) log.warn(`${model}: ${overServer}`, { session: this.host.session.id });
+    this.record(known, [message, overServer].filter(Boolean).join(' ') || undefined, true);
   }
 
   /** A refusal's window stands while the server says what it said before; another answer means a restarted server. */
@@ -234,13 +238,16 @@ export class SessionWindow {
   /** The output budget of the next request: what fits beside `inputEstimate` in the window, at least OUTPUT_FLOOR. */
   outputBudget(inputEstimate: number): number {
     const room = this.limits.contextWindow - inputEstimate - windowMargin(this.limits.contextWindow);
-    const wanted = Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity);
-    return Math.max(outputFloor(this.limits.contextWindow), Math.min(wanted, room));
+    return Math.max(Math.min(outputFloor(this.limits.contextWindow), this.host.maxOutput ?? Infinity), Math.min(this.wanted, room));
   }
 
   /** The room kept free for the answer (the gauge shows it): compaction starts before a request would leave less. */
   get reserve(): number {
-    return outputReserve(this.limits.contextWindow, Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity));
+    return outputReserve(this.limits.contextWindow, this.wanted);
+  }
+  /** The most answer a request asks for: the model's, a refusal's cap, SKEIN_MAX_OUTPUT_TOKENS. */
+  private get wanted(): number {
+    return Math.min(this.limits.maxOutputTokens, this.outputCap ?? Infinity, this.host.maxOutput ?? Infinity);
   }
 
   /** The request of `inputEstimate` tokens leaves the answer less than the floor in the window known so far. */
@@ -336,20 +343,14 @@ export class SessionWindow {
   /** What the provider's model-info endpoint said, kept with a learned window (see stillRefused). */
   private saidBefore = (): Pick<KnownLimits, 'reported'> => (this.providerSaid !== undefined ? { reported: { contextWindow: this.providerSaid } } : {});
 
-  /**
-   * A cut seen while the window in use is already the server's context: the
-   * window stays, and the timeline still says what happened (the answer to the
-   * cut prompt was dropped), in a limits event like any cut.
-   */
+  /** A cut while the window in use is already the server's context: the window stays, the timeline says what happened. */
   private cutWithin(model: string, err: ContextOverflowError): void {
     const message = cutWithinMessage(err, this.limits.contextWindow);
     this.record({ model, ...this.limits, source: 'refusal', via: 'the server cut a prompt that passed its context', truncated: true, ...this.saidBefore(), ...(this.truncates && { truncates: true }), ...(this.thinking && { thinking: this.thinking }) }, message, true);
   }
 
   /** The context the provider's model-info endpoint named (llama.cpp's n_ctx), even when SKEIN_CONTEXT_WINDOW won. */
-  get serverContext(): number | undefined {
-    return this.providerSaid;
-  }
+  get serverContext(): number | undefined { return this.providerSaid; }
 
   /** An answer cut when prompt and answer filled the server's context: the window is `filled` when smaller (never below a prompt read in full). */
   learnFromCut(filled: number, message: string): boolean {
@@ -379,11 +380,9 @@ export class SessionWindow {
     if (known.truncates || known.truncated) this.truncates = true;
     if (known.reported?.contextWindow) this.providerSaid = known.reported.contextWindow;
     // The Models API's capabilities win over the model table's thinking settings (also after a restart: the log says them).
-    if (known.thinking) {
-      this.thinking = known.thinking;
-      const provider = this.host.provider();
-      if (isCapabilityAware(provider)) provider.adoptCapabilities(known.thinking);
-    }
+    if (known.thinking) this.thinking = known.thinking;
+    const provider = this.host.provider();
+    if (known.thinking && isCapabilityAware(provider)) provider.adoptCapabilities(known.thinking);
   }
 
   /** `learned`: the provider just said (or refused): the data folder keeps it too. */

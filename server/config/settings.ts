@@ -69,6 +69,11 @@ export const SETTINGS = [
     parse: integer(1000, 10_000_000), fallback: () => undefined,
   }),
   setting({
+    key: 'maxOutputTokens', env: 'SKEIN_MAX_OUTPUT_TOKENS', flag: '--max-output-tokens', defaultText: "the model's (a quarter of a small window at most)",
+    description: 'The most tokens one answer may take (max_tokens), 64 to 1,000,000: keeps each answer, and so each turn, short on a slow local model; answers cut by it are named in the timeline and continued',
+    parse: integer(64, 1_000_000), fallback: () => undefined,
+  }),
+  setting({
     key: 'localContext', env: 'SKEIN_LOCAL_CONTEXT', flag: '--local-context', defaultText: "the server's",
     description: "Context asked of an Ollama server per request (`options.num_ctx` through its native `/api/chat`), in tokens (2048 to 10,000,000); llama.cpp, vLLM and LM Studio fix it at launch, so there it only logs why it does nothing",
     parse: integer(2048, 10_000_000), fallback: () => undefined,

@@ -14,6 +14,8 @@ export interface Config {
   workDirs: string[];
   model: string;
   contextWindow: number | undefined;
+  /** SKEIN_MAX_OUTPUT_TOKENS: at most this much answer per request; undefined: the model's. */
+  maxOutputTokens: number | undefined;
   /** The context asked of a local server per request (Ollama's num_ctx); undefined: the server's own. */
   localContext: number | undefined;
   compactThresholdRatio: number;

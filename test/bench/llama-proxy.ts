@@ -32,20 +32,23 @@ export interface RecordingProxy {
   /** http://127.0.0.1:<port>: the server's root (its OpenAI-compatible API is under /v1). */
   url: string;
   exchanges: Exchange[];
+  /** Pieces of chat answers passed on so far (finished or not): a turn still being written moves it. */
+  streamed(): number;
   close(): Promise<void>;
 }
-
-/** The first words of skein's summary prompts (server/compaction/summarizer.ts and summary-prompt.md). */
-const SUMMARY_MARKS = ['<compaction-request>', 'You are compacting the history of a coding session'];
 
 type Content = string | { type?: string; text?: string }[] | null | undefined;
 const textOf = (c: Content): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => p.text ?? '').join('') : '');
 
-function purposeOf(body: { messages?: { role: string; content: Content }[] }): Exchange['purpose'] {
-  const messages = body.messages ?? [];
-  const system = textOf(messages.find((m) => m.role === 'system')?.content);
-  const last = textOf(messages.at(-1)?.content);
-  return SUMMARY_MARKS.some((m) => last.startsWith(m) || system.startsWith(m)) ? 'summary' : 'agent';
+/**
+ * A turn or a summary, by the request's shape, not by skein's prompt wording:
+ * skein streams every turn's answer to the user (server/agent/model-call.ts)
+ * and never a summary (server/compaction/summarizer.ts calls the provider
+ * without stream handlers). test/unit/llama-proxy.test.ts pins this on skein's
+ * real calls.
+ */
+export function purposeOf(body: { stream?: unknown }): Exchange['purpose'] {
+  return body.stream === true ? 'agent' : 'summary';
 }
 
 /** The user-role texts of a request, less summaries: what the model reads as something the user said. */
@@ -87,6 +90,7 @@ const HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding'
 
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
+  let pieces = 0;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -120,7 +124,10 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     let text = '';
     try {
       for await (const c of upstream.body ?? []) {
-        if (chat) text += Buffer.from(c as Uint8Array).toString('utf8');
+        if (chat) {
+          text += Buffer.from(c as Uint8Array).toString('utf8');
+          pieces++;
+        }
         res.write(c);
       }
     } catch {
@@ -141,6 +148,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url: `http://127.0.0.1:${port}`,
     exchanges,
+    streamed: () => pieces,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

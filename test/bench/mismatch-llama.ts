@@ -25,6 +25,16 @@ const VOCABS: Vocab[] = ['qwen2', 'llama-bpe', 'llama-spm'];
 const WINDOWS = [2_048, 8_192];
 /** A turn that has not ended after this long is given up (the row says so): the section must end. */
 const TURN_MS = 5 * 60_000;
+/** After TURN_MS, how long the proxy is watched to tell a server still writing from a stuck turn. */
+const WATCH_MS = 15_000;
+/**
+ * SKEIN_MAX_OUTPUT_TOKENS at n_ctx 8,192 (SKEIN_BENCH_LLAMA_MAX_ANSWER; 0: none). The endless model writes every answer
+ * to its max_tokens, a turn asks up to 1 + 3 continuations, and at 8,192 that is 2,048 (or, told 200k, 4,096) tokens
+ * each: measured 20 to 26 tokens a second with 2,500 tokens of prompt on the shared 2-core machine at load 18 (170
+ * idle, 2,048 window), so one turn took more than 5 minutes with skein only waiting. Bounded answers keep a turn short;
+ * the window, the refusals and the cuts at n_ctx are the server's as before.
+ */
+const MAX_ANSWER_8K = Number(process.env.SKEIN_BENCH_LLAMA_MAX_ANSWER ?? 256);
 
 /** Text to paste: skein's own docs, so the sessions are the same on every machine. */
 const CORPUS = ['compaction.md', 'providers.md', 'architecture.md', 'tools.md'].map((f) => fs.readFileSync(new URL(`../../docs/${f}`, import.meta.url), 'utf8')).join('\n\n');
@@ -45,8 +55,8 @@ function paste(tokens: number, from: number): string {
  */
 export function script(w: number): string[] {
   const file = (name: string, share: number, from: number) => `Here is ${name}; read it, I will ask about it.\n\n\`\`\`markdown\n${paste(Math.round(w * share), from)}\n\`\`\``;
-  // At 8,192 every answer is 2,048 tokens (a quarter) and costs tens of seconds on a shared CPU: three turns. The first
-  // file is large enough that, told 200k (4,096 tokens of answer asked), the first answer runs into n_ctx.
+  // At 8,192 answers are bounded (MAX_ANSWER_8K) and cost tens of seconds on a shared CPU: three turns. Told 200k, skein
+  // never compacts, and the second file with the answers runs the context into n_ctx.
   if (w > 4_096) return [file('docs/compaction.md', 5 / 16, 0), file('the next part', 1 / 4, 20_000), 'run bash: ls'];
   return [file('docs/compaction.md', 1 / 6, 0), file('the next part', 1 / 4, 20_000), file('one more part', 1 / 4, 45_000), 'run bash: ls', 'Which of those parts talks about the window?'];
 }
@@ -85,6 +95,7 @@ async function runSession(vocab: Vocab, window: number, told: number, llamaUrl: 
     SKEIN_MODEL: 'openai:local-model',
     OPENAI_BASE_URL: `${proxy.url}/v1`,
     SKEIN_CONTEXT_WINDOW: String(told),
+    ...(window > 4_096 && MAX_ANSWER_8K > 0 && { SKEIN_MAX_OUTPUT_TOKENS: String(MAX_ANSWER_8K) }),
   });
   const server = await startServer(config);
   rememberToken(server.url, server.token);
@@ -104,7 +115,11 @@ async function runSession(vocab: Vocab, window: number, told: number, llamaUrl: 
       const idle = await Promise.race([live.agent.whenIdle().then(() => 'idle' as const), late]);
       clearTimeout(timer);
       if (idle === 'late') {
-        failure = `a turn did not end within ${TURN_MS / 60_000} min`;
+        // Slow or stuck: does the server still write the answer?
+        const before = proxy.streamed();
+        await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+        const pieces = proxy.streamed() - before;
+        failure = `a turn did not end within ${TURN_MS / 60_000} min (${pieces ? `the server was still writing: ${pieces} pieces of answer in ${WATCH_MS / 1000} s` : `nothing streamed for ${WATCH_MS / 1000} s`})`;
         break;
       }
     }
@@ -143,7 +158,7 @@ function rows(r: LlamaRun): BenchRow[] {
     {
       bench: 'mismatch',
       measure: `${label}: turns / compactions / server refusals / answers cut (of which the context was full; dropped by skein) / summaries cut / seconds`,
-      value: `${r.turns} / ${r.compactions} / ${r.refusals} / ${r.cuts} (${r.cutsContextFull}; ${r.cutsDropped}) / ${r.summaryCuts} / ${(r.ms / 1000).toFixed(0)}`,
+      value: `${r.turns} / ${r.compactions} / ${r.refusals} / ${r.cuts} (${r.cutsContextFull}; ${r.cutsDropped}) / ${r.summaryCuts} / ${(r.ms / 1000).toFixed(0)}${r.window > 4_096 && MAX_ANSWER_8K > 0 ? ` (answers at most ${MAX_ANSWER_8K} tokens)` : ''}`,
     },
   ];
 }

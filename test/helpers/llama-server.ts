@@ -51,6 +51,8 @@ export interface LlamaServerOptions {
   extraArgs?: string[];
   /** Waiting for /health to answer 200 (loading the model included). */
   readyTimeoutMs?: number;
+  /** The port to listen on (a server started again where a killed one was); a free one if not given. */
+  port?: number;
 }
 
 function freePort(): Promise<number> {
@@ -77,7 +79,7 @@ function exited(child: ChildProcess): Promise<void> {
  */
 export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaServer> {
   const binary = await ensureLlamaServer();
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const args = ['-m', opts.model, '-c', String(opts.ctxSize), '--host', '127.0.0.1', '--port', String(port), '--jinja', '-np', '1', '--no-webui', '-t', '1', '-tb', '1', ...(opts.extraArgs ?? [])];
   const child = trackChild(spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] }), 'llama-server');
   let output = '';

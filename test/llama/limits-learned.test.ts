@@ -191,3 +191,26 @@ describe('a server restarted with another context between runs (red team)', () =
     }
   }, 300_000);
 });
+
+describe('SKEIN_CONTEXT_WINDOW larger than the server says (review)', () => {
+  it('is said once, in the timeline (the limits event) and the log, with both numbers; the same session run again says nothing more', async () => {
+    const server = await proxy();
+    await server.listen(llama.url);
+    const base = { SKEIN_DATA_DIR: tempDir('over-data'), SKEIN_WORKDIR: tempDir('over-work'), SKEIN_RETRY_BASE_MS: '5', SKEIN_CONTEXT_WINDOW: String(4 * CTX), ...env(server) };
+    const said = "SKEIN_CONTEXT_WINDOW is 8,192 tokens but the server's window is 2,048 (GET /props (n_ctx))";
+    const count = (text: string) => text.split(said).length - 1;
+    const eventsOf = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as SkeinEvent);
+
+    const one = await runCli(['run', '--json', 'hi'], base);
+    expect(one.code, one.stderr).toBe(0);
+    const told = limitsOf(eventsOf(one.stdout)).filter((e) => e.message?.includes(said));
+    expect(told).toEqual([expect.objectContaining({ source: 'setting', contextWindow: 4 * CTX, reported: { contextWindow: CTX } })]);
+    expect(told[0]!.message).toContain('will be refused or its answer cut');
+    expect(count(one.stderr), one.stderr).toBe(1);
+
+    const id = /session (\S+)/.exec(one.stderr)![1]!;
+    const two = await runCli(['run', '--json', '--session', id, 'hello again'], base);
+    expect(two.code, two.stderr).toBe(0);
+    expect(count(two.stdout + two.stderr)).toBe(0);
+  }, 300_000);
+});
