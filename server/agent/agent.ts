@@ -94,8 +94,7 @@ export class Agent implements AgentHandle {
         this.info = { ...this.info, ...limits };
         this.settings.contextWindow = limits.contextWindow;
       },
-      // SKEIN_CONTEXT_WINDOW, SKEIN_MAX_OUTPUT_TOKENS and the limits cache.
-      ...settings.models?.window, setting: settings.models?.window?.setting, cache: settings.models?.window?.cache,
+      ...settings.models?.window, setting: settings.models?.window?.setting, cache: settings.models?.window?.cache, // SKEIN_CONTEXT_WINDOW, SKEIN_MAX_OUTPUT_TOKENS, the limits cache
     });
     this.recovery = new OverflowRecovery({
       window: this.window,

@@ -80,14 +80,11 @@ export class Sessions implements ClusterHost {
   private readonly cluster: ClusterSide;
   private readonly sweeper: IdleSweep;
   private readonly host: SessionsHost;
-  /** The `task` tool's child sessions (subagents/). */
-  private readonly subagents: Subagents;
-  /** How many logs were read since this object was made (tests prove a start reads none). */
-  logsLoaded = 0;
+  private readonly subagents: Subagents; // the `task` tool's child sessions (subagents/)
+  logsLoaded = 0; // how many logs were read since this object was made (tests prove a start reads none)
   /** JSONL: the logs being read for open(), in slices off the event loop (two opens share one read). */
   readonly reads = new LogReads();
-  /** The folders the user chose (a new session's must be one or inside one), and the requests to add one. */
-  readonly projects: Projects;
+  readonly projects: Projects; // the folders the user chose (a new session's must be one or inside one)
   readonly projectRequests: ProjectRequests;
 
   constructor(

@@ -147,7 +147,7 @@ describe('session management in the browser', () => {
     await row(page, forkId).waitFor();
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 90_000);
 
   it('updates another session\'s state in the list live, including the end of a compaction', async () => {
     const other = (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
