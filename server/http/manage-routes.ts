@@ -108,10 +108,12 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
   app.get('/api/sessions/:id/changes', async (req, res) => {
     const live = await sessions.open(req.params.id);
     if (!live) return notFound(res);
+    const query = valid(ROUTES['GET /api/sessions/:id/changes'].query, req.query, res);
+    if (!query) return;
     const workspace = live.session.log.header.workspace;
     try {
-      // A folder shared with other sessions: only the files this session changed.
-      const only = workspace?.repo && !workspace.worktree
+      // A folder shared with other sessions: only the files this session changed (all=1: everything in the folder).
+      const only = workspace?.repo && !workspace.worktree && query.all !== '1'
         ? sessionPaths(live.session.log.all(), workspace.workDir, workspace.repo, checkpointsOf(live.session, workspace.workDir).touched())
         : undefined;
       const report = await changesOf(workspace, sessions.roots()[0]!, only);

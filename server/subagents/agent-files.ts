@@ -7,6 +7,7 @@
 // win by name: project over user over built-in.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Door, DoorError } from '../host/door.js';
 import { readGated } from '../trust/project-files.js';
 import { sha256, TrustStore, TrustStoreError } from '../trust/store.js';
 import { AgentFileError, BUILT_IN_AGENTS, parseAgentFile, type AgentDef } from './agent-defs.js';
@@ -38,9 +39,7 @@ export function loadAgents(dataDir: string, folder: string): AgentCatalog {
     else define(agents, skipped, read.content, file);
   }
   const store = new TrustStore(dataDir);
-  for (const file of markdownFiles(path.join(folder, PROJECT_AGENTS_DIR))) {
-    const read = readGated(file);
-    if (!read) continue;
+  for (const { file, read } of projectFiles(folder)) {
     if (read.error) {
       skipped.push({ path: file, why: read.error });
       continue;
@@ -95,4 +94,39 @@ function markdownFiles(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Above this, a project's agent file is not read. */
+const MAX_PROJECT_FILE_BYTES = 256 * 1024;
+
+/**
+ * A project's agent files, through the door (host/door.ts): a `.skein` or
+ * `agents` that is a symbolic link is not followed (a cloned repository could
+ * point it at ~/.ssh), nor is a file that is one.
+ */
+function projectFiles(folder: string): { file: string; read: { content: string; error?: string } }[] {
+  const dir = path.join(folder, PROJECT_AGENTS_DIR);
+  const linked = (what: string) => `${what} is a symbolic link (or has one on the way): skein does not follow it`;
+  let door: Door;
+  try {
+    door = new Door(folder);
+    const entry = door.entry(PROJECT_AGENTS_DIR);
+    if (entry.kind === 'link') return [{ file: dir, read: { content: '', error: linked(dir) } }];
+    if (entry.kind !== 'dir') return [];
+  } catch (err) {
+    if (err instanceof DoorError) return [{ file: dir, read: { content: '', error: linked(dir) } }];
+    return [];
+  }
+  return markdownFiles(path.join(door.root, PROJECT_AGENTS_DIR)).map((file) => {
+    const rel = path.join(PROJECT_AGENTS_DIR, path.basename(file));
+    try {
+      const entry = door.entry(rel);
+      if (entry.kind === 'link') return { file, read: { content: '', error: linked(file) } };
+      if (entry.kind !== 'file') return { file, read: { content: '', error: `${file} is not a regular file` } };
+      if (entry.size > MAX_PROJECT_FILE_BYTES) return { file, read: { content: '', error: `${file} is ${entry.size} bytes (more than ${MAX_PROJECT_FILE_BYTES}): not read` } };
+      return { file, read: { content: door.readFile(rel, MAX_PROJECT_FILE_BYTES)?.toString('utf8') ?? '' } };
+    } catch (err) {
+      return { file, read: { content: '', error: err instanceof DoorError ? linked(file) : `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` } };
+    }
+  });
 }

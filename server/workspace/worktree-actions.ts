@@ -8,6 +8,7 @@
 // in the files, a merge or patch that would touch the main checkout's
 // uncommitted changes is refused before it starts.
 import fs from 'node:fs';
+import { readNoFollow } from '../host/door.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Workspace, WorktreeActionResult } from '../../shared/protocol.js';
@@ -216,7 +217,14 @@ async function snapshotTree(worktree: string, hardening: Hardening): Promise<str
   const index = path.join(temp, 'index');
   try {
     const itsIndex = path.join(hardening.env.GIT_DIR!, 'index');
-    if (fs.existsSync(itsIndex)) fs.copyFileSync(itsIndex, index);
+    // Read without following a link (the index lives in the repository's .git, which is repository content).
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readNoFollow(itsIndex);
+    } catch {
+      bytes = undefined; // a link or no folder: git builds the index again from the files
+    }
+    if (bytes) fs.writeFileSync(index, bytes);
     const withIndex = withVariables(hardening, { GIT_INDEX_FILE: index });
     await git(worktree, ['add', '-A', '--', ':/'], [0], withIndex);
     return (await git(worktree, ['write-tree'], [0], withIndex)).stdout.trim();

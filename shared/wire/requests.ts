@@ -93,6 +93,8 @@ export const DeleteQuerySchema = z.object({
   force: flag,
 });
 
+/** GET /api/sessions/:id/changes: `all=1` lists every change in a shared folder, not only the session's own files. */
+export const ChangesQuerySchema = z.object({ all: z.enum(['1', '0'], { error: '"all" must be 1 or 0' }).optional() });
 export const ExportQuerySchema = z.object({ format: z.enum(['jsonl', 'md', 'markdown'], { error: '"format" must be jsonl or md' }).optional() });
 
 const digits = z.string().regex(/^\d{1,15}$/);

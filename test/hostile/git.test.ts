@@ -85,7 +85,8 @@ const create = async (body: Record<string, unknown>) => {
   expect(res.status, res.body.error).toBe(201);
   return res.body.id;
 };
-const changes = async (id: string) => (await api<ChangesReport>(server.url, `/api/sessions/${id}/changes`)).body;
+// all=1: every change in the folder (the test edits the files itself, not through the session's tools).
+const changes = async (id: string) => (await api<ChangesReport>(server.url, `/api/sessions/${id}/changes?all=1`)).body;
 const workspaceOf = async (id: string) => (await api<SessionSnapshot>(server.url, `/api/sessions/${id}`)).body.workspace!;
 
 /** The Changes answer is right: the edit to a.txt and the new file, and nothing else (b.txt only got a new time). */

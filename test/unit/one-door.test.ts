@@ -12,6 +12,12 @@ import { describe, expect, it } from 'vitest';
 /** Modules that import node:fs, and what they touch: nothing of a working folder's contents but through the door. */
 const RAW_FS_ALLOWED: Record<string, string> = {
   'server/host/door.ts': 'the door itself',
+  'server/acp/trust-hint.ts': 'realpath of the folder a session opens in (which project holds it)',
+  'server/projects/projects-file.ts': "the data folder's projects.json",
+  'server/projects/projects.ts': 'realpath and stat of the folders the user adds as projects',
+  'server/subagents/agent-files.ts': "readdir of the user's agent folder (data folder) and of a project's .skein/agents entered through the door; a project's files are read through the door",
+  'server/workspace/session-paths.ts': "realpath of the session's folder and the repository's top",
+  'server/workspace/worktree-actions.ts': "a patch and a copy of a worktree's index in a temporary folder of its own (the index read without following links); whether the worktree still exists",
   'server/agent/approval-preview.ts': 'fs constants only; the file is opened through the door',
   'server/agent/approval-rules.ts': 'realpath and stat of the working folder itself (is the file system case-insensitive?)',
   'server/agent/project-instructions.ts': 'realpath of the working folder and lstat of .git on the way up; the files are read through the door',
@@ -82,6 +88,7 @@ const READ_FOR_THE_REPOSITORY = ['server/agent/project-instructions.ts', 'server
 
 /** Modules that may still make content calls beside the door, and on what (never a working-folder path). */
 const CONTENT_BESIDE_DOOR: Record<string, string> = {
+  'server/workspace/worktree-actions.ts': 'a patch and a copy of the index in its own temporary folder',
   'server/workspace/checkpoints.ts': "the journal in the session's folder and git's temporary index",
   'server/workspace/plain-checkpoints.ts': "copies in the session's folder",
 };
