@@ -20,18 +20,16 @@ export function taskTool(subagents: Subagents, parentId: string, agents: readonl
     spec: {
       name: TASK_TOOL,
       description:
-        'Hand a self-contained subtask to a subagent: a child session with its own context window, in the same folder. ' +
-        'It sees only your prompt (not this conversation), works until done, and its final answer comes back as this tool\'s result ' +
-        `(at most ${MAX_ANSWER_CHARS} characters; the rest stays in its own log). Use it to keep large reads and searches out of your context, ` +
-        'and call it several times in one answer to run subtasks in parallel. Write the prompt as a complete brief: what to find or do, and what to report.\n' +
+        'Hand a self-contained subtask to a subagent (a child session with its own context, same folder) to keep big reads and searches out of your context. ' +
+        `It sees only your prompt; its final answer (at most ${MAX_ANSWER_CHARS} characters) is the result. Several calls in one answer run in parallel.\n` +
         `Agents (default ${DEFAULT_AGENT}):\n${listed}`,
       inputSchema: {
         type: 'object',
         properties: {
-          description: { type: 'string', description: 'A short (3-8 words) title of the subtask, shown to the user' },
-          prompt: { type: 'string', description: 'The complete brief for the subagent' },
+          description: { type: 'string', description: 'A 3-8 word title, shown to the user' },
+          prompt: { type: 'string', description: 'The complete brief: what to find or do, what to report' },
           // No enum: an agent file trusted after this session started may be named too (the call says which exist when it is not).
-          agent: { type: 'string', description: `Which agent runs it (default ${DEFAULT_AGENT}): one of those listed above` },
+          agent: { type: 'string', description: `One of the agents above (default ${DEFAULT_AGENT})` },
         },
         required: ['description', 'prompt'],
       },

@@ -66,7 +66,7 @@ describe("the user's own git config", () => {
     expect(git('cat-file', '-p', 'HEAD:x.dat')).toBe('ABC\n'); // the user's filter stored it
     const session = (await api<{ id: string }>(server.url, '/api/sessions', { body: { folder: repo } })).body.id;
     fs.writeFileSync(path.join(repo, 'x.dat'), 'abd\n');
-    const answer = await api<ChangesReport & { error?: string }>(server.url, `/api/sessions/${session}/changes`);
+    const answer = await api<ChangesReport & { error?: string }>(server.url, `/api/sessions/${session}/changes?all=1`); // the test changes the files itself, not through the session
     expect(answer.status, answer.body.error).toBe(200);
     const report = answer.body;
     // Cleaned by the user's filter (upper case), so the diff is against what was stored.

@@ -38,10 +38,11 @@ describe("issue 22's reproductions", () => {
     const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'vllm-old', window: 6000, advertise: true } });
     closers.push(f.close);
     const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url }, servers);
-    // The first message holds numbers: about 700 tokens by skein's estimate, 1,900 by the server's. skein knows the
-    // 6,000-token window (max_model_len) before it sends, and its estimate leaves room for 1,500 tokens of answer;
+    // The first message holds numbers: about 1,450 tokens by skein's estimate, 4,000 by the server's (at 6,000 the
+    // session sends the lean toolset). skein knows the 6,000-token window (max_model_len) before it sends, and its
+    // estimate leaves room for 1,500 tokens of answer;
     // by the server's count there is not: the old body, which the SDK reads as "400 status code (no body)".
-    await run.say(`delay: 0 ${numbers(220)}`);
+    await run.say(`delay: 0 ${numbers(460)}`);
     for (let i = 0; i < 5; i++) await run.say(`echo: step ${i}`);
     await run.say('echo: still here');
     const events = run.client.events;
@@ -74,20 +75,21 @@ describe("issue 22's reproductions", () => {
   }, 120_000);
 
   it('an unrecognised 400 on a request near the known window: compacted and retried once, and the timeline says so', async () => {
-    // Told 6,500 tokens; the server has 6,300 and refuses with a bare {"detail":"Bad Request"}.
-    const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'opaque', window: 6300, advertise: false } });
+    // Told 8,500 tokens; the server has 8,300 and refuses with a bare {"detail":"Bad Request"}. (A window where the
+    // full toolset is sent: at 6,500 the task tool tips the session into the lean one, and the request is far smaller.)
+    const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour: 'opaque', window: 8300, advertise: false } });
     closers.push(f.close);
-    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '6500' }, servers);
-    // A first message long enough that the first request (about 3,700 tokens by skein's estimate, 5,300 by the
-    // server's, with 1,625 asked for the answer) is near the window.
-    await run.say(`delay: 0 ${prose(2100, 1)}`);
+    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url, SKEIN_CONTEXT_WINDOW: '8500' }, servers);
+    // A first message long enough that the first request (about 5,300 tokens by skein's estimate, 6,800 by the
+    // server's, with 2,125 asked for the answer) is near the window.
+    await run.say(`delay: 0 ${prose(3000, 1)}`);
     for (let i = 0; i < 2; i++) await run.say(`echo: step ${i}`);
     await run.say('echo: still here');
     const events = run.client.events;
     const guesses = events.filter((e) => e.kind === 'error' && e.code === 'overflow_guess');
     expect(f.refused).toBeGreaterThanOrEqual(1);
     expect(guesses.length, JSON.stringify({ reported: f.reported.map((r) => r.usage.prompt_tokens), errors: events.filter((e) => e.kind === 'error').length })).toBe(f.refused);
-    expect(guesses[0]).toMatchObject({ message: expect.stringMatching(/refused the request with 400 \(“Bad Request”\), which skein does not recognise.*near the 6,500-token window, so skein compacts and retries it once, asking for at most 812 tokens of answer/) });
+    expect(guesses[0]).toMatchObject({ message: expect.stringMatching(/refused the request with 400 \(“Bad Request”\), which skein does not recognise.*near the 8,500-token window, so skein compacts and retries it once, asking for at most 1,024 tokens of answer/) });
     // Each guess was followed by a compaction and an answer: no turn ended in the 400.
     expect(events.filter((e) => e.kind === 'error' && e.code !== 'overflow_guess' && e.code !== 'unknown_model')).toEqual([]);
     expect(agents(events).at(-1)?.text).toBe('still here');

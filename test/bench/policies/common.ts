@@ -22,6 +22,17 @@ function summaryRequest(parts: string[], maxOutputTokens: number): LlmRequest {
   return { system: SUMMARY_PROMPT, messages: [{ role: 'user', content: `<transcript>\n${parts.join('\n')}\n</transcript>` }], tools: [], maxOutputTokens, purpose: 'summary' };
 }
 
+/** Goose's middle-out retries of a summary request that does not fit (do_compact): the share of tool responses removed. */
+export const MIDDLE_OUT_SHARES = [0.1, 0.2, 0.5, 1];
+
+/** `folded` with `share` of its tool outputs (the middle ones first) replaced by a note. */
+export function withoutToolOutputs(folded: readonly SourcedMessage[], share: number): SourcedMessage[] {
+  const tools = folded.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+  const middle = (tools.length - 1) / 2;
+  const removed = new Set([...tools].sort((a, b) => Math.abs(tools.indexOf(a) - middle) - Math.abs(tools.indexOf(b) - middle)).slice(0, Math.ceil(share * tools.length)));
+  return folded.map((m, i) => (removed.has(i) ? ({ ...m, content: '[tool response removed]' } as SourcedMessage) : m));
+}
+
 /**
  * One summary request over `folded` (an earlier summary in it is carried as
  * <previous-summary>, i.e. incremental). `dropOldest`: when the request does
@@ -31,12 +42,20 @@ function summaryRequest(parts: string[], maxOutputTokens: number): LlmRequest {
 export async function summariseSpan(folded: readonly SourcedMessage[], ctx: CompactionContext, maxOutputTokens: number, dropOldest = false): Promise<{ text: string; usage: Usage }> {
   // The peers' summarisers read tool outputs whole (Goose's compaction.md gets the conversation as it is, OpenHands'
   // condenser formats each event whole, OpenCode's summary request carries the messages): not skein's 2,000-character cut.
-  const parts = renderTranscript(folded, PEER_SUMMARY_OUTPUT_CHARS);
   const maxOut = Math.min(maxOutputTokens, ctx.summariser.limits.maxOutputTokens);
+  const fits = (r: LlmRequest) => requestTokens(r) + maxOut <= ctx.summariser.limits.contextWindow;
+  let parts = renderTranscript(folded, PEER_SUMMARY_OUTPUT_CHARS);
   let request = summaryRequest(parts, maxOut);
   // Checking the size first gives the same result as sending, being refused and retrying.
-  while (dropOldest && parts.length > 1 && requestTokens(request) + maxOut > ctx.summariser.limits.contextWindow) {
+  while (dropOldest && parts.length > 1 && !fits(request)) {
     parts.shift();
+    request = summaryRequest(parts, maxOut);
+  }
+  // Whole outputs that do not fit: Goose's do_compact retries with 10, 20, 50, then 100% of the tool responses
+  // removed from the middle out; the others' sources say nothing of this case, so the same retry stands in for them.
+  for (const share of MIDDLE_OUT_SHARES) {
+    if (dropOldest || fits(request)) break;
+    parts = renderTranscript(withoutToolOutputs(folded, share), PEER_SUMMARY_OUTPUT_CHARS);
     request = summaryRequest(parts, maxOut);
   }
   const response = await ctx.summariser.complete(request, ctx.signal);

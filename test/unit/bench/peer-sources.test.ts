@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { LlmRequest, LlmResponse, Provider } from '../../../server/llm/types.js';
 import type { CompactionContext } from '../../../server/compaction/pipeline.js';
 import type { SourcedMessage } from '../../../server/compaction/view.js';
-import { MAX_OUTPUT, summariseSpan } from '../../bench/policies/common.js';
+import { MAX_OUTPUT, MIDDLE_OUT_SHARES, summariseSpan, withoutToolOutputs } from '../../bench/policies/common.js';
 import { openCodeUsable } from '../../bench/policies/opencode.js';
 import { overMaxInput } from '../../bench/policies/openhands.js';
 import { sketch, SKETCH_WINDOW } from '../../bench/policies/sketch.js';
@@ -59,6 +59,40 @@ describe('peer summarisers read tool outputs whole', () => {
     await summariseSpan(folded, { summariser, signal: new AbortController().signal } as unknown as CompactionContext, 1000);
     expect(seen[0]!.messages[0]!.content).toContain('line_100 of the output');
     expect(seen[0]!.messages[0]!.content).not.toContain('characters clipped');
+  });
+});
+
+describe("Goose's middle-out retry of a summary that does not fit (do_compact)", () => {
+  const tool = (i: number): SourcedMessage => ({ role: 'tool', content: `output ${i} `.repeat(400), toolCallId: `c${i}`, seq: 2 * i + 1 });
+  const call = (i: number): SourcedMessage => ({ role: 'assistant', content: 'run', toolCalls: [{ id: `c${i}`, name: 'bash', input: { command: 'x' } }], seq: 2 * i });
+  const folded = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].flatMap((i) => [call(i), tool(i)]);
+
+  it('removes 10, 20, 50 then 100% of the tool responses, the middle ones first', () => {
+    expect(MIDDLE_OUT_SHARES).toEqual([0.1, 0.2, 0.5, 1]);
+    const removed = (share: number) => withoutToolOutputs(folded, share).flatMap((m, i) => (m.role === 'tool' && m.content !== folded[i]!.content ? [m.toolCallId] : []));
+    expect(removed(0.1)).toHaveLength(1);
+    expect(removed(0.2)).toEqual(['c5', 'c6']);
+    expect(removed(0.5)).toHaveLength(5);
+    expect(removed(0.5)).not.toContain('c1');
+    expect(removed(0.5)).not.toContain('c10');
+    expect(removed(1)).toHaveLength(10);
+  });
+
+  it('a request that does not fit the summariser is sent with outputs removed, not refused', async () => {
+    const seen: LlmRequest[] = [];
+    const summariser = {
+      model: 'fake',
+      limits: { contextWindow: 12_000, maxOutputTokens: 2_000 },
+      complete: async (request: LlmRequest): Promise<LlmResponse> => {
+        seen.push(request);
+        return { text: 'summary', toolCalls: [], stopReason: 'end', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } } as unknown as LlmResponse;
+      },
+    } as unknown as Provider;
+    await summariseSpan(folded, { summariser, signal: new AbortController().signal } as unknown as CompactionContext, 2_000);
+    const sent = seen[0]!.messages[0]!.content as string;
+    expect(sent).toContain('[tool response removed]');
+    expect(sent).toContain('output 1 '); // the oldest and newest outputs are the last to go
+    expect(sent).toContain('output 10 ');
   });
 });
 
