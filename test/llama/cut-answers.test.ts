@@ -33,9 +33,10 @@ const answers = (events: SkeinEvent[]) => events.filter((e): e is AgentEvent => 
 
 describe('an answer cut by a full context (real llama-server, n_ctx 2,048)', () => {
   it('is named in the timeline, the window is learned from it, and the continuation request fits the context', async () => {
-    // Told a window four times the server's (SKEIN_CONTEXT_WINDOW wins over /props): max_tokens 2,048 leaves the
+    // Told a window three times the server's (SKEIN_CONTEXT_WINDOW wins over /props; at that size the session sends
+    // the lean toolset, so the prompt fits the real 2,048): max_tokens 1,536 leaves the
     // answer more room than the context, so it stops at n_ctx, not at max_tokens.
-    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: `${endless.url}/v1`, SKEIN_CONTEXT_WINDOW: String(4 * CTX) }, servers);
+    const run = await startSession({ SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: `${endless.url}/v1`, SKEIN_CONTEXT_WINDOW: String(3 * CTX) }, servers);
     const { client } = run;
     client.send({ type: 'user_message', text: 'hi' });
     // The cut answer, then the answer to the continuation: then the turn is stopped (an endless model is cut every time).
@@ -56,7 +57,7 @@ describe('an answer cut by a full context (real llama-server, n_ctx 2,048)', () 
     expect(cut.output).toBeLessThan(cut.maxTokens);
     expect(cut.seq).toBeGreaterThan(first!.seq);
     expect(cut.message).toContain('The answer was cut: prompt and answer filled the 2,048-token context window');
-    expect(cut.message).toContain('skein believed the window was 8,192 tokens and now uses 2,048');
+    expect(cut.message).toContain('skein believed the window was 6,144 tokens and now uses 2,048');
     expect(cut.text?.startsWith(CUT_NOTE_OPEN)).toBe(true);
 
     // The window is relearned: a limits event with the server's context, winning over SKEIN_CONTEXT_WINDOW.
