@@ -38,7 +38,17 @@ export class Projects {
     const settings = this.settingRoots.map((folder) => ({ folder, setting: true as const }));
     const settingReal = new Set(this.settingRoots.map(realOr));
     const chosen = this.chosen.filter((f) => !settingReal.has(f) && !this.settingRoots.includes(f)).map((folder) => ({ folder }));
-    return [...settings, ...chosen].map((p) => (isFolder(p.folder) ? p : { ...p, missing: true }));
+    return [...settings, ...chosen].map((p) => (isFolder(p.folder) && ('setting' in p || this.stillChosen(p.folder)) ? p : { ...p, missing: true }));
+  }
+
+  /**
+   * A chosen folder is kept with its links resolved: one that now leads
+   * elsewhere (replaced by a link, or a link put on its way, even by a
+   * session working in the folder above) is not the folder the user chose,
+   * nor one that now fails the checks of an added folder: not used.
+   */
+  private stillChosen(folder: string): boolean {
+    return realOr(folder) === folder && this.acceptable(folder);
   }
 
   /** The folders a session may work in (or inside): the existing projects. */

@@ -100,9 +100,20 @@ export class Subagents {
       }
     };
     note({ phase: 'started', message: `${def.name} agent started in session ${childId}: ${input.description}` });
-    const outcome: TurnOutcome = signal.aborted ? { kind: 'cancelled', detail: 'cancelled before the prompt was sent' } : await this.answer(child, input.prompt, signal, (tool) =>
-      note({ phase: 'approval', tool, message: `${def.name} agent (session ${childId}) waits for your decision on ${tool}: answer it in that session` }),
-    );
+    // The user switches the parent's mode while the child works: the child follows (a waiting call is decided again).
+    const follow = parent.session.observe((event) => {
+      if (event.kind !== 'mode') return;
+      const next = narrower(event.to, def.mode); // (the parent's own mode changes just after its event)
+      if (child.agent.mode !== next) child.agent.setMode(next);
+    });
+    let outcome: TurnOutcome;
+    try {
+      outcome = signal.aborted ? { kind: 'cancelled', detail: 'cancelled before the prompt was sent' } : await this.answer(child, input.prompt, signal, (tool) =>
+        note({ phase: 'approval', tool, message: `${def.name} agent (session ${childId}) waits for your decision on ${tool}: answer it in that session` }),
+      );
+    } finally {
+      follow();
+    }
     const gauge = child.agent.gauge();
     note({
       phase: 'finished',

@@ -159,6 +159,24 @@ describe('one tree of control', () => {
   }, 60_000);
 });
 
+describe("the parent's mode", () => {
+  it('switched while a child waits for an approval: the child follows, and its waiting write is decided again (plan refuses it)', async () => {
+    const server = await start({ SKEIN_APPROVAL: 'on-write' });
+    const parent = server.sessions.create();
+    await parent.session.userMessage(task({ description: 'write', prompt: 'tool: write_file {"path":"CHILDWRITE.txt","content":"x"}' }));
+    await until(() => parent.session.log.all().some((e) => e.kind === 'subagent' && e.phase === 'approval'), 'the approval notice', 30_000);
+    const note = parent.session.log.all().find((e) => e.kind === 'subagent' && e.phase === 'approval');
+    const child = server.sessions.get(note!.kind === 'subagent' ? note!.child : '')!;
+    parent.agent.setMode('plan');
+    await until(() => child.agent.mode === 'plan', "the child's mode to follow", 10_000);
+    await until(() => child.session.log.all().some((e) => e.kind === 'tool_result' && e.name === 'write_file'), 'the waiting call decided again', 30_000);
+    expect(child.session.log.all().find((e) => e.kind === 'tool_result' && e.name === 'write_file')).toMatchObject({ isError: true });
+    expect(fs.existsSync(path.join(server.workDir, 'CHILDWRITE.txt'))).toBe(false);
+    parent.agent.cancel();
+    await until(() => parent.session.state === 'WaitingForUserInput' && child.session.state === 'WaitingForUserInput', 'both turns to end', 30_000);
+  }, 60_000);
+});
+
 describe('agent files', () => {
   it("a project's agent file defines nothing until its content is trusted", async () => {
     const server = await start();

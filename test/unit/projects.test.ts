@@ -52,6 +52,30 @@ describe('projects', () => {
     expect(fs.existsSync(projects.file)).toBe(false);
   });
 
+  it('a chosen folder later replaced by a link (to the whole disk, or anywhere) is not served: shown as missing', () => {
+    const data = tempDir('projects-data');
+    const root = real(tempDir('projects-root'));
+    const projects = new Projects(data, [root]);
+    const parent = real(tempDir('projects-swap'));
+    const chosen = path.join(parent, 'app');
+    fs.mkdirSync(chosen);
+    projects.add(chosen);
+    expect(projects.roots()).toContain(chosen);
+    fs.rmdirSync(chosen);
+    fs.symlinkSync('/', chosen);
+    expect(projects.roots()).not.toContain(chosen);
+    expect(projects.list().find((p) => p.folder === chosen)).toMatchObject({ missing: true });
+    expect(projects.contains('/etc')).toBe(false);
+    // A link on its way counts the same (a session in the folder above could make one).
+    fs.unlinkSync(chosen);
+    const elsewhere = real(tempDir('projects-elsewhere'));
+    fs.renameSync(parent, `${parent}.moved`);
+    fs.symlinkSync(elsewhere, parent);
+    fs.mkdirSync(path.join(elsewhere, 'app'));
+    expect(projects.roots()).not.toContain(chosen);
+    expect(new Projects(data, [root]).roots()).not.toContain(chosen); // nor after a restart
+  });
+
   it('shows a folder that vanished as missing and never serves it; a file that is a link is not read', () => {
     const data = tempDir('projects-data');
     const projects = new Projects(data, [tempDir('projects-root')]);
