@@ -131,7 +131,14 @@ export async function mergeWorktree(workspace: Workspace | undefined, sessionId:
   const inTheWay = (await uncommitted(main.top, main.hardening)).filter((f) => touched.includes(f));
   if (inTheWay.length) throw new WorktreeActionError(`the main checkout has uncommitted changes in files the merge would touch (${list(inTheWay)}): commit or stash them there first; nothing was merged`, 'dirty_main', inTheWay);
   const merging = await committing(main.top, main.hardening);
-  const merged = await git(main.top, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${o.branch} (skein session ${sessionId})`, o.branch], [0, 1], merging);
+  let merged;
+  try {
+    merged = await git(main.top, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${o.branch} (skein session ${sessionId})`, o.branch], [0, 1], merging);
+  } catch (err) {
+    // Any other failure (a signing that cannot run, a lock): the main checkout is put back as it was, never left mid-merge.
+    await git(main.top, ['merge', '--abort'], [0, 128], main.hardening).catch(() => undefined);
+    throw err;
+  }
   if (merged.code !== 0) {
     const conflicts = lines((await git(main.top, ['diff', '--name-only', '--diff-filter=U'], [0], main.hardening)).stdout);
     await git(main.top, ['merge', '--abort'], [0], main.hardening);
