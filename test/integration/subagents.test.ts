@@ -11,7 +11,7 @@ import { TrustStore } from '../../server/trust/store.js';
 import { EXPLORE_TOOLS } from '../../server/subagents/agent-defs.js';
 import { MAX_ANSWER_CHARS } from '../../server/subagents/outcome.js';
 import { startChildServer } from '../helpers/child-server.js';
-import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { api, startTestServer, storeEnv, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 const servers: TestServer[] = [];
@@ -66,9 +66,10 @@ describe('the task tool', () => {
     expect(result!.output).not.toContain(long);
     expect(result!.output).toContain(`${long.length - MAX_ANSWER_CHARS} more characters`);
     expect(result!.output).toContain(`"session": "${listed!.id}"`);
-    // The child's own log file holds the prompt and the whole answer; the parent's holds only the call and the result.
+    // The child's own log holds the prompt and the whole answer; the parent's holds only the call and the result.
     const child = server.sessions.get(listed!.id)!;
-    expect(fs.existsSync(path.join(server.dataDir, 'sessions', `${listed!.id}.jsonl`))).toBe(true);
+    // (On the JSONL store, its own file; on PostgreSQL its own rows, read back below.)
+    if (process.env.SKEIN_TEST_STORE !== 'postgres') expect(fs.existsSync(path.join(server.dataDir, 'sessions', `${listed!.id}.jsonl`))).toBe(true);
     expect(child.session.log.all().some((e) => e.kind === 'agent' && e.text === long)).toBe(true);
     expect(parent.session.log.all().some((e) => e.kind === 'agent' && e.text === long)).toBe(false);
     // Its own gauge: its own requests counted, not the parent's.
@@ -208,7 +209,7 @@ describe('restart', () => {
   it('a child left running by a crash is closed, with a notice in both logs', async () => {
     const dataDir = tempDir('subagent-crash');
     const workDir = tempDir('subagent-crash-work');
-    const crashed = await startChildServer({ SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, SKEIN_MODEL: 'predictable' });
+    const crashed = await startChildServer({ SKEIN_DATA_DIR: dataDir, SKEIN_WORKDIR: workDir, SKEIN_MODEL: 'predictable', ...(await storeEnv(dataDir)) });
     const { body } = await api<{ id: string }>(crashed.url, '/api/sessions', { body: {} });
     await api(crashed.url, `/api/sessions/${body.id}/messages`, { body: { text: task({ description: 'long', prompt: 'delay: 600000' }) } });
     const childId = await until(async () => (await api<{ sessions: { id: string; state: string; parent?: { session: string } }[] }>(crashed.url, '/api/sessions')).body.sessions.find((s) => s.parent?.session === body.id && s.state === 'SendingToLLM')?.id, 'the child running', 30_000);
