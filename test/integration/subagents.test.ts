@@ -219,7 +219,8 @@ describe('restart', () => {
     const parent = server.sessions.get(body.id)!;
     await until(() => child.session.state === 'WaitingForUserInput' && parent.session.state === 'WaitingForUserInput', 'both closed', 30_000);
     expect(child.session.log.all().some((e) => e.kind === 'error' && e.code === 'interrupted')).toBe(true);
-    const note = parent.session.log.all().find((e) => e.kind === 'subagent' && e.phase === 'finished');
+    // The parent's notice is written as the child is closed (a store's write may land a moment after the states).
+    const note = await until(() => parent.session.log.all().find((e) => e.kind === 'subagent' && e.phase === 'finished'), "the parent's notice", 30_000);
     expect(note).toMatchObject({ outcome: 'interrupted', child: childId });
   }, 90_000);
 });
