@@ -71,6 +71,8 @@ export class Projects {
    */
   check(requested: string): string {
     const asked = requested.trim().replace(/^~(?=$|\/)/, os.homedir());
+    // A line break or other control character could make a prompt (editor, web UI) show another folder than the one added.
+    if (/[\u0000-\u001f\u007f]/.test(asked)) throw new ProjectError('the folder name contains a control character (a line break, a tab…): skein does not add it, rename the folder');
     if (!path.isAbsolute(asked)) throw new ProjectError(`${requested} is not an absolute path: give the whole path of the folder (e.g. /home/you/code/app)`);
     if (!isFolder(asked)) throw new ProjectError(`${asked} is not an existing folder`);
     const real = fs.realpathSync(asked);

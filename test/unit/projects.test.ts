@@ -52,6 +52,13 @@ describe('projects', () => {
     expect(fs.existsSync(projects.file)).toBe(false);
   });
 
+  it('refuses a folder whose name holds a line break (a prompt could show another folder)', () => {
+    const projects = new Projects(tempDir('projects-data'), [real(tempDir('projects-root'))]);
+    const odd = path.join(real(tempDir('projects-odd')), 'app\n/home/you/safe');
+    fs.mkdirSync(odd, { recursive: true });
+    expect(() => projects.add(odd)).toThrow(/control character/);
+  });
+
   it('a chosen folder later replaced by a link (to the whole disk, or anywhere) is not served: shown as missing', () => {
     const data = tempDir('projects-data');
     const root = real(tempDir('projects-root'));
