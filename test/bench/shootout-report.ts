@@ -4,7 +4,7 @@
 // bootstrap interval against skein, re-reads, the neutral identifier measure,
 // real user messages (harness notices apart); per session, every policy's cost.
 import type { RunStats } from './survival.js';
-import { bootstrapDiff, shareOf, shareText, verdict, type Interval } from './recall/stats.js';
+import { bootstrapDiff, holmCorrect, shareOf, shareText, verdict, type Interval } from './recall/stats.js';
 import type { BenchRow } from './types.js';
 
 export const SKEIN_NAME = 'skein';
@@ -17,8 +17,10 @@ export interface RuleResult {
   rereadUsd: number;
   /** Cost with re-reads charged, failed runs scored at their cost to finish (see scoredCost). */
   totalUsd: number;
-  /** policy - skein, summed over sessions, with its paired bootstrap 95% interval (undefined for skein). */
+  /** policy - skein, summed over sessions, with its paired bootstrap interval (undefined for skein); Holm-corrected by correctAcrossTable. */
   vsSkein?: Interval;
+  /** The paired scored costs behind vsSkein (this policy's, skein's; session by session): what the correction resamples again. */
+  paired?: { a: number[]; b: number[] };
   rereads: number;
   /** Of the re-reads, the targeted ones (strict only: a name in view without its lines). */
   targeted: number;
@@ -67,6 +69,21 @@ export function scoredCost(r: RunStats, rule: RecallRule, sameSession: readonly 
   return Math.max(own, ...finishedCosts);
 }
 
+function pairedCosts(a: number[], b: number[]): Pick<RuleResult, 'vsSkein' | 'paired'> {
+  return { vsSkein: bootstrapDiff(a, b), paired: { a, b } };
+}
+
+/**
+ * Every comparison with skein in the report (each peer, per set, window and
+ * rule) is one family: their intervals and verdicts are corrected for how many
+ * there are (Holm, recall/stats.ts). Returns the family's size.
+ */
+export function correctAcrossTable(results: PolicyResult[]): number {
+  const family = results.flatMap((r) => RULES.map((rule) => r[rule])).filter((x): x is RuleResult & { paired: NonNullable<RuleResult['paired']> } => x.paired !== undefined);
+  holmCorrect(family.map((x) => x.paired)).forEach((interval, i) => (family[i]!.vsSkein = interval));
+  return family.length;
+}
+
 function ruleResult(rule: RecallRule, runs: RunStats[], skeinRuns: RunStats[], all: RunStats[], isSkein: boolean): RuleResult {
   const sum = (f: (r: RunStats) => number) => runs.reduce((n, r) => n + f(r), 0);
   const scored = (r: RunStats) => scoredCost(r, rule, all);
@@ -75,7 +92,7 @@ function ruleResult(rule: RecallRule, runs: RunStats[], skeinRuns: RunStats[], a
   return {
     rereadUsd: sum((r) => (rule === 'strict' ? r.meter.strict.rereadUsd : r.meter.rereadUsd)),
     totalUsd: sum(scored),
-    ...(!isSkein && paired.length && { vsSkein: bootstrapDiff(paired.map(scored), paired.map((r) => scored(byFile.get(r.file)!))) }),
+    ...(!isSkein && paired.length && pairedCosts(paired.map(scored), paired.map((r) => scored(byFile.get(r.file)!)))),
     rereads: sum((r) => (rule === 'strict' ? r.meter.strict.rereads : r.meter.rereads)),
     targeted: rule === 'strict' ? sum((r) => r.meter.strict.targeted) : 0,
     rereadTokens: sum((r) => (rule === 'strict' ? r.meter.strict.rereadTokens : r.meter.rereadTokens)),
@@ -112,10 +129,13 @@ export function summarise(set: string, window: number, policy: string, extrapola
 const usd = (n: number) => `$${n.toFixed(2)}`;
 const signed = (n: number) => `${n >= 0 ? '+' : '-'}$${Math.abs(n).toFixed(2)}`;
 
+const percent = (x: number) => `${(100 * x).toFixed(x >= 0.9995 ? 2 : 1)}%`;
+
 function intervalText(i: Interval | undefined): string {
   if (!i) return '—';
   const v = verdict(i);
-  return `${signed(i.diff)} [${signed(i.lo)}, ${signed(i.hi)}] ${v === 'tie' ? 'tie' : v === 'cheaper' ? 'cheaper than skein' : 'dearer than skein'}`;
+  const level = i.holm ? `${percent(i.level)}, Holm p ${i.holm.adjustedP < 0.001 ? '< 0.001' : i.holm.adjustedP.toFixed(3)}` : `${percent(i.level)}, uncorrected`;
+  return `${signed(i.diff)} [${signed(i.lo)}, ${signed(i.hi)}] (${level}) ${v === 'tie' ? 'tie' : v === 'cheaper' ? 'cheaper than skein' : 'dearer than skein'}`;
 }
 
 const nameOf = (r: PolicyResult) => (r.policy === SKEIN_NAME ? '**skein**' : r.extrapolated ? `${r.policy}*` : r.policy);
@@ -123,13 +143,13 @@ const nameOf = (r: PolicyResult) => (r.policy === SKEIN_NAME ? '**skein**' : r.e
 /** The main table: strict recall. */
 export function comparisonTable(results: PolicyResult[]): string {
   const lines = [
-    '| window | policy | overflow errors | failed runs (stall limit) | compactions | strict: cost with re-reads (base + re-reads) | strict: vs skein [95% interval] | strict re-reads: requests, of them targeted (tokens) | identifiers of removed content still in view (neutral) | real user messages in view | harness notices in view | summary tokens |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| window | policy | n (sessions) | overflow errors | failed runs (stall limit) | compactions | strict: cost with re-reads (base + re-reads) | strict: vs skein [interval at its Holm level] | strict re-reads: requests, of them targeted (tokens) | identifiers of removed content still in view (neutral) | real user messages in view | harness notices in view | summary tokens |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const s = r.strict;
     lines.push(
-      `| ${r.window / 1000}k | ${nameOf(r)} | ${r.overflows} | ${r.failed}/${r.sessions} | ${r.compactions} | ${usd(s.totalUsd)} (${usd(r.baseUsd)} + ${usd(s.rereadUsd)}) | ${intervalText(s.vsSkein)} | ${s.rereads}, ${s.targeted} (${s.rereadTokens.toLocaleString('en-US')}) | ${shareText(r.idsKept, r.idsTotal)} | ${shareText(r.realUserKept, r.realUserTotal)} | ${shareText(r.noticeKept, r.noticeTotal)} | ${r.summaryTokens.toLocaleString('en-US')} |`,
+      `| ${r.window / 1000}k | ${nameOf(r)} | ${r.sessions} | ${r.overflows} | ${r.failed}/${r.sessions} | ${r.compactions} | ${usd(s.totalUsd)} (${usd(r.baseUsd)} + ${usd(s.rereadUsd)}) | ${intervalText(s.vsSkein)} | ${s.rereads}, ${s.targeted} (${s.rereadTokens.toLocaleString('en-US')}) | ${shareText(r.idsKept, r.idsTotal)} | ${shareText(r.realUserKept, r.realUserTotal)} | ${shareText(r.noticeKept, r.noticeTotal)} | ${r.summaryTokens.toLocaleString('en-US')} |`,
     );
   }
   return lines.join('\n');
@@ -137,10 +157,10 @@ export function comparisonTable(results: PolicyResult[]): string {
 
 /** The second column, labelled: the lenient rule (a name in view counts as the lines it names). */
 export function lenientTable(results: PolicyResult[]): string {
-  const lines = ['| window | policy | lenient: cost with re-reads (base + re-reads) | lenient: vs skein [95% interval] | lenient re-reads: requests (tokens) |', '|---|---|---|---|---|'];
+  const lines = ['| window | policy | n (sessions) | lenient: cost with re-reads (base + re-reads) | lenient: vs skein [interval at its Holm level] | lenient re-reads: requests (tokens) |', '|---|---|---|---|---|---|'];
   for (const r of results) {
     const l = r.lenient;
-    lines.push(`| ${r.window / 1000}k | ${nameOf(r)} | ${usd(l.totalUsd)} (${usd(r.baseUsd)} + ${usd(l.rereadUsd)}) | ${intervalText(l.vsSkein)} | ${l.rereads} (${l.rereadTokens.toLocaleString('en-US')}) |`);
+    lines.push(`| ${r.window / 1000}k | ${nameOf(r)} | ${r.sessions} | ${usd(l.totalUsd)} (${usd(r.baseUsd)} + ${usd(l.rereadUsd)}) | ${intervalText(l.vsSkein)} | ${l.rereads} (${l.rereadTokens.toLocaleString('en-US')}) |`);
   }
   return lines.join('\n');
 }
@@ -172,12 +192,12 @@ function costRow(label: string, rule: RecallRule, skein: PolicyResult, peers: Po
   if (!cheapest) return { bench: 'shootout', measure, value: `${usd(skein[rule].totalUsd)}; no peer had 0 overflows`, goal: '<= cheapest clean peer', met: true };
   // skein - cheapest: the peer's interval mirrored.
   const i = cheapest[rule].vsSkein!;
-  const v = verdict({ diff: -i.diff, lo: -i.hi, hi: -i.lo });
+  const v = verdict({ ...i, diff: -i.diff, lo: -i.hi, hi: -i.lo });
   return {
     bench: 'shootout',
     measure,
-    value: `${usd(skein[rule].totalUsd)} vs ${usd(cheapest[rule].totalUsd)} (${cheapest.policy}): ${v === 'cheaper' ? 'cheaper, interval excludes 0' : v === 'tie' ? 'a tie, interval holds 0' : 'dearer, interval excludes 0'}`,
-    goal: '<= cheapest clean peer (interval excluding 0, or a tie stated)',
+    value: `${usd(skein[rule].totalUsd)} vs ${usd(cheapest[rule].totalUsd)} (${cheapest.policy}), n = ${skein.sessions}: ${v === 'cheaper' ? 'cheaper' : v === 'tie' ? 'a tie' : 'dearer'}${i.holm ? ` (Holm-corrected across ${i.holm.m} comparisons, p ${i.holm.adjustedP < 0.001 ? '< 0.001' : i.holm.adjustedP.toFixed(3)})` : v === 'tie' ? ', interval holds 0' : ', interval excludes 0'}`,
+    goal: '<= cheapest clean peer (the difference holding after Holm, or a tie stated)',
     met: v !== 'dearer',
   };
 }

@@ -21,7 +21,8 @@ import { openCode } from './policies/opencode.js';
 import { openHands } from './policies/openhands.js';
 import { sketch } from './policies/sketch.js';
 import { withSkeinNames } from './policies/with-skein-names.js';
-import { comparisonTable, goals, lenientTable, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
+import { ALPHA, BOOTSTRAP_ITERATIONS } from './recall/stats.js';
+import { comparisonTable, correctAcrossTable, goals, lenientTable, perSessionTable, SKEIN_NAME, summarise, type PolicyResult } from './shootout-report.js';
 import { replayThroughServer, type RunStats } from './survival.js';
 import type { BenchRow, BenchSection } from './types.js';
 
@@ -53,27 +54,39 @@ const START = '<!-- shootout:start -->';
 const END = '<!-- shootout:end -->';
 /** The shared set (a copy of ../shared/trajectories): what skein may be tuned on. */
 const SHARED = path.resolve('test/fixtures/trajectories');
+/** Sessions of other agents, never tuned on (test/bench/judging/README.md): judged only, reported apart. */
+export const JUDGING = path.resolve('test/bench/judging/trajectories');
 
 interface TrajectorySet {
   name: string;
   dir: string;
 }
 
-/** The shared set, and SKEIN_TRAJECTORIES as a second, separately reported set when it names another folder. */
-export function trajectorySets(env = process.env): TrajectorySet[] {
-  const sets = [{ name: 'shared', dir: SHARED }];
+const SET_CHOICES = ['shared', 'second', 'judging', 'all'];
+
+/**
+ * The shared set; SKEIN_TRAJECTORIES as a second, separately reported set when
+ * it names another folder; the judging set (SKEIN_JUDGING=1, or
+ * SKEIN_SHOOTOUT_SETS=judging) apart from both. SKEIN_SHOOTOUT_SETS keeps a part
+ * (a long shootout split across processes): a comma list of shared, second,
+ * judging, or all.
+ */
+export function trajectorySets(env: Record<string, string | undefined> = process.env): TrajectorySet[] {
+  const wanted = (env.SKEIN_SHOOTOUT_SETS ?? 'all').split(',').map((s) => s.trim());
+  const unknown = wanted.filter((s) => !SET_CHOICES.includes(s));
+  if (unknown.length) throw new Error(`SKEIN_SHOOTOUT_SETS: ${unknown.join(', ')}: one or more of ${SET_CHOICES.join(', ')}`);
+  const all = wanted.includes('all');
+  const sets: TrajectorySet[] = [];
+  if (all || wanted.includes('shared')) sets.push({ name: 'shared', dir: SHARED });
   const second = env.SKEIN_TRAJECTORIES && path.resolve(env.SKEIN_TRAJECTORIES);
-  if (second && second !== SHARED) {
+  // The judging folder named by SKEIN_TRAJECTORIES is still the judging set (never reported as a second set).
+  const judging = env.SKEIN_JUDGING === '1' || wanted.includes('judging') || second === JUDGING;
+  if (second && second !== SHARED && second !== JUDGING && (all || wanted.includes('second'))) {
     if (!fs.existsSync(second) || !fs.statSync(second).isDirectory()) throw new Error(`SKEIN_TRAJECTORIES: ${second} is not a folder of trajectories (.jsonl)`);
     sets.push({ name: `second (${path.basename(second)})`, dir: second });
-  }
-  // SKEIN_SHOOTOUT_SETS=second: only the second folder (a long shootout split across processes).
-  if (env.SKEIN_SHOOTOUT_SETS === 'second') {
-    if (sets.length < 2) throw new Error('SKEIN_SHOOTOUT_SETS=second needs SKEIN_TRAJECTORIES');
-    return sets.slice(1);
-  }
-  if (env.SKEIN_SHOOTOUT_SETS !== undefined && env.SKEIN_SHOOTOUT_SETS !== 'shared' && env.SKEIN_SHOOTOUT_SETS !== 'all') throw new Error('SKEIN_SHOOTOUT_SETS: "shared", "second" or "all"');
-  return env.SKEIN_SHOOTOUT_SETS === 'shared' ? sets.slice(0, 1) : sets;
+  } else if (wanted.includes('second')) throw new Error('SKEIN_SHOOTOUT_SETS=second needs SKEIN_TRAJECTORIES (another folder than the shared and judging sets)');
+  if (judging && (all || wanted.includes('judging'))) sets.push({ name: 'judging', dir: JUDGING });
+  return sets;
 }
 
 function filesOf(dir: string): string[] {
@@ -127,34 +140,35 @@ export function resume<J extends { set: string; window: number; policyName: stri
 /** The tables and goal rows from finished runs (this section's, or several processes' merged). */
 export function reportOf(runs: SetRun[], setNames: string[], timing: string): { rows: BenchRow[]; results: PolicyResult[]; report: string } {
   const windows = ALL_WINDOWS.filter((w) => runs.some((r) => r.window === w));
-    const results: PolicyResult[] = [];
-    const rows: BenchRow[] = [];
-    const text: string[] = [];
-    for (const setName of setNames) {
-      // Only whole sessions count (a run cut short leaves some sessions without every policy): the comparison stays paired.
-      const all = runs.filter((r) => r.set === setName);
-      const policyCount = new Set(all.map((r) => r.policy.replace(/ \(extrapolated\)$/, ''))).size;
-      const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount;
-      const inSet = all.filter(whole);
-      const partial = new Set(all.filter((r) => !whole(r)).map((r) => `${r.window / 1000}k ${r.file}`));
-      const setResults: PolicyResult[] = [];
-      for (const window of windows) {
-        const here = inSet.filter((r) => r.window === window);
-        const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
-        for (const policy of [...new Set(here.map((r) => r.policy))]) {
-          const group = here.filter((r) => r.policy === policy);
-          setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns, here));
-        }
-        rows.push(...goals(setName, window, setResults.filter((r) => r.window === window)));
+  const perSet = setNames.map((setName) => {
+    // Only whole sessions count (a run cut short leaves some sessions without every policy): the comparison stays paired.
+    const all = runs.filter((r) => r.set === setName);
+    const policyCount = new Set(all.map((r) => r.policy.replace(/ \(extrapolated\)$/, ''))).size;
+    const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount;
+    const inSet = all.filter(whole);
+    const partial = new Set(all.filter((r) => !whole(r)).map((r) => `${r.window / 1000}k ${r.file}`));
+    const setResults: PolicyResult[] = [];
+    for (const window of windows) {
+      const here = inSet.filter((r) => r.window === window);
+      const skeinRuns = here.filter((r) => r.policy === SKEIN_NAME);
+      for (const policy of [...new Set(here.map((r) => r.policy))]) {
+        const group = here.filter((r) => r.policy === policy);
+        setResults.push(summarise(setName, window, policy, group.some((r) => r.extrapolated), group, skeinRuns, here));
       }
-      results.push(...setResults);
-      const perWindow = windows.map((w) => `${w / 1000}k: ${new Set(inSet.filter((r) => r.window === w).map((r) => r.file)).size}`).join(', ');
-      const policies = [...new Set(inSet.map((r) => r.policy))];
-      text.push(
-        `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}).\n\nStrict recall (the primary rule: a re-read is waived only when the lines the step needs are in view; a name alone is a targeted re-read):\n\n${comparisonTable(setResults)}\n\nLenient recall (the second column: a name in view counts as the lines it names):\n\n${lenientTable(setResults)}\n\n<details><summary>Per session: strict cost with re-reads charged, $ (overflow errors; failed runs scored at their cost to finish)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`,
-      );
     }
-    const report = `${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
+    return { setName, inSet, partial, setResults };
+  });
+  const results = perSet.flatMap((s) => s.setResults);
+  // One family: every comparison with skein this report makes (each peer, per set, window and rule), corrected for their number.
+  const family = correctAcrossTable(results);
+  const rows = perSet.flatMap(({ setName, setResults }) => windows.flatMap((w) => goals(setName, w, setResults.filter((r) => r.window === w))));
+  const text = perSet.map(({ setName, inSet, partial, setResults }) => {
+    const perWindow = windows.map((w) => `${w / 1000}k: ${new Set(inSet.filter((r) => r.window === w).map((r) => r.file)).size}`).join(', ');
+    const policies = [...new Set(inSet.map((r) => r.policy))];
+    return `**${setName} set** (whole sessions per window: ${perWindow}${partial.size ? `; ${partial.size} session-windows left out, not every policy had run` : ''}).\n\nStrict recall (the primary rule: a re-read is waived only when the lines the step needs are in view; a name alone is a targeted re-read):\n\n${comparisonTable(setResults)}\n\nLenient recall (the second column: a name in view counts as the lines it names):\n\n${lenientTable(setResults)}\n\n<details><summary>Per session: strict cost with re-reads charged, $ (overflow errors; failed runs scored at their cost to finish)</summary>\n\n${windows.map((w) => perSessionTable(inSet, w, [...new Set(inSet.filter((r) => r.window === w).map((r) => r.policy))].filter((p) => policies.includes(p)))).join('\n\n')}\n\n</details>`;
+  });
+  const method = `Intervals: sessions resampled with replacement, paired (the same sessions for the policy and skein), ${BOOTSTRAP_ITERATIONS.toLocaleString('en-US')} resamples; corrected for the ${family} comparisons with skein in this report (each peer, per set, window and rule: Holm's step-down method). Each interval is at the level of its Holm step, and a policy is cheaper or dearer only where Holm's adjusted p is at most ${ALPHA}; n is the number of sessions paired.`;
+  const report = `${method}\n\n${text.join('\n\n')}\n\n\\* an extrapolation: the tool does not run at that window; shown, kept out of the goals.\n\n${timing}, ${new Date().toISOString().slice(0, 10)}.`;
   return { rows, results, report };
 }
 

@@ -37,7 +37,7 @@ describe('the paired bootstrap', () => {
   it('identical costs: the interval is [0, 0], a tie', () => {
     const a = [1, 2, 3, 4, 5];
     const i = bootstrapDiff(a, a);
-    expect(i).toEqual({ diff: 0, lo: 0, hi: 0 });
+    expect(i).toMatchObject({ diff: 0, lo: 0, hi: 0, level: 0.95, p: 1, n: 5 });
     expect(verdict(i)).toBe('tie');
   });
 

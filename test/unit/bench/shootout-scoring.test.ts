@@ -47,7 +47,7 @@ describe('a stall is a failure, not a saving', () => {
     expect(row.met).toBe(true);
     const { report } = reportOf(runs, ['shared'], 'test');
     expect(report).toContain('failed at the stall limit');
-    expect(report).toMatch(/\| 32k \| sketch \| 0 \| 1\/2 \|/);
+    expect(report).toMatch(/\| 32k \| sketch \| 2 \| 0 \| 1\/2 \|/);
   });
 });
 
