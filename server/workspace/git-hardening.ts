@@ -17,7 +17,7 @@ import path from 'node:path';
 import { absolutePathEntries, currentToolEnvironment, toolEnvironment } from '../tools/env.js';
 
 /** Set for every command, whatever any config says. */
-const FIXED: readonly [string, string][] = [
+export const FIXED: readonly [string, string][] = [
   ['core.fsmonitor', 'false'],
   ['core.hooksPath', '/dev/null'],
   ['core.pager', 'cat'],
@@ -31,7 +31,7 @@ const FIXED: readonly [string, string][] = [
 ];
 
 /** Keys that name a program git may run, and the value that runs nothing. */
-const EXEC_KEYS: readonly [RegExp, string][] = [
+export const EXEC_KEYS: readonly [RegExp, string][] = [
   [/^core\.fsmonitor$/, 'false'],
   [/^core\.hookspath$/, '/dev/null'],
   [/^core\.pager$/, 'cat'],

@@ -44,3 +44,33 @@ export function png(width: number, height: number, rgb: [number, number, number]
 export function gif(): Buffer {
   return Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 }
+
+/** A RIFF/WEBP file's first 30 bytes with one chunk header (`fourcc`), to fill in by `fill`. */
+function webpHeader(fourcc: string, fill: (b: Buffer) => void): Buffer {
+  const b = Buffer.alloc(30);
+  b.write('RIFF', 0, 'latin1');
+  b.writeUInt32LE(22, 4);
+  b.write('WEBP', 8, 'latin1');
+  b.write(fourcc, 12, 'latin1');
+  b.writeUInt32LE(10, 16);
+  fill(b);
+  return b;
+}
+
+/** A lossy WebP (VP8) header: the key frame's start code, then 14-bit width and height (the top 2 bits: a scale, not size). */
+export function webpLossy(width: number, height: number, scale = 0): Buffer {
+  return webpHeader('VP8 ', (b) => {
+    b.set([0x9d, 0x01, 0x2a], 23);
+    b.writeUInt16LE(width | (scale << 14), 26);
+    b.writeUInt16LE(height | (scale << 14), 28);
+  });
+}
+
+/** An extended WebP (VP8X) header: flags, then width - 1 and height - 1 in 24 bits each. */
+export function webpExtended(width: number, height: number): Buffer {
+  return webpHeader('VP8X', (b) => {
+    b[20] = 0x10; // the alpha flag
+    b.writeUIntLE(width - 1, 24, 3);
+    b.writeUIntLE(height - 1, 27, 3);
+  });
+}

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../server/tools/files.js';
-import { sandboxSettingsOf } from '../../server/tools/sandbox.js';
+import { PROTECTED_PROJECT_PATHS, sandboxSettingsOf } from '../../server/tools/sandbox.js';
 import type { ToolContext } from '../../server/tools/tool.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -26,7 +26,7 @@ function ctx(work: string, sandboxed: boolean): ToolContext {
   return { workDir: work, signal: new AbortController().signal, bashTimeoutMs: 20_000, outputLimit: 30_000, ...(sandbox && { sandbox }) };
 }
 
-const PROTECTED = ['.git/hooks/pre-commit', '.git/config', './x/../.git/config', '.GIT/config', 'link-to-config', '.mcp.json', 'AGENTS.md', 'sub/.git/config'];
+const PROTECTED = ['.git/hooks/pre-commit', '.git/config', './x/../.git/config', '.GIT/config', 'link-to-config', '.mcp.json', 'AGENTS.md', 'CLAUDE.md', 'sub/.git/config'];
 
 describe('file tools under SKEIN_SANDBOX=workspace', () => {
   for (const target of PROTECTED) {
@@ -39,6 +39,13 @@ describe('file tools under SKEIN_SANDBOX=workspace', () => {
       expect(fs.existsSync(real) ? fs.readFileSync(real, 'utf8') : undefined).toBe(before);
     });
   }
+
+  // Generated from the list the sandbox mounts read-only: each entry, and a file inside it (a protected folder's content).
+  it.each(PROTECTED_PROJECT_PATHS.flatMap((rel) => [rel, `${rel}/inside`]))('write_file refuses %s (an entry of PROTECTED_PROJECT_PATHS), writing nothing', async (target) => {
+    const work = tempDir('sandbox-file-tools-list');
+    await expect(writeFileTool.run({ path: target, content: 'planted\n' }, ctx(work, true))).rejects.toThrow(/read-only under SKEIN_SANDBOX=workspace/);
+    expect(fs.existsSync(path.join(work, target))).toBe(false);
+  });
 
   it('edit_file refuses .git/config (core.fsmonitor would run on the host)', async () => {
     const work = repo();

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 const load = async (file: string) => ((await import(pathToFileURL(path.resolve(file)).href)) as { default: PartialStrykerOptions }).default;
 const base = await load('stryker.config.mjs');
 const checked = await load('stryker.checked.config.mjs');
+const changed = await load('stryker.changed.config.mjs');
 
 describe('the mutation configurations', () => {
   it('the checked run type-checks exactly the mutated files, with the TypeScript checker, apart from the default run', () => {
@@ -27,5 +28,13 @@ describe('the mutation configurations', () => {
   it('the default run has no checker, and every mutated file exists', () => {
     expect(base.checkers).toEqual([]);
     for (const file of base.mutate as string[]) expect(fs.existsSync(file), file).toBe(true);
+  });
+
+  it('the routine run of changed files (npm run test:mutation:changed) mutates the same scope in a folder, incremental file and report of its own', () => {
+    expect(changed.mutate).toEqual(base.mutate);
+    for (const other of [base, checked]) {
+      for (const key of ['incrementalFile', 'tempDirName'] as const) expect(changed[key]).not.toBe(other[key]);
+      expect(changed.jsonReporter?.fileName).not.toBe(other.jsonReporter?.fileName);
+    }
   });
 });

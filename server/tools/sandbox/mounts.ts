@@ -19,10 +19,10 @@ import { PROTECTED_PROJECT_PATHS } from './protected-paths.js';
 const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix/store', '/snap'];
 
 /** In /etc but nobody's business inside the sandbox: password hashes, host keys, stored credentials. */
-const ETC_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/security/opasswd', '/etc/ssl/private', '/etc/credstore', '/etc/credstore.encrypted'];
+export const ETC_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/security/opasswd', '/etc/ssl/private', '/etc/credstore', '/etc/credstore.encrypted'];
 
 /** Hidden when the working folder is the home folder (or holds it): credentials of the user's tools. */
-const HOME_SECRETS = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gcloud', '.config/gh', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.cargo/credentials.toml', '.skein'];
+export const HOME_SECRETS = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gcloud', '.config/gh', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.cargo/credentials.toml', '.skein'];
 
 export interface MountInput {
   workDir: string;
