@@ -5,6 +5,7 @@
 // reading, stop answering): every socket has an 'error' listener from the
 // first moment, dead peers are dropped by a heartbeat, and a peer that stops
 // reading is closed with CLOSE_RESUME once it is a bounded number of bytes behind.
+import { maskSecrets } from '../tools/env.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -112,6 +113,8 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         unevict();
       });
       ws.on('error', () => ws.terminate());
+      // A refusal's text can quote what a provider or a peer instance said: masked as the session's own frames are.
+      const sendError = (message: string): void => send({ type: 'error', message: maskSecrets(message, live.session.secrets()) });
       ws.on('message', (data, isBinary) => {
         if (isBinary) return send({ type: 'error', message: 'binary frames are not accepted; send JSON text' });
         const parsed = parseClientFrame(data.toString());
@@ -126,11 +129,11 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
             if (!pending) live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
           } else pending = live.session.cancel();
           // Forwarded to the instance that runs the session: a refusal (read-only, database down) is said here.
-          pending?.catch((err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
+          pending?.catch((err: unknown) => sendError(err instanceof Error ? err.message : String(err)));
         } catch (err) {
-          if (err instanceof NoPendingApprovalError || err instanceof ImageError) return send({ type: 'error', message: err.message });
+          if (err instanceof NoPendingApprovalError || err instanceof ImageError) return sendError(err.message);
           // The session could not take it (its log refused the write): say so, keep the socket.
-          send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
+          sendError(err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error');
           if (!(err instanceof LogWriteError)) log.error('frame failed', { session: live.session.id, error: err });
         }
       });
