@@ -1,9 +1,11 @@
 // GET /api/sessions/:id/images/:name: the bytes of an image a user message
 // carried. Only a file a `user` event of that session names is served: the
-// name is looked up in the log, never joined onto a path as given.
+// name is looked up in the log, never joined onto a path as given, and only a
+// file inside the session's own folder is served (images/image-lookup.ts).
 import path from 'node:path';
 import type express from 'express';
 import type { Sessions } from '../sessions/sessions.js';
+import { imageToServe } from '../images/image-lookup.js';
 
 export function mountImageRoute(app: express.Express, sessions: Sessions): void {
   app.get('/api/sessions/:id/images/:name', async (req, res) => {
@@ -11,13 +13,8 @@ export function mountImageRoute(app: express.Express, sessions: Sessions): void 
     const live = await sessions.open(req.params.id);
     if (!live) return void res.status(404).json({ error: 'unknown session' });
     const name = req.params.name;
-    for (const e of live.session.log.all()) {
-      if (e.kind !== 'user' || !e.images) continue;
-      const image = e.images.find((i) => path.basename(i.file) === name);
-      if (!image) continue;
-      // Only a file in the session's own images folder (or a fork's source's, beside it) is ever served.
-      const own = path.resolve(path.dirname(live.session.log.file));
-      if (!path.resolve(image.file).startsWith(own + path.sep)) break;
+    const image = imageToServe(live.session.log.all(), name, path.dirname(live.session.log.file));
+    if (image) {
       res.setHeader('Cache-Control', 'private, max-age=31536000, immutable'); // named by its content's hash
       res.type(image.mediaType);
       return void res.sendFile(image.file, { dotfiles: 'allow' }, (err) => {
