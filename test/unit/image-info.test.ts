@@ -123,6 +123,8 @@ describe('imageInfo: JPEG', () => {
 
   it('stops at the end of image or the scan before any frame, and at a byte that is no marker', () => {
     expect(imageInfo(jpegOf([0xff, 0xd9], frame(0xc0, 5, 6)))).toBeUndefined();
+    // An end of image followed by bytes that would read as a short segment: still the end.
+    expect(imageInfo(jpegOf([0xff, 0xd9, 0x00, 0x02], frame(0xc0, 5, 6)))).toBeUndefined();
     expect(imageInfo(jpegOf([0xff, 0xda, 0x00, 0x02], frame(0xc0, 5, 6)))).toBeUndefined();
     expect(imageInfo(jpegOf([0x00], frame(0xc0, 5, 6)))).toBeUndefined();
   });
@@ -162,6 +164,20 @@ describe('imageInfo: WebP', () => {
   it('extended (VP8X): the canvas, 24 bits each, one more than stored', () => {
     expect(imageInfo(extended(1, 1))).toEqual({ mediaType: 'image/webp', width: 1, height: 1 });
     expect(imageInfo(extended(70_000, 0x100_0000))).toEqual({ mediaType: 'image/webp', width: 70_000, height: 0x100_0000 });
+  });
+
+  it("reads each chunk by its own layout, whatever bytes another chunk's layout would look at", () => {
+    // A VP8X whose bytes 23-25 are the lossy start code (its width's low bytes 01 2a), and whose byte 20 is the lossless signature.
+    const x = webpOf('VP8X', (b) => {
+      b[20] = 0x2f;
+      b.set([0x9d, 0x01, 0x2a], 23);
+      b.writeUIntLE(99, 27, 3);
+    });
+    expect(imageInfo(x)).toEqual({ mediaType: 'image/webp', width: 0x2a01 + 1, height: 100 });
+    // A lossless image whose bytes 23-25 are the lossy start code.
+    const l = lossless(5, 7);
+    l.set([0x9d, 0x01, 0x2a], 23);
+    expect(imageInfo(l)?.width).toBe(5);
   });
 
   it('needs 30 bytes, RIFF, WEBP and a chunk it knows', () => {
