@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plainCheckpoint, plainPreview, plainRewind, plainStates, isFileTool, type PlainEntry } from '../../server/workspace/plain-checkpoints.js';
 import { DoorError } from '../../server/host/door.js';
+import { unifiedDiff } from '../../server/tools/diff.js';
 import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
 const newDir = tempDirsPerTest('plain-checkpoints');
@@ -143,7 +144,8 @@ describe('rewind in a plain folder', () => {
       { path: 'new.txt', change: 'delete' },
       { path: 'gone.txt', change: 'recreate' },
     ]);
-    expect(preview.diff).toContain('+kept');
+    // Each file's diff from now to then, one after the other on their own lines: a file to delete goes to nothing.
+    expect(preview.diff).toBe([unifiedDiff('new.txt', 'created\n', ''), unifiedDiff('gone.txt', undefined, 'kept\n')].join('\n'));
     expect(preview.diff).toContain('-created');
     plainRewind(f.work, f.after(1), f.store);
     expect([f.read('new.txt'), f.read('gone.txt'), f.read('same.txt')]).toEqual([undefined, 'kept\n', 'same\n']);
