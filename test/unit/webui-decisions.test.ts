@@ -4,6 +4,7 @@
 // diff line is coloured; how an approval reads (a multi-line command included)
 // and how each decision is told; the mode picker's title.
 import { describe, expect, it } from 'vitest';
+import { gaugeFill } from '../../webui/gauge-fill.js';
 import { gaugeLevel, NEAR, thresholdPercent, tickLeft, untilWords } from '../../webui/gauge-level.js';
 import { diffLineClass } from '../../webui/diff-line-class.js';
 import { decisionWords, previewLabel, ruleWords, sessionChoice } from '../../webui/approval-words.js';
@@ -22,6 +23,17 @@ describe('the gauge', () => {
     expect(gaugeLevel({ ratio: 1.3, thresholdRatio: 0.8 })).toBe('over');
     expect(gaugeLevel({ ratio: 0, thresholdRatio: 0.5 })).toBe('ok');
     expect(gaugeLevel({ ratio: 0.4, thresholdRatio: 0.5 })).toBe('near');
+  });
+
+  it('is over the window when either the tokens pass the window or the ratio passes 1; exactly full is not over', () => {
+    expect(gaugeFill({ contextTokens: 2100, contextWindow: 2000, ratio: 0.99 }).over).toBe(true);
+    expect(gaugeFill({ contextTokens: 1000, contextWindow: 2000, ratio: 1.2 }).over).toBe(true);
+    expect(gaugeFill({ contextTokens: 2000, contextWindow: 2000, ratio: 1 })).toMatchObject({ over: false, share: '100%', valueNow: 2000 });
+  });
+
+  it('draws the uncached input as what the cache does not account for, when the server did not say it', () => {
+    const f = gaugeFill({ contextTokens: 1000, contextWindow: 2000, ratio: 0.5, cacheRead: 100, cacheWrite: 50 });
+    expect(f).toMatchObject({ read: 5, write: 2.5, input: 42.5 });
   });
 
   it('puts the tick on the threshold, 1 px back to centre its 2 px', () => {
@@ -56,6 +68,8 @@ describe('diffLineClass', () => {
     expect(diffLineClass('--- a/file')).toBe('');
     expect(diffLineClass('@@ -1,2 +1,3 @@')).toBe('hunk');
     expect(diffLineClass('@ not a hunk')).toBe('');
+    expect(diffLineClass('@@ -1,2 +1,3 @@ function f() {')).toBe('hunk');
+    expect(diffLineClass(' context @@')).toBe('');
     expect(diffLineClass(' context')).toBe('');
     expect(diffLineClass('')).toBe('');
   });
