@@ -50,6 +50,21 @@ export default {
     'server/tools/sandbox/mounts.ts',
     'server/tools/sandbox/git-metadata.ts',
     'server/workspace/git-hardening.ts',
+    // Checkpoints and rewind (issue 40): which calls take one, the journal, the rewind point, what a rewind does
+    // to each file in a git folder (its name-status) and in a plain one (the copies, links, folders, refusals).
+    'server/workspace/checkpoint-entries.ts',
+    'server/workspace/plain-checkpoints.ts',
+    // Images: what the header says (every type and WebP variant), the size limit, the image route's folder check.
+    'server/images/image-info.ts',
+    'shared/wire/image-data.ts',
+    'server/images/image-lookup.ts',
+    // The web UI's decisions, as plain functions its components call: the gauge's fill, level, tick and words;
+    // a diff line's colour; how an approval and its decision read; the mode picker's title.
+    'webui/gauge-fill.ts',
+    'webui/gauge-level.ts',
+    'webui/diff-line-class.ts',
+    'webui/approval-words.ts',
+    'webui/mode-words.ts',
   ],
   // One test process per core of the 2-core machines the project is measured on (--concurrency 1 on a busy one).
   concurrency: 2,

@@ -1,5 +1,5 @@
 // How an approval reads in the UI: what a session rule covers, and how a call was decided.
-import type { ApprovalDecisionEvent, ApprovalRule } from '../shared/protocol.js';
+import type { ApprovalDecisionEvent, ApprovalPreview, ApprovalRequestEvent, ApprovalRule } from '../shared/protocol.js';
 
 /** What a session rule covers, in words: the exact command, the one file, or the exact input. */
 export function ruleWords(rule: ApprovalRule): string {
@@ -10,6 +10,22 @@ export function ruleWords(rule: ApprovalRule): string {
   return `nothing (an old ${rule.tool} rule without its scope)`;
 }
 
+/** The name a screen reader gives the call's preview. */
+export function previewLabel(kind: ApprovalPreview['kind']): string {
+  return kind === 'diff' ? 'Diff to approve' : kind === 'command' ? 'Command to approve' : 'Input to approve';
+}
+
+/**
+ * The card's second answer: "Approve … for this session" with what it covers,
+ * or, for a call that asks every time (a protected path), only a note why.
+ */
+export function sessionChoice(request: Pick<ApprovalRequestEvent, 'alwaysAsks' | 'rule'>): { note: string } | { label: string; title: string } {
+  if (request.alwaysAsks) return { note: `Asks every time: ${request.alwaysAsks}` };
+  const covers = ruleWords(request.rule);
+  return { label: `Approve ${covers} for this session`, title: `Do not ask again in this session for ${covers}` };
+}
+
+/** A command's first line, cut at 57 characters with "…" when longer than 60 or followed by more lines. */
 function short(text: string): string {
   const line = text.split('\n')[0]!;
   return line.length > 60 || line !== text ? `${line.slice(0, 57)}…` : line;

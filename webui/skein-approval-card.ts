@@ -6,7 +6,8 @@
 // event up; the app sends the WebSocket frame. Once decided, one line says how.
 import { css, html, LitElement } from 'lit';
 import type { ApprovalDecision, ApprovalRequestEvent } from '../shared/protocol.js';
-import { ruleWords } from './approval-words.js';
+import { previewLabel, sessionChoice } from './approval-words.js';
+import { diffLineClass } from './diff-line-class.js';
 import { messageStyles } from './message-styles.js';
 
 export interface ApprovalDetail {
@@ -56,25 +57,25 @@ export class SkeinApprovalCard extends LitElement {
 
   private preview() {
     const { preview } = this.request;
-    if (preview.kind !== 'diff') return html`<pre aria-label="${preview.kind === 'command' ? 'Command' : 'Input'} to approve">${preview.text}</pre>`;
+    if (preview.kind !== 'diff') return html`<pre aria-label=${previewLabel(preview.kind)}>${preview.text}</pre>`;
     // Unified diff: one span per line, coloured by its first character (text only, never HTML).
     const lines = preview.text.split('\n');
-    return html`<pre aria-label="Diff to approve">${lines.map((line, i) => {
-      const cls = line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
-      return html`<span class=${cls}>${line}</span>${i < lines.length - 1 ? '\n' : ''}`;
+    return html`<pre aria-label=${previewLabel('diff')}>${lines.map((line, i) => {
+      return html`<span class=${diffLineClass(line)}>${line}</span>${i < lines.length - 1 ? '\n' : ''}`;
     })}</pre>`;
   }
 
   override render() {
     const { request } = this;
+    const session = sessionChoice(request);
     return html`<div class="ask" role="group" aria-label="Approve ${request.name}?">
       <p class="title">${request.name} waits for your approval</p>
       ${this.preview()}
       <div class="actions">
         <button class="primary" ?disabled=${this.sent} @click=${() => this.decide('approve')}>Approve</button>
-        ${request.alwaysAsks
-          ? html`<span class="note">Asks every time: ${request.alwaysAsks}</span>`
-          : html`<button ?disabled=${this.sent} @click=${() => this.decide('approve_session')} title="Do not ask again in this session for ${ruleWords(request.rule)}">Approve ${ruleWords(request.rule)} for this session</button>`}
+        ${'note' in session
+          ? html`<span class="note">${session.note}</span>`
+          : html`<button ?disabled=${this.sent} @click=${() => this.decide('approve_session')} title=${session.title}>${session.label}</button>`}
         ${this.denying
           ? html`<input aria-label="Reason for denying (optional, the model reads it)" placeholder="Why not? (optional, the model reads it)"
                 @keydown=${(e: KeyboardEvent) => e.key === 'Enter' && this.decide('deny')} />

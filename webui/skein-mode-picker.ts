@@ -7,6 +7,7 @@
 import { css, html, LitElement } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { MODE_INFO, modeLabel } from '../shared/modes.js';
+import { modePickerTitle } from './mode-words.js';
 
 export class SkeinModePicker extends LitElement {
   static override properties = { mode: { attribute: false } };
@@ -27,8 +28,7 @@ export class SkeinModePicker extends LitElement {
 
   override render() {
     if (!this.mode) return html``;
-    const current = MODE_INFO.find((m) => m.id === this.mode);
-    return html`<select aria-label="Approval mode" class=${this.mode} title=${current ? `${current.name}: ${current.description}\nAlso: /mode <name>` : ''} @change=${this.onChange}>
+    return html`<select aria-label="Approval mode" class=${this.mode} title=${modePickerTitle(this.mode)} @change=${this.onChange}>
       ${MODE_INFO.map((m) => html`<option value=${m.id} .selected=${live(m.id === this.mode)}>${modeLabel(m)}</option>`)}
     </select>`;
   }

@@ -9,13 +9,11 @@ import type { Gauge, McpServerInfo } from '../shared/protocol.js';
 import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
 import { exact, formatCost, formatTokens } from './format.js';
 import { gaugeFill } from './gauge-fill.js';
+import { gaugeLevel, thresholdPercent, tickLeft, untilWords } from './gauge-level.js';
 import { styleProps } from './style-props.js';
 
 /** The window of a model not in skein's table, before (or without) its server saying its own. */
 const GUESS_WORDS = "a guess: the model is not in skein's table and its server has not said its window (set SKEIN_CONTEXT_WINDOW)";
-
-/** How close to the threshold (as a share of the window) the gauge turns amber. */
-const NEAR = 0.15;
 
 export class SkeinTokenGauge extends LitElement {
   static override properties = { gauge: { attribute: false }, mcp: { attribute: false } };
@@ -60,10 +58,9 @@ export class SkeinTokenGauge extends LitElement {
     const read = g.cacheRead ?? 0;
     const write = g.cacheWrite ?? 0;
     const input = g.input ?? Math.max(0, g.contextTokens - read - write);
-    const level = g.ratio >= g.thresholdRatio ? 'over' : g.ratio >= g.thresholdRatio - NEAR ? 'near' : 'ok';
-    const until = Math.max(0, Math.round((g.thresholdRatio - g.ratio) * 100));
-    const threshold = Math.round(g.thresholdRatio * 100);
-    const words = until > 0 ? `${until}% until auto-compact` : 'auto-compact at the next step';
+    const level = gaugeLevel(g);
+    const threshold = thresholdPercent(g.thresholdRatio);
+    const words = untilWords(g);
     const text =
       `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${fill.share})` +
       `${g.estimated ? ', estimated' : ''}: ${exact(read)} cache read, ${exact(write)} cache write, ${exact(input)} uncached input. ` +
@@ -80,7 +77,7 @@ export class SkeinTokenGauge extends LitElement {
             <div class="seg write" style=${styleProps({ width: pct(fill.write) })}></div>
             <div class="seg input" style=${styleProps({ width: pct(fill.input) })}></div>
           </div>
-          <div class="tick" style=${styleProps({ left: `calc(${g.thresholdRatio * 100}% - 1px)` })} title="auto-compact at ${threshold}%"></div>
+          <div class="tick" style=${styleProps({ left: tickLeft(g.thresholdRatio) })} title="auto-compact at ${threshold}%"></div>
         </div>
         <div class="label" aria-hidden="true" title=${exactLine(g, words)}>
           <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${fill.share}</span>
@@ -117,7 +114,7 @@ export class SkeinTokenGauge extends LitElement {
 /** The label's numbers exactly, on one line: its title (what a pointer resting on it shows). */
 function exactLine(g: Gauge, words: string): string {
   return `${exact(g.contextTokens)} / ${exact(g.contextWindow)} tokens${g.estimated ? ' (estimated)' : ''} (${gaugeFill(g).share}) · ${words} ` +
-    `(at ${Math.round(g.thresholdRatio * 100)}%) · session cost ${formatCost(g.totalCostUsd)}`;
+    `(at ${thresholdPercent(g.thresholdRatio)}%) · session cost ${formatCost(g.totalCostUsd)}`;
 }
 
 customElements.define('skein-token-gauge', SkeinTokenGauge);

@@ -10,28 +10,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Door, readNoFollow } from '../host/door.js';
-import { isFileTool, plainCheckpoint, plainPreview, plainRewind, type PlainEntry } from './plain-checkpoints.js';
+import { plainCheckpoint, plainPreview, plainRewind, type PlainEntry } from './plain-checkpoints.js';
+import { entriesAfter, parseJournal, parseNameStatus, parseTouched, untrackedNote, type CheckpointEntry } from './checkpoint-entries.js';
 import { git, GitError, hardenedWith, withVariables, workTreeBatch, type WorkTreeBatch } from './git.js';
 import type { RewindPreview } from '../../shared/protocol.js';
 
-type Entry = { seq: number; commit: string } | PlainEntry;
+type Entry = CheckpointEntry;
 
 /** Each file a rewind changes (restored, deleted, recreated), the diff and notes: the wire's RewindPreview. */
 export type { RewindPreview };
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'skein', GIT_AUTHOR_EMAIL: 'skein@localhost', GIT_COMMITTER_NAME: 'skein', GIT_COMMITTER_EMAIL: 'skein@localhost' };
 
-export function writesFiles(tool: string): boolean {
-  return tool === 'write_file' || tool === 'edit_file' || tool === 'bash' || tool.startsWith('mcp__');
-}
-
-function parseEntry(line: string): Entry | undefined {
-  try {
-    return JSON.parse(line) as Entry;
-  } catch {
-    return undefined;
-  }
-}
+export { writesFiles } from './checkpoint-entries.js';
 
 export class Checkpoints {
   /** One entry per line, appended: a checkpoint costs the same in a session's first call and its ten-thousandth. */
@@ -62,12 +53,7 @@ export class Checkpoints {
     } catch {
       return entries;
     }
-    for (const line of text.split('\n')) {
-      // A line cut by a crash loses that checkpoint (it was never finished), not the one appended after it.
-      const entry = line ? (parseEntry(line) ?? parseEntry(line.slice(Math.max(0, line.lastIndexOf('{"seq":'))))) : undefined;
-      if (entry) entries.push(entry);
-    }
-    return entries;
+    return [...entries, ...parseJournal(text)];
   }
 
   private async add(entry: Entry): Promise<void> {
@@ -120,15 +106,7 @@ export class Checkpoints {
     } catch {
       return [];
     }
-    const files = new Set<string>();
-    for (const line of text.split('\n')) {
-      try {
-        if (line) for (const f of (JSON.parse(line) as { files: string[] }).files) files.add(f);
-      } catch {
-        /* a line cut by a crash */
-      }
-    }
-    return [...files];
+    return parseTouched(text);
   }
 
   /** The tree of the folder as it is now, through a copy of the user's index (theirs is only read). */
@@ -150,7 +128,7 @@ export class Checkpoints {
 
   /** The first checkpoint after `seq`: the folder as it was at `seq` (undefined: nothing written since). */
   private after(seq: number): Entry[] {
-    return this.entries().filter((e) => e.seq > seq).sort((a, b) => a.seq - b.seq);
+    return entriesAfter(this.entries(), seq);
   }
 
   async preview(seq: number): Promise<RewindPreview> {
@@ -162,16 +140,13 @@ export class Checkpoints {
       if (!batch) throw new GitError(`${this.workDir} is no longer in a git work tree: its checkpoints cannot be compared or rewound`);
       const now = await this.snapshotTree(batch);
       const status = (await git(this.workDir, ['diff', '--name-status', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
-      const files = status.split('\n').filter(Boolean).map((line) => {
-        const [code, file] = line.split('\t') as [string, string];
-        return { path: file, change: code === 'D' ? ('delete' as const) : code === 'A' ? ('recreate' as const) : ('restore' as const) };
-      });
+      const files = parseNameStatus(status);
       const diff = (await git(this.workDir, ['diff', '--no-renames', '--relative', now, first.commit, '--', '.'])).stdout;
       return { files, diff, notes: [] };
     }
     const preview = plainPreview(this.workDir, later.filter((e): e is PlainEntry => 'files' in e), this.store);
-    const untracked = later.filter((e) => 'tool' in e && !isFileTool(e.tool)).map((e) => ('tool' in e ? e.tool : ''));
-    if (untracked.length) preview.notes.unshift(`Not a git folder: what ${[...new Set(untracked)].join(', ')} changed after this point cannot be rewound, only the files write_file and edit_file touched.`);
+    const note = untrackedNote(later);
+    if (note) preview.notes.unshift(note);
     return preview;
   }
 

@@ -5,7 +5,8 @@
 // component of the OpenAPI document.
 import { z } from 'zod';
 import { PLAN_STATUSES, type Plan } from '../plan.js';
-import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, REASONING_EFFORTS, WINDOW_SOURCES } from './constants.js';
+import { IMAGE_MEDIA_TYPES, REASONING_EFFORTS, WINDOW_SOURCES } from './constants.js';
+import { imageSizeError, isBase64Text } from './image-data.js';
 
 /** Free-form JSON object (tool inputs, a provider's own blocks). */
 export const JsonObject = z.record(z.string(), z.unknown());
@@ -104,12 +105,6 @@ export const SavedMessageSchema = z.object({
 });
 
 const IMAGE_TYPES = `"mediaType" must be one of ${IMAGE_MEDIA_TYPES.join(', ')}`;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** Bytes a base64 text decodes to. */
-export function base64Bytes(data: string): number {
-  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
-}
 
 /** An image as a client sends it with a message: its type and its bytes in base64 (no `data:` prefix). */
 export const ImageInputSchema = z
@@ -118,8 +113,8 @@ export const ImageInputSchema = z
     data: z
       .string({ error: '"data" must be the image\'s bytes in base64' })
       .min(1, { error: '"data" must be the image\'s bytes in base64' })
-      .refine((d) => d.length % 4 === 0 && BASE64.test(d), { error: '"data" must be the image\'s bytes in base64 (no "data:" prefix)' })
-      .refine((d) => base64Bytes(d) <= MAX_IMAGE_BYTES, { error: (issue) => `the image is ${base64Bytes(issue.input as string)} bytes; an image may be at most ${MAX_IMAGE_BYTES} bytes` }),
+      .refine(isBase64Text, { error: '"data" must be the image\'s bytes in base64 (no "data:" prefix)' })
+      .refine((d) => imageSizeError(d) === undefined, { error: (issue) => imageSizeError(issue.input as string) }),
   })
   .meta({ id: 'ImageInput', description: 'An image sent with a user message (PNG, JPEG, GIF or WebP), base64.' });
 
