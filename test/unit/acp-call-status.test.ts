@@ -93,7 +93,7 @@ describe('acp call status', () => {
       const [update, ...rest] = s.decided(decision('a', { decision: 'deny', ...fields }));
       expect(rest).toEqual([]);
       expect(update).toMatchObject({ sessionUpdate: 'tool_call_update', toolCallId: 'a', status: 'failed' });
-      return (update as { content: [{ type: string; content: { type: string; text: string } }] }).content;
+      return (update as unknown as { content: [{ type: string; content: { type: string; text: string } }] }).content;
     };
     expect(denied({ by: 'user' })).toEqual([{ type: 'content', content: { type: 'text', text: 'Denied by the user' } }]);
     const text = (fields: Partial<ApprovalDecisionEvent>) => denied(fields)[0].content.text;

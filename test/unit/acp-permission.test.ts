@@ -8,7 +8,7 @@ import type { ApprovalRequestEvent } from '../../shared/protocol.js';
 import { permissionAnswer, permissionOptions, ruleWords } from '../../server/acp/permission.js';
 
 function request(rule: ApprovalRequestEvent['rule'], alwaysAsks?: string): ApprovalRequestEvent {
-  return { kind: 'approval_request', seq: 3, ts: '2026-11-29T00:00:00.000Z', callId: 'c1', name: rule.tool, input: {}, preview: { kind: 'text', text: 'x' }, rule, ...(alwaysAsks && { alwaysAsks }) } as ApprovalRequestEvent;
+  return { kind: 'approval_request', seq: 3, ts: '2026-11-29T00:00:00.000Z', callId: 'c1', name: rule.tool, input: {}, preview: { kind: 'command', text: 'x' }, rule, ...(alwaysAsks && { alwaysAsks }) } as ApprovalRequestEvent;
 }
 
 const selected = (optionId: string) => ({ outcome: 'selected' as const, optionId });
