@@ -65,6 +65,8 @@ export default defineConfig({
       // Issue 40: the ACP permission answers, turn endings and call statuses; the CLI's answers on a terminal;
       // the trust description; the data-folder lock; the mask of live frames.
       'test/unit/acp-permission.test.ts',
+      'test/unit/acp-call-status.test.ts',
+      'test/unit/cli-answers.test.ts',
     ],
   },
 });
