@@ -1,13 +1,19 @@
 // The status an editor shows for each tool call (server/acp/call-status.ts),
 // for every mode and kind of tool, every decision and who made it; and when a
 // prompt's turn is over and which stop reason ends it (server/acp/turn.ts).
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ApprovalDecisionEvent, ApprovalMode, SkeinEvent } from '../../shared/protocol.js';
 import { CallStatus } from '../../server/acp/call-status.js';
 import { endingOf, IDLE, TurnWatch } from '../../server/acp/turn.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const ids = (updates: SessionUpdate[]) => updates.map((u) => `${(u as { toolCallId: string }).toolCallId}:${(u as { status: string }).status}`);
+const ids = (updates: SessionUpdate[]) =>
+  updates.map((u) => {
+    expect(u.sessionUpdate).toBe('tool_call_update');
+    return `${(u as { toolCallId: string }).toolCallId}:${(u as { status: string }).status}`;
+  });
 const decision = (callId: string, fields: Partial<ApprovalDecisionEvent>): ApprovalDecisionEvent => ({ seq: 1, ts: '', kind: 'approval_decision', callId, name: 'bash', decision: 'approve', by: 'user', ...fields }) as ApprovalDecisionEvent;
 
 /** Three calls announced (a read, a command, a read), then tools start: which start at once. */
@@ -37,9 +43,14 @@ describe('acp call status', () => {
     s.announced('a', { name: 'bash', input: { command: 'ls' } });
     for (const to of ['ProcessingLLMResponse', 'WaitingForApproval', 'WaitingForUserInput', 'EndOfTurn', 'runningtools']) expect(s.state(to), to).toEqual([]);
     s.announced('b', { name: 'bash', input: { command: 'ls' } });
+    // Before any state, and after the turn ended: a result starts nothing.
+    expect(s.finished('a')).toEqual([]);
     s.state('EndOfTurn');
     expect(s.finished('a')).toEqual([]);
     expect(ids(s.state('RunningTools'))).toEqual(['b:in_progress']);
+    // While tools run, a result starts the calls announced since.
+    s.announced('c', { name: 'bash', input: { command: 'ls' } });
+    expect(ids(s.finished('b'))).toEqual(['c:in_progress']);
   });
 
   it('after a result, the next calls start while tools run (also while waiting for approval)', () => {
@@ -85,6 +96,21 @@ describe('acp call status', () => {
     expect(run({ decision: 'approve_session' }, 'make')).toEqual([]);
     expect(run({ decision: 'approve', rule: { tool: 'bash', command: 'make' } }, 'make')).toEqual([]);
     expect(run({ decision: 'deny', rule: { tool: 'bash', command: 'make' } }, 'make')).toEqual([]);
+  });
+
+  it('a path rule covers the same file named by its full path in the working folder', () => {
+    const run = (workDir: string | undefined, file: string) => {
+      const s = new CallStatus(() => 'on-write', workDir);
+      s.decided(decision('a', { decision: 'approve_session', name: 'write_file', rule: { tool: 'write_file', path: 'src/a.ts' } }));
+      s.announced('b', { name: 'write_file', input: { path: file, content: '' } });
+      return ids(s.state('RunningTools'));
+    };
+    const work = fs.realpathSync(tempDir('acp-call-status'));
+    expect(run(work, `${work}/src/a.ts`)).toEqual(['b:in_progress']);
+    expect(run(work, 'src/a.ts')).toEqual(['b:in_progress']);
+    expect(run(work, `${work}/src/b.ts`)).toEqual([]);
+    // No folder known: no path can be checked, so the call is guessed to ask.
+    expect(run(undefined, `${work}/src/a.ts`)).toEqual([]);
   });
 
   it('a denied call fails at once, saying who denied it and why', () => {
