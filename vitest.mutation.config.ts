@@ -67,6 +67,7 @@ export default defineConfig({
       'test/unit/acp-permission.test.ts',
       'test/unit/acp-call-status.test.ts',
       'test/unit/cli-answers.test.ts',
+      'test/unit/event-mask.test.ts',
     ],
   },
 });

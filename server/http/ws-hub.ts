@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
+import { maskedError } from '../agent/event-mask.js';
 import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { Access } from './access.js';
@@ -95,6 +96,8 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         ws.send(JSON.stringify(frame));
         if (ws.bufferedAmount > limit) ws.close(CLOSE_RESUME, 'too far behind: reconnect with since=<last seq>');
       };
+      // An error note quotes what refused the frame (a database, an image reader): masked as the log is.
+      const sendError = (message: string) => send(maskedError(message, live.session.secrets()));
       send({ type: 'hello', session: live.session.snapshot() });
       // The session moves to another copy (this instance took it over, or gave it up): reconnect and resume.
       const unevict = live.session.onEvict(() => ws.close(CLOSE_RESUME, 'the session moved: reconnect with since=<last seq>'));
@@ -113,9 +116,9 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
       });
       ws.on('error', () => ws.terminate());
       ws.on('message', (data, isBinary) => {
-        if (isBinary) return send({ type: 'error', message: 'binary frames are not accepted; send JSON text' });
+        if (isBinary) return sendError('binary frames are not accepted; send JSON text');
         const parsed = parseClientFrame(data.toString());
-        if (!parsed.ok) return send({ type: 'error', message: parsed.error });
+        if (!parsed.ok) return sendError(parsed.error);
         const frame = parsed.value;
         try {
           let pending: void | Promise<void>;
@@ -126,11 +129,11 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
             if (!pending) live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
           } else pending = live.session.cancel();
           // Forwarded to the instance that runs the session: a refusal (read-only, database down) is said here.
-          pending?.catch((err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
+          pending?.catch((err: unknown) => sendError(err instanceof Error ? err.message : String(err)));
         } catch (err) {
-          if (err instanceof NoPendingApprovalError || err instanceof ImageError) return send({ type: 'error', message: err.message });
+          if (err instanceof NoPendingApprovalError || err instanceof ImageError) return sendError(err.message);
           // The session could not take it (its log refused the write): say so, keep the socket.
-          send({ type: 'error', message: err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error' });
+          sendError(err instanceof LogWriteError ? `not recorded: ${err.message}` : 'internal error');
           if (!(err instanceof LogWriteError)) log.error('frame failed', { session: live.session.id, error: err });
         }
       });

@@ -148,6 +148,12 @@ describe('acp turn endings', () => {
     expect(endingOf('Cancelled', 'turn_limit', 'x', true)).toEqual({ stopReason: 'cancelled' });
     expect(endingOf('Error', undefined, undefined)).toEqual({ error: 'the turn ended in an error', code: undefined });
     expect(endingOf('Error', 'provider_499', 'm')).toEqual({ stopReason: 'refusal' });
+    expect(endingOf('Error', 'provider_400', 'm')).toEqual({ stopReason: 'refusal' });
+    expect(endingOf('Error', 'context_overflow', 'too long')).toEqual({ stopReason: 'refusal' });
+    expect(endingOf('EndOfTurn', 'context_overflow', 'too long')).toEqual({ stopReason: 'end_turn' });
+    // A rate limit is no refusal: the turn failed, with its message.
+    expect(endingOf('Error', 'provider_429', 'slow down')).toEqual({ error: 'slow down', code: 'provider_429' });
+    expect(endingOf('Error', '', 'm')).toEqual({ error: 'm', code: '' });
     for (const code of ['provider_4000', 'xprovider_400', 'provider_40', 'provider_5xx', 'provider_4ab']) expect(endingOf('Error', code, 'm'), code).toEqual({ error: 'm', code });
   });
 
@@ -159,6 +165,19 @@ describe('acp turn endings', () => {
   it('is over when the agent comes back to waiting after the prompt, not before', () => {
     const seen = watch([state(1, IDLE, 'ProcessingLLMResponse'), state(2, 'ProcessingLLMResponse', IDLE), user(3, 'other'), user(4, 'go'), state(5, IDLE, 'ProcessingLLMResponse'), state(6, 'ProcessingLLMResponse', 'EndOfTurn'), state(7, 'EndOfTurn', IDLE)]);
     expect(seen).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, { stopReason: 'end_turn' }]);
+  });
+
+  it("an earlier turn's end, and the prompt's text in another event, are not this prompt's turn", () => {
+    expect(watch([user(1, 'other'), state(2, IDLE, 'ProcessingLLMResponse'), state(3, 'EndOfTurn', IDLE), user(4, 'go'), state(5, IDLE, 'ProcessingLLMResponse'), state(6, 'EndOfTurn', IDLE)]).at(2)).toBeUndefined();
+    const agentSaysGo = { seq: 1, ts, kind: 'agent', text: 'go', model: 'm', endOfTurn: true } as SkeinEvent;
+    expect(watch([agentSaysGo, state(2, IDLE, 'ProcessingLLMResponse'), state(3, 'EndOfTurn', IDLE)])).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('the last way the turn went decides: an error that the turn got past ends it normally', () => {
+    const seen = watch([user(1, 'go'), state(2, IDLE, 'ProcessingLLMResponse'), state(3, 'ProcessingLLMResponse', 'Error'), state(4, 'Error', 'EndOfTurn'), state(5, 'EndOfTurn', IDLE)]);
+    expect(seen.at(-1)).toEqual({ stopReason: 'end_turn' });
+    const cancelled = watch([user(1, 'go'), state(2, IDLE, 'ProcessingLLMResponse'), state(3, 'ProcessingLLMResponse', 'Error'), state(4, 'Error', 'Cancelled'), state(5, 'Cancelled', IDLE)]);
+    expect(cancelled.at(-1)).toEqual({ stopReason: 'cancelled' });
   });
 
   it('a prompt that joins a running turn ends when that turn does; an idle one only after it started', () => {
