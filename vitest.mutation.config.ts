@@ -68,6 +68,7 @@ export default defineConfig({
       'test/unit/acp-call-status.test.ts',
       'test/unit/cli-answers.test.ts',
       'test/unit/event-mask.test.ts',
+      'test/unit/data-dir-lock.test.ts',
     ],
   },
 });
