@@ -129,6 +129,11 @@ describe('data folder check', () => {
     expect(() => prepareDataDir('/dev/null')).toThrow('the data folder /dev/null cannot be used: /dev/null is not a folder; give SKEIN_DATA_DIR (--data-dir) a folder');
   });
 
+  it('says why a folder cannot be made where the system refuses one (root too)', () => {
+    // /proc refuses a new folder to everyone (mkdir answers ENOENT though /proc exists).
+    expect(() => prepareDataDir('/proc/skein-lock-test/data')).toThrow(/^the data folder \/proc\/skein-lock-test\/data cannot be made: \/proc\/skein-lock-test: .+; give SKEIN_DATA_DIR \(--data-dir\) a folder you can write$/);
+  });
+
   it('says why a folder cannot be made or written', () => {
     const dir = tempDir('lock-unit');
     fs.chmodSync(dir, 0o500);
