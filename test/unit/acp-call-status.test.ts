@@ -39,6 +39,10 @@ describe('acp call status', () => {
   });
 
   it('starts nothing on a state other than RunningTools, and nothing on a result unless tools run', () => {
+    const fresh = new CallStatus(() => 'never', undefined);
+    fresh.announced('a', { name: 'bash', input: { command: 'ls' } });
+    fresh.announced('b', { name: 'bash', input: { command: 'ls' } });
+    expect(fresh.finished('a')).toEqual([]);
     const s = new CallStatus(() => 'never', undefined);
     s.announced('a', { name: 'bash', input: { command: 'ls' } });
     for (const to of ['ProcessingLLMResponse', 'WaitingForApproval', 'WaitingForUserInput', 'EndOfTurn', 'runningtools']) expect(s.state(to), to).toEqual([]);

@@ -24,6 +24,8 @@ describe('trust description of a server', () => {
     expect(describeServer({ name: 'remote', transport: 'http', url: 'https://mcp.example/x', headerNames: ['Authorization', 'X-Key'] })).toEqual(['remote: connects to https://mcp.example/x', '    sends headers: Authorization, X-Key']);
     expect(describeServer({ name: 'remote', transport: 'http', url: 'https://mcp.example/x', headerNames: [] })).toEqual(['remote: connects to https://mcp.example/x']);
     expect(describeServer({ name: 'remote', transport: 'http' })).toEqual(['remote: connects to ']);
+    // Each is one line: a line break in a name or URL is shown, not followed.
+    expect(describeServer({ name: 'a\nb', transport: 'http', url: 'u\nv', headerNames: ['H\nI'] })).toEqual(['a\\nb: connects to u\\nv', '    sends headers: H\\nI']);
   });
 
   it("a server the user's own configuration shadows says it does not run", () => {
