@@ -206,7 +206,7 @@ export class AcpSession {
         const decided = permissionAnswer(answer.outcome, options);
         if (decided.kind === 'cancel') return void (await this.cancel().catch(() => {}));
         if (decided.kind === 'unknown') {
-          log.warn(`acp: the editor answered an option skein did not offer, ${JSON.stringify(decided.optionId)}; asking again`, { session: this.id });
+          log.warn(`acp: the editor answered an unknown option ${JSON.stringify(decided.optionId)} (not offered on this question); asking again`, { session: this.id });
           approval.asked = undefined;
           return this.ask(event);
         }
