@@ -65,6 +65,16 @@ export default {
     'webui/diff-line-class.ts',
     'webui/approval-words.ts',
     'webui/mode-words.ts',
+    // Issue 40. ACP: what each answer to a permission question decides; each call's status; how a turn ended.
+    'server/acp/permission.ts',
+    'server/acp/call-status.ts',
+    'server/acp/turn.ts',
+    // The CLI's questions on a terminal (approvals, skein trust): what each typed answer decides.
+    'server/cli/answers.ts',
+    // What the user is shown about a project file before trusting it.
+    'server/trust/describe.ts',
+    // Secrets masked in what is logged and in the frames sent live (streamed text, error notes).
+    'server/agent/event-mask.ts',
   ],
   // One test process per core of the 2-core machines the project is measured on (--concurrency 1 on a busy one).
   concurrency: 2,

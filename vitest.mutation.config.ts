@@ -71,6 +71,13 @@ export default defineConfig({
       'test/unit/image-lookup.test.ts',
       'test/unit/gauge-fill.test.ts',
       'test/unit/webui-decisions.test.ts',
+      // Issue 40: the ACP permission answers, turn endings and call statuses; the CLI's answers on a terminal;
+      // the trust description; the mask of live frames. (data-dir-lock.test.ts runs in `npm test`: the lock is not
+      // in the scope yet, docs/testing.md says why.)
+      'test/unit/acp-permission.test.ts',
+      'test/unit/acp-call-status.test.ts',
+      'test/unit/cli-answers.test.ts',
+      'test/unit/event-mask.test.ts',
     ],
   },
 });

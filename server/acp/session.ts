@@ -9,6 +9,7 @@ import type { Connection } from '../cli/connection.js';
 import { CliError, EXIT } from '../cli/exit-codes.js';
 import { log } from '../log.js';
 import { availableCommands, isModeId, MODES, type ModeId } from './commands.js';
+import { permissionAnswer, permissionOptions } from './permission.js';
 import { openStream, type SessionStream } from './session-stream.js';
 import { diffContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
 import { IDLE, TurnWatch, type TurnEnding } from './turn.js';
@@ -184,11 +185,7 @@ export class AcpSession {
     const workDir = this.stream?.snapshot.workspace?.workDir;
     const diff = diffContent(event.name, event.input, workDir, event.preview.kind === 'diff' ? event.preview.text : undefined);
     const preview = { type: 'content' as const, content: { type: 'text' as const, text: '```\n' + event.preview.text + '\n```' } };
-    const options: PermissionOption[] = [
-      { optionId: 'approve', name: 'Allow once', kind: 'allow_once' },
-      ...(event.alwaysAsks ? [] : [{ optionId: 'approve_session', name: `Always allow in this session (${ruleWords(event)})`, kind: 'allow_always' as const }]),
-      { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
-    ];
+    const options = permissionOptions(event);
     const params: RequestPermissionRequest = {
         sessionId: this.id,
         toolCall: { toolCallId: event.callId, title: toolTitle(event.name, event.input), kind: toolKind(event.name), status: 'pending', rawInput: event.input, locations: toolLocations(event.name, event.input, workDir), content: diff ? [diff, preview] : [preview], _meta: { skein: { rule: event.rule, ...(event.alwaysAsks && { alwaysAsks: event.alwaysAsks }) } } },
@@ -197,22 +194,23 @@ export class AcpSession {
     // Asked after every update before it has gone out: the editor knows the call (its tool_call) before the question about it.
     this.queue = this.queue.then(() => {
       if (asked.signal.aborted || !this.approvals.has(event.callId)) return;
-      this.answer(event, approval, asked, this.options.client.request('session/request_permission', params, { cancellationSignal: asked.signal }));
+      this.answer(event, options, approval, asked, this.options.client.request('session/request_permission', params, { cancellationSignal: asked.signal }));
     });
   }
 
   /** Passes the editor's answer on to skein (unless decided meanwhile elsewhere). */
-  private answer(event: ApprovalRequestEvent, approval: { asked?: AbortController }, asked: AbortController, request: Promise<RequestPermissionResponse>): void {
+  private answer(event: ApprovalRequestEvent, options: readonly PermissionOption[], approval: { asked?: AbortController }, asked: AbortController, request: Promise<RequestPermissionResponse>): void {
     void request.then(
       async (answer) => {
         if (asked.signal.aborted || !this.approvals.has(event.callId)) return;
-        if (answer.outcome.outcome === 'cancelled') return void (await this.cancel().catch(() => {}));
-        const decision = answer.outcome.optionId as ApprovalDecision;
-        if (!['approve', 'approve_session', 'deny'].includes(decision)) {
-          log.warn(`acp: the editor answered an unknown option ${JSON.stringify(decision)}; asking again`, { session: this.id });
+        const decided = permissionAnswer(answer.outcome, options);
+        if (decided.kind === 'cancel') return void (await this.cancel().catch(() => {}));
+        if (decided.kind === 'unknown') {
+          log.warn(`acp: the editor answered an unknown option ${JSON.stringify(decided.optionId)} (not offered on this question); asking again`, { session: this.id });
           approval.asked = undefined;
           return this.ask(event);
         }
+        const decision = decided.decision;
         await this.options.api.request('POST', `/api/sessions/${encodeURIComponent(this.id)}/approvals/${encodeURIComponent(event.callId)}`, { decision }).catch((err: unknown) => {
           // 409: decided meanwhile elsewhere; anything else is worth a line on stderr.
           log.warn(`acp: the decision on ${event.callId} was not taken: ${err instanceof Error ? err.message : String(err)}`, { session: this.id });
@@ -230,12 +228,4 @@ export class AcpSession {
     for (const approval of this.approvals.values()) approval.asked?.abort();
     this.turn?.done({ error: 'the connection closed', code: 'closed' });
   }
-}
-
-/** What "always allow" covers, in words (the session rule skein records). */
-function ruleWords(event: ApprovalRequestEvent): string {
-  const rule = event.rule;
-  if (rule.command !== undefined) return `${rule.tool}: ${rule.command.length > 60 ? `${rule.command.slice(0, 59)}…` : rule.command}`;
-  if (rule.path !== undefined) return `${rule.tool} on ${rule.path}`;
-  return `${rule.tool} with this input`;
 }

@@ -49,6 +49,24 @@ export function maskEvent(event: NewEvent, secrets: readonly NamedSecret[]): New
   return { ...masked, reasoning };
 }
 
+/** A frame sent live and never logged: streamed text, or an error note. */
+export type LiveFrame = DeltaFrame | ErrorFrame;
+export type ErrorFrame = { type: 'error'; message: string };
+
+/**
+ * A live frame as a client may see it, masked as the log is: streamed text
+ * through the stream's mask (which holds back a secret's start), anything
+ * else whole (an error note may quote a tool's or a database's message).
+ */
+export function maskLiveFrame(frame: LiveFrame, stream: StreamMask, secrets: () => readonly NamedSecret[]): LiveFrame {
+  return frame.type === 'delta' ? stream.frame(frame) : maskedError(frame.message, secrets());
+}
+
+/** An error frame for a client, its message masked (a refusal can carry a URL with its password). */
+export function maskedError(message: string, secrets: readonly NamedSecret[]): ErrorFrame {
+  return { type: 'error', message: maskSecrets(message, secrets) };
+}
+
 /**
  * Masks a streamed answer piece by piece. A piece may end in the first
  * characters of a secret whose rest comes in the next one: that tail is held

@@ -17,7 +17,7 @@ import { IncrementalView, type SourcedMessage } from '../compaction/view.js';
 import type { SessionLog as EventLog } from '../store/session-log.js';
 import type { SessionMeta } from '../manage/meta.js';
 import { currentSecretValues, type NamedSecret } from '../tools/env.js';
-import { maskDeep, maskEvent, StreamMask } from './event-mask.js';
+import { maskDeep, maskEvent, maskLiveFrame, StreamMask, type LiveFrame } from './event-mask.js';
 import { PendingCompactions, type CompactionRequest } from './pending-compactions.js';
 import { imagesDirOf, spillDirOf } from './session-files.js';
 import { checkImages, saveImages } from '../images/image-files.js';
@@ -28,7 +28,7 @@ export type { CompactionRequest } from './pending-compactions.js';
 export type Subscriber = (event: SkeinEvent) => void;
 /** Gets ephemeral frames (streamed text): live only, never logged nor replayed. */
 /** Ephemeral frames: streaming deltas, and errors that could not be written to the log. */
-export type EphemeralFrame = DeltaFrame | { type: 'error'; message: string };
+export type EphemeralFrame = LiveFrame;
 export type FrameListener = (frame: EphemeralFrame) => void;
 
 /** The agent loop as the session sees it. */
@@ -220,7 +220,7 @@ export class Session {
   /** Sends an ephemeral frame to everyone connected now; nothing is written. */
   broadcast(given: EphemeralFrame): void {
     // Streamed text and error notes are masked as the log is: a client never sees a secret, live or replayed.
-    const frame = given.type === 'delta' ? this.streamMask.frame(given) : maskDeep(given, this.secrets());
+    const frame = maskLiveFrame(given, this.streamMask, () => this.secrets());
     for (const listener of this.frameListeners) {
       try {
         listener(frame);

@@ -3,7 +3,8 @@
 // user is asked (approve / always for this session / deny). Otherwise nobody
 // can answer, and waiting would hang a script for ever: the turn is cancelled
 // and the run fails with its own exit status, naming the call.
-import type { ApprovalDecision, ApprovalRequestEvent } from '../../shared/protocol.js';
+import type { ApprovalRequestEvent } from '../../shared/protocol.js';
+import { approvalAnswer } from './answers.js';
 import type { Api } from './api.js';
 import { approves, type ApprovePolicy } from './approve.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -15,8 +16,6 @@ export interface ApprovalIo {
   /** Asks on the terminal; undefined when stdin is not one. */
   ask?: (question: string) => Promise<string>;
 }
-
-const ANSWERS: Record<string, ApprovalDecision> = { a: 'approve', approve: 'approve', y: 'approve', yes: 'approve', s: 'approve_session', always: 'approve_session', d: 'deny', deny: 'deny', n: 'deny', no: 'deny' };
 
 /** The call in a few words, for messages: bash `ls -la`. The model wrote it: shown on one line, every control character escaped. */
 export function describeCall(request: ApprovalRequestEvent): string {
@@ -42,8 +41,7 @@ export async function answerApproval(request: ApprovalRequestEvent, policy: Appr
   // The preview (the command, a diff) is the model's and the repository's text: its lines kept, nothing raw.
   io.err(`\n${forTerminal(request.preview.text.trimEnd())}\n`);
   for (;;) {
-    const answer = (await io.ask(`Run ${describeCall(request)}? [a]pprove, [s] always (this session${request.alwaysAsks ? ', though it asks again' : ''}), [d]eny: `)).trim().toLowerCase();
-    const decision = ANSWERS[answer];
+    const decision = approvalAnswer(await io.ask(`Run ${describeCall(request)}? [a]pprove, [s] always (this session${request.alwaysAsks ? ', though it asks again' : ''}), [d]eny: `));
     if (decision) {
       await api.decide(session, request.callId, decision);
       return undefined;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { inspectProjectFile, shown } from '../trust/project-files.js';
 import { describeFile } from '../trust/describe.js';
 import { folderKey, sha256, TrustStore, TrustStoreError } from '../trust/store.js';
+import { trustAnswer } from './answers.js';
 import type { CliArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import type { Io } from './run.js';
@@ -55,8 +56,7 @@ async function decide(store: TrustStore, folder: string, args: CliArgs, io: Trus
   }
   if (!args.yes) {
     if (!io.ask) throw new CliError(EXIT.usage, 'not a terminal: nothing was trusted (pass --yes to trust what is shown above without a question)');
-    const answer = (await io.ask(`Trust ${file.path} and run what is shown above? [y/N] `)).trim().toLowerCase();
-    if (answer !== 'y' && answer !== 'yes') {
+    if (!trustAnswer(await io.ask(`Trust ${file.path} and run what is shown above? [y/N] `))) {
       io.out('Not trusted.\n');
       return EXIT.ok;
     }

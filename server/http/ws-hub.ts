@@ -5,12 +5,12 @@
 // reading, stop answering): every socket has an 'error' listener from the
 // first moment, dead peers are dropped by a heartbeat, and a peer that stops
 // reading is closed with CLOSE_RESUME once it is a bounded number of bytes behind.
-import { maskSecrets } from '../tools/env.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
+import { maskedError } from '../agent/event-mask.js';
 import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { Access } from './access.js';
@@ -96,6 +96,8 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         ws.send(JSON.stringify(frame));
         if (ws.bufferedAmount > limit) ws.close(CLOSE_RESUME, 'too far behind: reconnect with since=<last seq>');
       };
+      // An error note quotes what refused the frame (a database, an image reader): masked as the log is.
+      const sendError = (message: string) => send(maskedError(message, live.session.secrets()));
       send({ type: 'hello', session: live.session.snapshot() });
       // The session moves to another copy (this instance took it over, or gave it up): reconnect and resume.
       const unevict = live.session.onEvict(() => ws.close(CLOSE_RESUME, 'the session moved: reconnect with since=<last seq>'));
@@ -113,12 +115,10 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         unevict();
       });
       ws.on('error', () => ws.terminate());
-      // A refusal's text can quote what a provider or a peer instance said: masked as the session's own frames are.
-      const sendError = (message: string): void => send({ type: 'error', message: maskSecrets(message, live.session.secrets()) });
       ws.on('message', (data, isBinary) => {
-        if (isBinary) return send({ type: 'error', message: 'binary frames are not accepted; send JSON text' });
+        if (isBinary) return sendError('binary frames are not accepted; send JSON text');
         const parsed = parseClientFrame(data.toString());
-        if (!parsed.ok) return send({ type: 'error', message: parsed.error });
+        if (!parsed.ok) return sendError(parsed.error);
         const frame = parsed.value;
         try {
           let pending: void | Promise<void>;

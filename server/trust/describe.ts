@@ -20,15 +20,22 @@ export function describeServer(s: ProjectServerPreview): string[] {
   return lines;
 }
 
-const STATUS_WORDS: Record<ProjectFileTrust['status'], string> = {
-  untrusted: 'not trusted (never decided)',
-  changed: 'not trusted: it changed since you decided on it',
-  trusted: 'trusted',
-  ignored: 'ignored (its servers do not run; you are not asked again for this content)',
-};
+/** What the file's status means for the user (a switch, not a table: the mutation run reaches each wording). */
+function statusWords(status: ProjectFileTrust['status']): string {
+  switch (status) {
+    case 'untrusted':
+      return 'not trusted (never decided)';
+    case 'changed':
+      return 'not trusted: it changed since you decided on it';
+    case 'trusted':
+      return 'trusted';
+    case 'ignored':
+      return 'ignored (its servers do not run; you are not asked again for this content)';
+  }
+}
 
 export function describeFile(file: ProjectFileTrust): string {
-  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${STATUS_WORDS[file.status]}`];
+  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${statusWords(file.status)}`];
   if (file.error) lines.push(`  cannot be trusted as it is: ${forTerminal(file.error)}`);
   if (file.servers.length) {
     lines.push('  It would start (as written: ${VAR} is never filled in from your environment in a project file):');

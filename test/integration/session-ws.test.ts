@@ -86,6 +86,25 @@ describe('session over WebSocket', () => {
     client.close();
   });
 
+  it("masks a secret in an error frame sent live, as the log would (the refusal quotes the frame's type)", async () => {
+    const secret = 'live-frame-secret-0123456789';
+    const before = process.env.SKEIN_TEST_LIVE_FRAME_KEY;
+    process.env.SKEIN_TEST_LIVE_FRAME_KEY = secret;
+    try {
+      const id = await newSession();
+      const client = await TestClient.connect(server.url, id);
+      client.send({ type: secret });
+      await client.until(() => client.frames.some((f) => f.type === 'error'), 'error frame');
+      const error = client.frames.find((f) => f.type === 'error') as { message: string };
+      expect(error.message).toContain('unknown frame type "[redacted SKEIN_TEST_LIVE_FRAME_KEY]"');
+      expect(JSON.stringify(client.frames)).not.toContain(secret);
+      client.close();
+    } finally {
+      if (before === undefined) delete process.env.SKEIN_TEST_LIVE_FRAME_KEY;
+      else process.env.SKEIN_TEST_LIVE_FRAME_KEY = before;
+    }
+  });
+
   it('closes the socket with 1009 on a frame over 1 MiB', async () => {
     const id = await newSession();
     const client = await TestClient.connect(server.url, id);

@@ -3,7 +3,7 @@
 // it could still be the start of a secret.
 import { describe, expect, it } from 'vitest';
 import type { DeltaFrame, NewEvent } from '../../shared/protocol.js';
-import { maskDeep, maskEvent, StreamMask } from '../../server/agent/event-mask.js';
+import { maskDeep, maskedError, maskEvent, maskLiveFrame, StreamMask } from '../../server/agent/event-mask.js';
 import { secretValues, urlSecrets } from '../../server/tools/env.js';
 
 const TOKEN = { name: 'skein access token', value: 'tok-0123456789abcdef' };
@@ -81,5 +81,31 @@ describe('event mask', () => {
     const mask = new StreamMask(() => [secret]);
     const out = ['xabcabcab', 'cabc', 'zz'].map((text, index) => mask.frame({ type: 'delta', afterSeq: 1, attempt: 0, index, text }).text).join('');
     expect(out).toBe('x[redacted S]cabczz');
+  });
+});
+
+describe('live frames', () => {
+  it('an error note sent live (never logged) is masked, every copy, whoever wrote it', () => {
+    const mask = new StreamMask(() => [TOKEN, KEY]);
+    const message = `could not write: postgres://skein:${TOKEN.value}@db/skein refused ${TOKEN.value} and ${KEY.value}`;
+    expect(maskLiveFrame({ type: 'error', message }, mask, () => [TOKEN, KEY])).toEqual({
+      type: 'error',
+      message: 'could not write: postgres://skein:[redacted skein access token]@db/skein refused [redacted skein access token] and [redacted ANTHROPIC_API_KEY]',
+    });
+    expect(maskedError(`bad frame: ${KEY.value}`, [KEY])).toEqual({ type: 'error', message: 'bad frame: [redacted ANTHROPIC_API_KEY]' });
+    expect(maskedError('nothing secret', [KEY])).toEqual({ type: 'error', message: 'nothing secret' });
+    expect(maskedError(`no secrets configured: ${KEY.value}`, [])).toEqual({ type: 'error', message: `no secrets configured: ${KEY.value}` });
+  });
+
+  it("an error note reads the secrets as of now, not the stream's", () => {
+    const mask = new StreamMask(() => []);
+    expect(maskLiveFrame({ type: 'error', message: `x ${KEY.value}` }, mask, () => [KEY])).toEqual({ type: 'error', message: 'x [redacted ANTHROPIC_API_KEY]' });
+  });
+
+  it("streamed text goes through the stream's mask: a secret's start is held back for the next piece", () => {
+    const mask = new StreamMask(() => [TOKEN]);
+    const piece = (index: number, text: string) => maskLiveFrame({ type: 'delta', afterSeq: 2, attempt: 0, index, text }, mask, () => [TOKEN]);
+    expect(piece(0, 'the token is tok-0123')).toEqual({ type: 'delta', afterSeq: 2, attempt: 0, index: 0, text: 'the token is ' });
+    expect(piece(1, '456789abcdef, done')).toEqual({ type: 'delta', afterSeq: 2, attempt: 0, index: 1, text: '[redacted skein access token], done' });
   });
 });
