@@ -21,6 +21,7 @@ import type {
   ServerSettingsSchema,
   ProjectFileTrustSchema,
   ProjectServerPreviewSchema,
+  ProjectAgentPreviewSchema,
   RewindPreviewSchema,
   ScanProgressSchema,
   SessionManagementSchema,
@@ -103,5 +104,6 @@ export type TrashedSession = z.infer<typeof TrashedSessionSchema>;
 export type McpToolInfo = z.infer<typeof McpToolInfoSchema>;
 export type McpServerInfo = z.infer<typeof McpServerInfoSchema>;
 export type ProjectServerPreview = z.infer<typeof ProjectServerPreviewSchema>;
+export type ProjectAgentPreview = z.infer<typeof ProjectAgentPreviewSchema>;
 export type ProjectFileTrust = z.infer<typeof ProjectFileTrustSchema>;
 export type RewindPreview = z.infer<typeof RewindPreviewSchema>;

@@ -27,10 +27,23 @@ const STATUS_WORDS: Record<ProjectFileTrust['status'], string> = {
   ignored: 'ignored (its servers do not run; you are not asked again for this content)',
 };
 
+/** An agent file: the agent it would define, its instructions whole (they go into a child's system prompt). */
+function describeAgent(agent: NonNullable<ProjectFileTrust['agent']>): string[] {
+  const lines = [`  It defines the agent ${line(agent.name)}: ${line(agent.description)}`];
+  lines.push(`    tools: ${agent.tools ? line(agent.tools.join(', ')) || '(none)' : "the parent's"}`);
+  lines.push(`    model: ${agent.model ? line(agent.model) : "the parent's"}; mode: ${agent.mode ?? "the parent's"}; may start children: ${agent.depth ? `${agent.depth} level(s)` : 'no'}`);
+  if (agent.prompt) lines.push('    instructions:', ...agent.prompt.split('\n').map((l) => `      ${line(l)}`));
+  return lines;
+}
+
 export function describeFile(file: ProjectFileTrust): string {
-  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${STATUS_WORDS[file.status]}`];
+  const status = file.agent && file.status === 'ignored' ? 'ignored (the agent is not defined; you are not asked again for this content)' : STATUS_WORDS[file.status];
+  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${status}`];
   if (file.error) lines.push(`  cannot be trusted as it is: ${forTerminal(file.error)}`);
-  if (file.servers.length) {
+  if (file.agent) lines.push(...describeAgent(file.agent));
+  else if (file.file !== '.mcp.json') {
+    // An agent file that does not parse: its error is above.
+  } else if (file.servers.length) {
     lines.push('  It would start (as written: ${VAR} is never filled in from your environment in a project file):');
     for (const s of file.servers) lines.push(...describeServer(s).map((l) => `    ${l}`));
   } else if (!file.error) lines.push('  It defines no server.');

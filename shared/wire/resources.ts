@@ -203,7 +203,23 @@ export const ProjectServerPreviewSchema = z.object({
   shadowed: z.boolean().optional(),
 });
 
-/** One row of GET /api/trust: a project file that makes skein run something, and the user's decision on it. */
+/** What a project's agent file (`.skein/agents/NAME.md`) would define, as the user is asked about it. */
+export const ProjectAgentPreviewSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    /** The built-in tools its child may use (absent: the parent's). */
+    tools: z.array(z.string()).optional(),
+    model: z.string().optional(),
+    mode: z.enum(APPROVAL_MODES).optional(),
+    /** How many levels of children its child may start. */
+    depth: z.number().int(),
+    /** The instructions added to the child's system prompt. */
+    prompt: z.string().optional(),
+  })
+  .meta({ id: 'ProjectAgentPreview' });
+
+/** One row of GET /api/trust: a project file that makes skein run something (.mcp.json, or an agent file `.skein/agents/NAME.md`), and the user's decision on it. */
 export const ProjectFileTrustSchema = z
   .object({
     /** The working folder (its real path) and the file's name in it. */
@@ -216,6 +232,8 @@ export const ProjectFileTrustSchema = z
     status: z.enum(['untrusted', 'changed', 'trusted', 'ignored']),
     content: z.string(),
     servers: z.array(ProjectServerPreviewSchema),
+    /** An agent file: the agent it would define (absent when it does not parse). */
+    agent: ProjectAgentPreviewSchema.optional(),
     /** Why the file cannot be trusted as it is (it does not parse). */
     error: z.string().optional(),
     /** Unified diff from the content last trusted to this one, when they differ. */
