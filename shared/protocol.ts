@@ -87,6 +87,7 @@ export type ToolsetEvent = EventOf<'toolset'>;
 export type AnswerCutEvent = EventOf<'answer_cut'>;
 export type WorktreeEvent = EventOf<'worktree'>;
 export type ModeEvent = EventOf<'mode'>;
+export type SubagentEvent = EventOf<'subagent'>;
 
 /** An event before the log gives it its seq and ts. */
 export type NewEvent = import('./wire/events.js').SkeinEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'ts'> : never) : never;

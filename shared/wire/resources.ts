@@ -20,6 +20,10 @@ export const SessionManagementSchema = z.object({
   forkOf: z.object({ session: z.string(), seq: z.number(), edit: z.boolean().optional() }).optional(),
   /** A child session started by another session's `task` tool call (the UI nests it under its parent). */
   parent: z.object({ session: z.string(), callId: z.string(), agent: z.string() }).optional(),
+  /** A child session: its latest step in a line (the tool it called and on what, or its answer), for the parent's task card. */
+  step: z.string().optional(),
+  /** A parent: how many children its `task` calls started, and what the finished ones cost and used (not in its own gauge: a client adds them to show the totals). */
+  subtasks: z.object({ count: z.number().int(), costUsd: z.number(), tokens: z.number() }).optional(),
 });
 
 export const SessionSnapshotSchema = SessionManagementSchema.extend({
