@@ -21,6 +21,7 @@ import type {
   ServerSettingsSchema,
   ProjectFileTrustSchema,
   ProjectServerPreviewSchema,
+  ProjectAgentPreviewSchema,
   RewindPreviewSchema,
   ScanProgressSchema,
   SessionManagementSchema,
@@ -86,6 +87,7 @@ export type ToolsetEvent = EventOf<'toolset'>;
 export type AnswerCutEvent = EventOf<'answer_cut'>;
 export type WorktreeEvent = EventOf<'worktree'>;
 export type ModeEvent = EventOf<'mode'>;
+export type SubagentEvent = EventOf<'subagent'>;
 
 /** An event before the log gives it its seq and ts. */
 export type NewEvent = import('./wire/events.js').SkeinEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'ts'> : never) : never;
@@ -103,5 +105,6 @@ export type TrashedSession = z.infer<typeof TrashedSessionSchema>;
 export type McpToolInfo = z.infer<typeof McpToolInfoSchema>;
 export type McpServerInfo = z.infer<typeof McpServerInfoSchema>;
 export type ProjectServerPreview = z.infer<typeof ProjectServerPreviewSchema>;
+export type ProjectAgentPreview = z.infer<typeof ProjectAgentPreviewSchema>;
 export type ProjectFileTrust = z.infer<typeof ProjectFileTrustSchema>;
 export type RewindPreview = z.infer<typeof RewindPreviewSchema>;

@@ -1,5 +1,6 @@
 // The sessions list as a tree: a fork (or an Edit and resend) under the
-// session it came from (its `forkOf`), a fork of a fork under its own parent.
+// session it came from (its `forkOf`), a fork of a fork under its own parent;
+// a subtask's child session under the session whose `task` call started it (its `parent`).
 // A fork whose origin is not in the list (deleted, archived and hidden, not
 // matched by a search) stands at the top. A group sits where its most recent
 // activity puts it, so a busy fork does not sink below its quiet origin.
@@ -19,7 +20,7 @@ function parents(sessions: ListedSession[]): Map<string, string> {
   const present = new Set(sessions.map((s) => s.id));
   const parent = new Map<string, string>();
   for (const s of sessions) {
-    const origin = s.forkOf?.session;
+    const origin = s.forkOf?.session ?? s.parent?.session;
     if (origin && origin !== s.id && present.has(origin)) parent.set(s.id, origin);
   }
   for (const s of sessions) {

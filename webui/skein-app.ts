@@ -37,6 +37,7 @@ import './skein-session-list.js';
 import './skein-sparkline.js';
 import './skein-timeline.js';
 import './skein-token-gauge.js';
+import { childrenRollup, publishSessions } from './session-directory.js';
 
 export class SkeinApp extends LitElement implements CommandHost, FollowHost, HistoryHost {
   static override properties = {
@@ -245,6 +246,11 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     return live && live.model === model ? live.efforts : this.snapshot?.efforts;
   }
 
+  override willUpdate() {
+    // The task cards and the gauge's subtask totals read the live list from there.
+    publishSessions(this.sessions);
+  }
+
   override render() {
     const m = this.model;
     const state = m.lastSeq ? m.state : (this.snapshot?.state ?? 'WaitingForUserInput');
@@ -276,7 +282,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
           <skein-project-requests .requests=${this.projectRequests}></skein-project-requests>
           <skein-trust-prompt .files=${this.trust} @trust-decision=${(e: CustomEvent<TrustDetail>) => void trustActions.decideTrust(this, e.detail)}></skein-trust-prompt>
           <div class="context">
-            <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp}></skein-token-gauge>
+            <skein-token-gauge .gauge=${gauge} .mcp=${this.mcp} .rollup=${childrenRollup(this.sessions.find((s) => s.id === this.currentId))}></skein-token-gauge>
             <skein-sparkline .points=${m.points} .marks=${m.marks} .version=${this.version}
               @show-seq=${(e: CustomEvent<{ seq: number }>) => void this.showSeq(e.detail.seq)}></skein-sparkline>
             <button class="toggle" aria-pressed=${this.showView} @click=${() => (this.showView = !this.showView)}
@@ -285,7 +291,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
           </div>
           ${this.missing ? html`<p class="missing" role="alert">There is no session <code>${this.missing}</code> on this server. Pick one from the list or start a new one.</p>` : nothing}
           ${this.showChanges && !this.showView ? html`<skein-changes-panel .sessionId=${this.currentId} .version=${this.changesVersion}></skein-changes-panel>` : nothing}
-          <skein-timeline ?hidden=${this.showView || this.showChanges} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
+          <skein-timeline ?hidden=${this.showView || this.showChanges} @open-session=${(e: CustomEvent<{ id: string }>) => void this.open(e.detail.id)} @fork=${(e: CustomEvent<{ seq: number }>) => void actions.fork(this, e.detail.seq)}
             @rewind=${(e: CustomEvent<{ seq: number }>) => (this.rewinding = { id: this.currentId, seq: e.detail.seq })}
             @edit-resend=${(e: CustomEvent<{ seq: number; text: string }>) => void editAndResend(this, e.detail.seq, e.detail.text)} @retry=${(e: CustomEvent<{ seq: number }>) => void this.retry(e.detail.seq)} .rows=${m.rows} .version=${this.version} .state=${state} .streaming=${m.streaming} .thinking=${m.streamingThinking}
             .model=${this.snapshot?.model ?? ''} .earlier=${m.base > 0} .matchSeq=${this.matchSeq}

@@ -172,7 +172,7 @@ export class SkeinSessionList extends LitElement {
     const s = node.session;
     const row = this.renaming === s.id ? this.renderRename(s) : this.renderRow(s);
     const open = this.unfolded.has(s.id);
-    const label = `${node.descendants} fork${node.descendants === 1 ? '' : 's'}`;
+    const label = foldLabel(node);
     const fold = node.children.length
       ? html`<button class="fold" data-testid="forks-toggle" aria-expanded=${open ? 'true' : 'false'} aria-label="${open ? 'Hide' : 'Show'} ${label} of ${s.title}"
           @click=${() => this.fold(s.id, !open)}>${open ? '▾' : '▸'} ${label}</button>`
@@ -194,7 +194,7 @@ export class SkeinSessionList extends LitElement {
     const branch = s.workspace?.branch;
     return html`
       <a href="/s/${s.id}${s.match?.seq ? `?at=${s.match.seq}` : ''}" aria-current=${s.id === this.current ? 'page' : 'false'} data-id=${s.id} @click=${(e: MouseEvent) => this.open(e, s.id, s.match?.seq)}>
-        <span class="title">${s.title}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
+        <span class="title">${s.title}${s.parent ? html`<span class="tag" data-testid="subtask-tag">${s.parent.agent} subtask</span>` : nothing}${s.archived ? html`<span class="tag">archived</span>` : nothing}</span>
         ${s.match?.snippet ? html`<span class="snippet" data-testid="search-snippet">${markedParts(s.match.snippet, this.query).map((p) => (p.mark ? html`<mark>${p.text}</mark>` : p.text))}</span>` : nothing}
         <span class="meta">${timeAgo(s.lastActivity)} · ${s.model}${branch ? ` · ${branch}` : ''}</span>
         <span class="meta usage" data-testid="list-usage" title="Tokens of every request so far, and what they cost">${formatTokens(s.gauge.totalTokens ?? 0)} tokens · ${formatCost(s.gauge.totalCostUsd)}</span>
@@ -286,6 +286,16 @@ export class SkeinSessionList extends LitElement {
   }
 }
 customElements.define('skein-session-list', SkeinSessionList);
+
+/** "3 forks", "2 subtasks", or "1 fork, 2 subtasks" (a subtask is a session a `task` call started). */
+function foldLabel(node: SessionNode): string {
+  const under = (n: SessionNode): SessionNode[] => n.children.flatMap((c) => [c, ...under(c)]);
+  const all = under(node);
+  const subtasks = all.filter((n) => n.session.parent).length;
+  const forks = all.length - subtasks;
+  const words = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [forks ? words(forks, 'fork') : '', subtasks ? words(subtasks, 'subtask') : ''].filter(Boolean).join(', ');
+}
 
 /** Whether `id` is the node's session or one under it. */
 function holds(node: SessionNode, id: string): boolean {

@@ -3,23 +3,27 @@
 // colours that turn amber then red as it nears the threshold, the distance to
 // auto-compact in words, and exact numbers and cost in a card on hover or
 // focus (a tap), in the label's title and in aria-valuetext for screen
-// readers. The label's numbers are never cut: they wrap when narrow.
+// readers. The label's numbers are never cut: they wrap when narrow. The
+// cost includes what the session's subtasks (child sessions) cost, and says so.
 import { css, html, LitElement, nothing } from 'lit';
 import type { Gauge, McpServerInfo } from '../shared/protocol.js';
 import { WINDOW_SOURCE_WORDS } from '../shared/wire/constants.js';
 import { exact, formatCost, formatTokens } from './format.js';
 import { gaugeFill } from './gauge-fill.js';
 import { gaugeLevel, thresholdPercent, tickLeft, untilWords } from './gauge-level.js';
+import type { Rollup } from './session-directory.js';
 import { styleProps } from './style-props.js';
 
 /** The window of a model not in skein's table, before (or without) its server saying its own. */
 const GUESS_WORDS = "a guess: the model is not in skein's table and its server has not said its window (set SKEIN_CONTEXT_WINDOW)";
 
 export class SkeinTokenGauge extends LitElement {
-  static override properties = { gauge: { attribute: false }, mcp: { attribute: false } };
+  static override properties = { gauge: { attribute: false }, mcp: { attribute: false }, rollup: { attribute: false } };
   declare gauge: Gauge | undefined;
   /** The MCP servers: a failed one shows in the card (its tools are missing from the session). */
   declare mcp: McpServerInfo[] | undefined;
+  /** What the session's children (its `task` calls) add to its cost and tokens. */
+  declare rollup: Rollup | undefined;
 
   static override styles = css`
     :host { display: block; min-width: 0; position: relative; }
@@ -65,7 +69,7 @@ export class SkeinTokenGauge extends LitElement {
       `${exact(g.contextTokens)} of ${exact(g.contextWindow)} tokens in context (${fill.share})` +
       `${g.estimated ? ', estimated' : ''}: ${exact(read)} cache read, ${exact(write)} cache write, ${exact(input)} uncached input. ` +
       `${words[0]!.toUpperCase()}${words.slice(1)} (compacts at ${threshold}%). ` +
-      `${g.windowGuess ? `Window ${GUESS_WORDS}. ` : g.windowSource ? `Window ${WINDOW_SOURCE_WORDS[g.windowSource]}. ` : ''}Session cost ${formatCost(g.totalCostUsd)}.`;
+      `${g.windowGuess ? `Window ${GUESS_WORDS}. ` : g.windowSource ? `Window ${WINDOW_SOURCE_WORDS[g.windowSource]}. ` : ''}${costWords(g, this.rollup)}.`;
     // A window nobody said (a model not in skein's table, its server silent so far) reads as the guess it is.
     const windowText = g.windowGuess ? `~${formatTokens(g.contextWindow)} (guess)` : formatTokens(g.contextWindow);
     return html`
@@ -82,7 +86,7 @@ export class SkeinTokenGauge extends LitElement {
         <div class="label" aria-hidden="true" title=${exactLine(g, words)}>
           <span><strong>${formatTokens(g.contextTokens)}</strong> / ${windowText}${g.estimated && g.contextTokens > 0 ? ' (est.)' : ''} · ${fill.share}</span>
           <span class="words">${words}</span>
-          <span>${formatCost(g.totalCostUsd)}</span>
+          <span data-testid="gauge-cost">${formatCost(g.totalCostUsd + (this.rollup?.costUsd ?? 0))}${this.rollup ? ` incl. ${subtasks(this.rollup.count)}` : ''}</span>
         </div>
         <div class="card" aria-hidden="true">
           <table>
@@ -94,7 +98,11 @@ export class SkeinTokenGauge extends LitElement {
             ${g.windowGuess ? html`<tr class="source guess"><td colspan="2">Window ${GUESS_WORDS}</td></tr>` : g.windowSource ? html`<tr class="source"><td colspan="2">Window ${WINDOW_SOURCE_WORDS[g.windowSource]}</td></tr>` : nothing}
             <tr><td>Auto-compact at ${threshold}%</td><td>${exact(Math.round(g.thresholdRatio * g.contextWindow))}</td></tr>
             ${g.reserve ? html`<tr class="reserve"><td>Kept free for the answer</td><td>${exact(g.reserve)}</td></tr>` : nothing}
-            <tr><td>Session cost</td><td>${formatCost(g.totalCostUsd)}</td></tr>
+            <tr><td>Session cost${this.rollup ? ' (its own)' : ''}</td><td>${formatCost(g.totalCostUsd)}</td></tr>
+            ${this.rollup
+              ? html`<tr data-testid="gauge-subtasks"><td>${subtasks(this.rollup.count)} (${exact(this.rollup.tokens)} tokens)</td><td>${formatCost(this.rollup.costUsd)}</td></tr>
+                  <tr class="total"><td>Total cost</td><td>${formatCost(g.totalCostUsd + this.rollup.costUsd)}</td></tr>`
+              : nothing}
             ${this.mcpRow()}
           </table>
           ${g.estimated ? html`<p class="note">Estimated by skein after a compaction; the next answer brings the provider's exact count.</p>` : nothing}
@@ -111,6 +119,13 @@ export class SkeinTokenGauge extends LitElement {
     return html`<tr class="mcp" data-testid="gauge-mcp"><td>MCP servers ${failed.length ? html`<span class="failed">(${failed.join(', ')} failed)</span>` : nothing}</td><td>${ready} of ${servers.length} ready</td></tr>`;
   }
 }
+const subtasks = (n: number) => `${n} subtask${n === 1 ? '' : 's'}`;
+
+function costWords(g: Gauge, rollup: Rollup | undefined): string {
+  if (!rollup) return `Session cost ${formatCost(g.totalCostUsd)}`;
+  return `Cost ${formatCost(g.totalCostUsd + rollup.costUsd)}, including ${formatCost(rollup.costUsd)} for ${subtasks(rollup.count)}`;
+}
+
 /** The label's numbers exactly, on one line: its title (what a pointer resting on it shows). */
 function exactLine(g: Gauge, words: string): string {
   return `${exact(g.contextTokens)} / ${exact(g.contextWindow)} tokens${g.estimated ? ' (estimated)' : ''} (${gaugeFill(g).share}) · ${words} ` +

@@ -2,7 +2,7 @@
 // and duration in the header; the output as plain text (never HTML),
 // collapsed past a few lines, with a copy button.
 import { css, html, LitElement } from 'lit';
-import type { ApprovalDecisionEvent, ApprovalRequestEvent, ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
+import type { ApprovalDecisionEvent, ApprovalRequestEvent, SubagentEvent, ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
 import { decisionWords } from './approval-words.js';
 import './skein-approval-card.js';
 import { copyText } from './copy.js';
@@ -10,6 +10,7 @@ import { formatDuration, toolStatus } from './format.js';
 import { messageStyles } from './message-styles.js';
 import { splitDiff } from './skein-diff.js';
 import './skein-diff.js';
+import './skein-task-card.js';
 
 const PREVIEW_LINES = 8;
 
@@ -19,6 +20,7 @@ export class SkeinToolCard extends LitElement {
     result: { attribute: false },
     approvalRequest: { attribute: false },
     approvalDecision: { attribute: false },
+    subagent: { attribute: false },
     folded: { type: Boolean, reflect: true },
     cleared: { type: Boolean, reflect: true },
     expanded: { state: true },
@@ -29,6 +31,8 @@ export class SkeinToolCard extends LitElement {
   declare result: ToolResultEvent | undefined;
   declare approvalRequest: ApprovalRequestEvent | undefined;
   declare approvalDecision: ApprovalDecisionEvent | undefined;
+  /** A `task` call: its child session's latest `subagent` event (the task card follows the child). */
+  declare subagent: SubagentEvent | undefined;
   declare folded: boolean;
   declare cleared: boolean;
   declare expanded: boolean;
@@ -85,6 +89,7 @@ export class SkeinToolCard extends LitElement {
     // Search tools: what was searched for, and where.
     if (typeof input.pattern === 'string') return `${input.pattern}${typeof input.path === 'string' && input.path ? ` in ${input.path}` : ''}`;
     if (typeof input.path === 'string') return input.path;
+    if (this.call.name === 'task' && typeof input.description === 'string') return input.description;
     if (this.call.name === 'update_plan' && Array.isArray(input.steps)) return `${input.steps.length} step${input.steps.length === 1 ? '' : 's'}`;
     return JSON.stringify(input);
   }
@@ -111,6 +116,7 @@ export class SkeinToolCard extends LitElement {
         ${this.cleared ? html`<span class="folded-tag">output cleared for the model</span>` : ''}</div>
       <div class="body">
         <header><span class="name">${call.name}</span><span class="cmd">${this.summary()}</span>${badge}</header>
+        ${call.name === 'task' ? html`<skein-task-card .call=${call} .result=${result} .subagent=${this.subagent}></skein-task-card>` : ''}
         ${asking ? html`<skein-approval-card .request=${this.approvalRequest}></skein-approval-card>` : ''}
         ${decision ? html`<div class="decision ${decision.decision === 'deny' ? 'denied' : ''}" data-testid="approval-decision">${decisionWords(decision)}</div>` : ''}
         ${result && output ? html`<pre aria-label="Output of ${call.name}">${shown}</pre>` : ''}

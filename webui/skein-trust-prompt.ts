@@ -1,12 +1,14 @@
-// <skein-trust-prompt>: a working folder's .mcp.json that is not trusted
-// (never decided, or changed since the user decided). Shows what it would
-// run, as written — each stdio server's command, arguments and environment,
-// each http server's URL and header names — the diff from the content last
+// <skein-trust-prompt>: a working folder's .mcp.json or agent file
+// (.skein/agents/NAME.md) that is not trusted (never decided, or changed
+// since the user decided). Shows what it would run, as written — each stdio
+// server's command, arguments and environment, each http server's URL and
+// header names; an agent file's agent: its tools, model, mode and
+// instructions — the diff from the content last
 // trusted, and Trust / Ignore. The decision names the sha256 of the content
 // shown; the server refuses it (409) if the file changed meanwhile, and the
 // app then shows the file again. Plain text only (lit escapes it).
 import { css, html, LitElement, nothing } from 'lit';
-import type { ProjectFileTrust, ProjectServerPreview } from '../shared/protocol.js';
+import type { ProjectAgentPreview, ProjectFileTrust, ProjectServerPreview } from '../shared/protocol.js';
 import './skein-diff.js';
 
 export interface TrustDetail {
@@ -58,10 +60,17 @@ export class SkeinTrustPrompt extends LitElement {
 
   private renderFile(f: ProjectFileTrust) {
     const changed = f.status === 'changed';
+    const isAgent = f.file !== '.mcp.json';
+    const heading = isAgent
+      ? changed ? `This project’s agent file ${f.file} changed since you decided on it` : `This project’s agent file ${f.file} wants to define an agent`
+      : changed ? 'This project’s .mcp.json changed since you decided on it' : 'This project’s .mcp.json wants to run programs';
     return html`<section role="alertdialog" aria-labelledby="trust-h-${f.sha256}" data-testid="trust-prompt" data-path=${f.path}>
-      <h2 id="trust-h-${f.sha256}">${changed ? 'This project’s .mcp.json changed since you decided on it' : 'This project’s .mcp.json wants to run programs'}</h2>
+      <h2 id="trust-h-${f.sha256}">${heading}</h2>
       <p class="path">${f.path}</p>
-      <p class="muted">Nothing in it runs until you trust this exact content. <code>\${VAR}</code> is never filled in from skein’s environment in a project’s file: what you see is what runs.</p>
+      ${isAgent
+        ? html`<p class="muted">The agent is not defined (a <code>task</code> call naming it is refused) until you trust this exact content.</p>`
+        : html`<p class="muted">Nothing in it runs until you trust this exact content. <code>\${VAR}</code> is never filled in from skein’s environment in a project’s file: what you see is what runs.</p>`}
+      ${f.agent ? this.renderAgent(f.agent) : nothing}
       ${f.servers.length ? html`<ul data-testid="trust-servers">${f.servers.map((s) => this.renderServer(s))}</ul>` : nothing}
       ${f.error ? html`<p class="error" role="note">Cannot be trusted as it is: ${f.error}</p>` : nothing}
       ${f.diff ? html`<p>Changes since you trusted it:</p><skein-diff data-testid="trust-diff" .diff=${f.diff}></skein-diff>` : nothing}
@@ -71,6 +80,13 @@ export class SkeinTrustPrompt extends LitElement {
         <button ?disabled=${this.busy} @click=${() => this.decide(f, 'ignore')} title="Do not run it and do not ask again, until the file changes">Ignore</button>
       </div>
     </section>`;
+  }
+
+  private renderAgent(a: ProjectAgentPreview) {
+    return html`<ul data-testid="trust-agent"><li><strong>${a.name}</strong>: ${a.description}</li>
+      <li>tools: ${a.tools ? a.tools.join(', ') || '(none)' : 'the parent’s'}</li>
+      <li>model: ${a.model ?? 'the parent’s'}; mode: ${a.mode ?? 'the parent’s'}; may start children: ${a.depth ? `${a.depth} level(s)` : 'no'}</li>
+      ${a.prompt ? html`<li>instructions:<pre>${a.prompt}</pre></li>` : nothing}</ul>`;
   }
 
   private renderServer(s: ProjectServerPreview) {

@@ -7,19 +7,8 @@
 import { FORKED_HERE, parseCompactCommand } from '../shared/wire/constants.js';
 import { isWindowSource, rowIndex } from './timeline-lookup.js';
 export { rowIndex } from './timeline-lookup.js';
-import type {
-  AgentEvent,
-  AgentState,
-  ApprovalDecisionEvent,
-  ApprovalRequestEvent,
-  CompactionEvent,
-  ErrorEvent,
-  Gauge,
-  SkeinEvent,
-  ToolCallEvent,
-  ToolResultEvent,
-  UserEvent,
-} from '../shared/protocol.js';
+import type { AgentEvent, AgentState, ApprovalDecisionEvent, ApprovalRequestEvent, SubagentEvent, CompactionEvent } from '../shared/protocol.js';
+import type { ErrorEvent, Gauge, SkeinEvent, ToolCallEvent, ToolResultEvent, UserEvent } from '../shared/protocol.js';
 import { parsePlan, PLAN_TOOL, type Plan } from '../shared/plan.js';
 import { MODE_INFO } from '../shared/modes.js';
 
@@ -36,9 +25,10 @@ export interface ToolRow extends RowBase {
   folded: boolean;
   /** The model now sees a placeholder instead of this output. */
   cleared: boolean;
-  /** SKEIN_APPROVAL: the request shown before it ran, and the decision on it. */
+  /** SKEIN_APPROVAL: the request shown before it ran, and the decision on it; a `task` call: its child's latest `subagent` event. */
   approvalRequest?: ApprovalRequestEvent;
   approvalDecision?: ApprovalDecisionEvent;
+  subagent?: SubagentEvent;
 }
 export interface CompactionRow extends RowBase {
   kind: 'compaction';
@@ -155,9 +145,10 @@ export class TimelineModel {
         break;
       }
       case 'approval_request':
-      case 'approval_decision': {
+      case 'approval_decision':
+      case 'subagent': {
         const seq = this.toolRows.get(e.callId);
-        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
+        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'subagent' ? { ...r, subagent: e } : e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
         break;
       }
       case 'state':

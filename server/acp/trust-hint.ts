@@ -24,7 +24,7 @@ export function trustHint(files: readonly ProjectFileTrust[], webUi: string | un
     .map((file) => {
       const why = file.status === 'changed' ? 'changed since you trusted it, so it is not trusted' : 'not trusted';
       const servers = file.servers.map((s) => `\`${quoted(s.name)}\``);
-      const skipped = servers.length ? `its MCP server${servers.length > 1 ? 's' : ''} ${servers.join(', ')} did not start` : 'nothing in it runs';
+      const skipped = file.agent ? `its agent \`${quoted(file.agent.name)}\` is not defined` : servers.length ? `its MCP server${servers.length > 1 ? 's' : ''} ${servers.join(', ')} did not start` : 'nothing in it runs';
       const broken = file.error ? ` It cannot be trusted as it is: ${quoted(file.error)}.` : '';
       return (
         `\n\n· This project's \`${quoted(file.path)}\` is ${why}: ${skipped}.${broken} Nothing from it runs until you trust this content: ` +

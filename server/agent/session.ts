@@ -1,5 +1,6 @@
 // A session: its durable event log, its live subscribers, and the inbox its
 // agent loop consumes. Events are appended to the log before anyone sees them.
+import { subagentFields } from '../subagents/snapshot-fields.js';
 import type {
   AgentState,
   ApprovalMode,
@@ -327,6 +328,7 @@ export class Session {
       ...(this.log.header.workspace && { workspace: this.log.header.workspace }),
       ...(this.log.header.forkOf && { forkOf: this.log.header.forkOf }),
       ...(this.log.header.subagent && { parent: { session: this.log.header.subagent.parent, callId: this.log.header.subagent.callId, agent: this.log.header.subagent.agent } }),
+      ...subagentFields(all, this.log.header.subagent !== undefined),
       ...(this.plan && { plan: this.plan }),
       ...(this.agent?.discoveredEfforts && { efforts: this.agent.discoveredEfforts }),
       ...(this.remote && { runsElsewhere: this.remote.reason }),

@@ -1,12 +1,15 @@
-// `skein trust [folder]`: shows what the folder's .mcp.json would run (and
-// the diff from what was last trusted), asks on a terminal (--yes for
-// scripts), and records the decision in <data dir>/trust.json. No server is
+// `skein trust [folder]`: shows what the folder's .mcp.json would run and
+// what its agent files (.skein/agents/*.md) would define (each with the diff
+// from what was last trusted), asks on a terminal for each one not trusted
+// (--yes for scripts), and records the decisions in <data dir>/trust.json. No server is
 // needed: a running skein sees the change within a second (it watches the
 // store) and starts the servers. `--list` prints every decision; `--revoke`
-// forgets the folder's, and a running skein stops those servers.
+// forgets the folder's, and a running skein stops those servers (a revoked
+// agent file is refused at the next `task` call).
 import os from 'node:os';
 import path from 'node:path';
-import { inspectProjectFile, shown } from '../trust/project-files.js';
+import { shown, type InspectedFile } from '../trust/project-files.js';
+import { inspectGatedFile, inspectGatedFiles, isGatedName, trustable } from '../trust/gated-files.js';
 import { describeFile } from '../trust/describe.js';
 import { folderKey, sha256, TrustStore, TrustStoreError } from '../trust/store.js';
 import { trustAnswer } from './answers.js';
@@ -31,10 +34,7 @@ export async function trustCommand(args: CliArgs, env: NodeJS.ProcessEnv, termin
   try {
     if (args.list) return list(store, io);
     const folder = folderKey(args.positionals[0] ?? firstWorkDir(args, env));
-    if (args.revoke) {
-      io.out(store.revoke(folder, '.mcp.json') ? `revoked: ${path.join(folder, '.mcp.json')} is no longer trusted (a running skein stops its servers)\n` : `nothing was decided on ${path.join(folder, '.mcp.json')}\n`);
-      return EXIT.ok;
-    }
+    if (args.revoke) return revoke(store, folder, io);
     return await decide(store, folder, args, io);
   } catch (err) {
     if (err instanceof TrustStoreError) throw new CliError(EXIT.usage, err.message);
@@ -43,27 +43,48 @@ export async function trustCommand(args: CliArgs, env: NodeJS.ProcessEnv, termin
 }
 
 async function decide(store: TrustStore, folder: string, args: CliArgs, io: TrustIo): Promise<ExitCode> {
-  const file = inspectProjectFile(folder, store.get(folder, '.mcp.json'));
-  if (!file) {
+  const files = inspectGatedFiles(folder, (name) => store.get(folder, name));
+  if (!files.length) {
     io.out(`${path.join(folder, '.mcp.json')} does not exist: nothing to trust\n`);
     return EXIT.ok;
   }
-  io.out(describeFile(shown(file)));
-  if (file.error !== undefined || !file.parsed) throw new CliError(EXIT.usage, `${forTerminal(file.path)} cannot be trusted as it is`);
-  if (file.status === 'trusted') {
-    io.out('Already trusted: nothing to do.\n');
-    return EXIT.ok;
-  }
-  if (!args.yes) {
-    if (!io.ask) throw new CliError(EXIT.usage, 'not a terminal: nothing was trusted (pass --yes to trust what is shown above without a question)');
-    if (!trustAnswer(await io.ask(`Trust ${file.path} and run what is shown above? [y/N] `))) {
-      io.out('Not trusted.\n');
-      return EXIT.ok;
+  let refused: InspectedFile | undefined;
+  for (const file of files) {
+    io.out(describeFile(shown(file)));
+    if (!trustable(file)) {
+      refused ??= file;
+      continue;
     }
+    if (file.status === 'trusted') {
+      io.out('Already trusted: nothing to do.\n');
+      continue;
+    }
+    if (!args.yes) {
+      if (!io.ask) throw new CliError(EXIT.usage, 'not a terminal: nothing was trusted (pass --yes to trust what is shown above without a question)');
+      const what = file.agent ? `define the agent ${file.agent.name} as shown above` : 'run what is shown above';
+      if (!trustAnswer(await io.ask(`Trust ${file.path} and ${what}? [y/N] `))) {
+        io.out('Not trusted.\n');
+        continue;
+      }
+    }
+    // The very bytes shown above are recorded; a file changed meanwhile stays untrusted.
+    store.decide(folder, file.file, file.content, 'trusted');
+    const then = file.agent ? `A \`task\` call may name the agent ${file.agent.name} from now on` : 'A running skein starts its servers within a second';
+    io.out(`Trusted ${file.path} (sha256 ${sha256(file.content)}). ${then}; a change to the file asks again.\n`);
   }
-  // The very bytes shown above are recorded; a file changed meanwhile stays untrusted.
-  store.decide(folder, '.mcp.json', file.content, 'trusted');
-  io.out(`Trusted ${file.path} (sha256 ${sha256(file.content)}). A running skein starts its servers within a second; a change to the file asks again.\n`);
+  if (refused) throw new CliError(EXIT.usage, `${forTerminal(refused.path)} cannot be trusted as it is`);
+  return EXIT.ok;
+}
+
+/** Forgets every decision on the folder's gated files (.mcp.json and its agent files). */
+function revoke(store: TrustStore, folder: string, io: Io): ExitCode {
+  const names = Object.keys(store.all()[folder] ?? {}).filter(isGatedName);
+  if (!names.length) io.out(`nothing was decided on ${path.join(folder, '.mcp.json')}\n`);
+  for (const name of names) {
+    store.revoke(folder, name);
+    const then = name === '.mcp.json' ? 'a running skein stops its servers' : 'its agent is no longer defined';
+    io.out(`revoked: ${path.join(folder, name)} is no longer trusted (${then})\n`);
+  }
   return EXIT.ok;
 }
 
@@ -72,7 +93,7 @@ function list(store: TrustStore, io: Io): ExitCode {
   if (!folders.length) io.out(`no decisions in ${store.file}\n`);
   for (const [folder, files] of folders) {
     for (const [name, decision] of Object.entries(files)) {
-      const now = inspectProjectFile(folder, decision);
+      const now = inspectGatedFile(folder, name, decision);
       const current = !now ? 'the file is gone' : now.sha256 === decision.sha256 ? 'the file is unchanged' : 'the file changed since: asks again';
       io.out(`${path.join(folder, name)}  ${decision.decision} ${decision.decidedAt}  sha256 ${decision.sha256.slice(0, 16)}…  (${current})\n`);
     }

@@ -39,7 +39,7 @@ export function loadAgents(dataDir: string, folder: string): AgentCatalog {
     else define(agents, skipped, read.content, file);
   }
   const store = new TrustStore(dataDir);
-  for (const { file, read } of projectFiles(folder)) {
+  for (const { file, read } of readProjectAgentFiles(folder)) {
     if (read.error) {
       skipped.push({ path: file, why: read.error });
       continue;
@@ -47,7 +47,7 @@ export function loadAgents(dataDir: string, folder: string): AgentCatalog {
     const name = projectFileName(file);
     const status = trustOf(store, folder, name, read.content);
     if (status !== 'trusted') {
-      skipped.push({ path: file, why: `${status}: a project's agent file defines nothing until you trust this content (its sha256, under "${name}" in the data folder's trust.json)` });
+      skipped.push({ path: file, why: `${status}: a project's agent file defines nothing until you trust this content (in the web UI, with \`skein trust\`, or POST /api/trust {"file": "${name}"})` });
       continue;
     }
     define(agents, skipped, read.content, file);
@@ -104,7 +104,7 @@ const MAX_PROJECT_FILE_BYTES = 256 * 1024;
  * `agents` that is a symbolic link is not followed (a cloned repository could
  * point it at ~/.ssh), nor is a file that is one.
  */
-function projectFiles(folder: string): { file: string; read: { content: string; error?: string } }[] {
+export function readProjectAgentFiles(folder: string): { file: string; read: { content: string; error?: string } }[] {
   const dir = path.join(folder, PROJECT_AGENTS_DIR);
   const linked = (what: string) => `${what} is a symbolic link (or has one on the way): skein does not follow it`;
   let door: Door;

@@ -21,7 +21,7 @@ export function describeServer(s: ProjectServerPreview): string[] {
 }
 
 /** What the file's status means for the user (a switch, not a table: the mutation run reaches each wording). */
-function statusWords(status: ProjectFileTrust['status']): string {
+function statusWords(status: ProjectFileTrust['status'], agentFile: boolean): string {
   switch (status) {
     case 'untrusted':
       return 'not trusted (never decided)';
@@ -30,14 +30,26 @@ function statusWords(status: ProjectFileTrust['status']): string {
     case 'trusted':
       return 'trusted';
     case 'ignored':
-      return 'ignored (its servers do not run; you are not asked again for this content)';
+      return agentFile ? 'ignored (the agent is not defined; you are not asked again for this content)' : 'ignored (its servers do not run; you are not asked again for this content)';
   }
 }
 
+/** An agent file: the agent it would define, its instructions whole (they go into a child's system prompt). */
+function describeAgent(agent: NonNullable<ProjectFileTrust['agent']>): string[] {
+  const lines = [`  It defines the agent ${line(agent.name)}: ${line(agent.description)}`];
+  lines.push(`    tools: ${agent.tools ? line(agent.tools.join(', ')) || '(none)' : "the parent's"}`);
+  lines.push(`    model: ${agent.model ? line(agent.model) : "the parent's"}; mode: ${agent.mode ?? "the parent's"}; may start children: ${agent.depth ? `${agent.depth} level(s)` : 'no'}`);
+  if (agent.prompt) lines.push('    instructions:', ...agent.prompt.split('\n').map((l) => `      ${line(l)}`));
+  return lines;
+}
+
 export function describeFile(file: ProjectFileTrust): string {
-  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${statusWords(file.status)}`];
+  const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${statusWords(file.status, file.agent !== undefined)}`];
   if (file.error) lines.push(`  cannot be trusted as it is: ${forTerminal(file.error)}`);
-  if (file.servers.length) {
+  if (file.agent) lines.push(...describeAgent(file.agent));
+  else if (file.file !== '.mcp.json') {
+    // An agent file that does not parse: its error is above.
+  } else if (file.servers.length) {
     lines.push('  It would start (as written: ${VAR} is never filled in from your environment in a project file):');
     for (const s of file.servers) lines.push(...describeServer(s).map((l) => `    ${l}`));
   } else if (!file.error) lines.push('  It defines no server.');

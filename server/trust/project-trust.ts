@@ -1,5 +1,6 @@
 // The trust gate of a running skein: the working folder's .mcp.json starts
-// nothing until the user trusts that exact content (UI, POST /api/trust, or
+// nothing (and its agent files `.skein/agents/*.md` define nothing: they are
+// read at each `task` call, see subagents/agent-files.ts) until the user trusts that exact content (UI, POST /api/trust, or
 // `skein trust`), and then starts without a restart. The servers started
 // are parsed from the very bytes whose hash was trusted, as written (never
 // `${VAR}`-expanded); a crash restart reuses them, never re-reads the file.
@@ -11,7 +12,8 @@ import fs from 'node:fs';
 import type { ProjectFileTrust } from '../../shared/protocol.js';
 import type { McpHub } from '../mcp/hub.js';
 import { log } from '../log.js';
-import { inspectProjectFile, shown, type GatedFile } from './project-files.js';
+import { inspectProjectFile, shown } from './project-files.js';
+import { inspectGatedFile, inspectGatedFiles, isGatedName, trustable } from './gated-files.js';
 import { folderKey, TrustStore, TrustStoreError } from './store.js';
 
 export type TrustAction = 'trust' | 'ignore' | 'revoke';
@@ -59,21 +61,20 @@ export class ProjectTrust {
   /** The project files of this skein and the decision on each (checking the store again first). */
   async list(): Promise<ProjectFileTrust[]> {
     await this.sync();
-    const file = this.inspect();
-    return file ? [shown(file)] : [];
+    return inspectGatedFiles(this.folder, (name) => this.decision(name), this.userServers).map(shown);
   }
 
   /** The user's decision on the content with sha256 `hash`; refused when the file is no longer that content. */
   async decide(folder: string, file: string, hash: string, action: TrustAction): Promise<ProjectFileTrust | undefined> {
     return this.serial(async () => {
-      if (folderKey(folder) !== this.folder || file !== '.mcp.json') throw new TrustRequestError(404, `${folder}/${file} is not a project file of this skein (its working folder is ${this.folder})`);
+      if (folderKey(folder) !== this.folder || !isGatedName(file)) throw new TrustRequestError(404, `${folder}/${file} is not a project file of this skein (its working folder is ${this.folder})`);
       if (action === 'revoke') {
         this.store.revoke(this.folder, file);
       } else {
         const now = this.inspect(file);
         if (!now) throw new TrustRequestError(404, `${this.folder}/${file} does not exist (any more)`);
         if (now.sha256 !== hash) throw new StaleTrustError(`${now.path} changed since it was shown (sha256 ${hash.slice(0, 12)}… was asked, it is ${now.sha256.slice(0, 12)}… now): look at it again`);
-        if (action === 'trust' && (now.error !== undefined || !now.parsed)) throw new TrustRequestError(422, `${now.path} cannot be trusted as it is: ${now.error ?? 'it does not parse'}`);
+        if (action === 'trust' && !trustable(now)) throw new TrustRequestError(422, `${now.path} cannot be trusted as it is: ${now.error ?? 'it does not parse'}`);
         this.store.decide(this.folder, file, now.content, action === 'trust' ? 'trusted' : 'ignored');
       }
       await this.apply();
@@ -99,12 +100,12 @@ export class ProjectTrust {
     this.watching = false;
   }
 
-  private inspect(file: GatedFile = '.mcp.json') {
-    return inspectProjectFile(this.folder, this.decision(file), this.userServers, file);
+  private inspect(file = '.mcp.json') {
+    return file === '.mcp.json' ? inspectProjectFile(this.folder, this.decision(file), this.userServers) : inspectGatedFile(this.folder, file, this.decision(file));
   }
 
   /** The stored decision; an unreadable trust.json trusts nothing (the file is shown as undecided). */
-  private decision(file: GatedFile) {
+  private decision(file: string) {
     try {
       return this.store.get(this.folder, file);
     } catch (err) {

@@ -61,7 +61,7 @@ export const RewindBodySchema = z.object(
 );
 
 export const TRUST_ACTIONS = ['trust', 'ignore', 'revoke'] as const;
-const FOLDER_FILE = '"folder" (and "file", default ".mcp.json") must be strings';
+const FOLDER_FILE = '"folder" (and "file": ".mcp.json", the default, or ".skein/agents/NAME.md") must be strings';
 const HASH = '"hash" must be the sha256 (64 hex digits) of the content shown, as GET /api/trust gives it';
 export const TrustBodySchema = z
   .object(

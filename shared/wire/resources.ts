@@ -20,6 +20,10 @@ export const SessionManagementSchema = z.object({
   forkOf: z.object({ session: z.string(), seq: z.number(), edit: z.boolean().optional() }).optional(),
   /** A child session started by another session's `task` tool call (the UI nests it under its parent). */
   parent: z.object({ session: z.string(), callId: z.string(), agent: z.string() }).optional(),
+  /** A child session: its latest step in a line (the tool it called and on what, or its answer), for the parent's task card. */
+  step: z.string().optional(),
+  /** A parent: how many children its `task` calls started, and what the finished ones cost and used (not in its own gauge: a client adds them to show the totals). */
+  subtasks: z.object({ count: z.number().int(), costUsd: z.number(), tokens: z.number() }).optional(),
 });
 
 export const SessionSnapshotSchema = SessionManagementSchema.extend({
@@ -203,7 +207,23 @@ export const ProjectServerPreviewSchema = z.object({
   shadowed: z.boolean().optional(),
 });
 
-/** One row of GET /api/trust: a project file that makes skein run something, and the user's decision on it. */
+/** What a project's agent file (`.skein/agents/NAME.md`) would define, as the user is asked about it. */
+export const ProjectAgentPreviewSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    /** The built-in tools its child may use (absent: the parent's). */
+    tools: z.array(z.string()).optional(),
+    model: z.string().optional(),
+    mode: z.enum(APPROVAL_MODES).optional(),
+    /** How many levels of children its child may start. */
+    depth: z.number().int(),
+    /** The instructions added to the child's system prompt. */
+    prompt: z.string().optional(),
+  })
+  .meta({ id: 'ProjectAgentPreview' });
+
+/** One row of GET /api/trust: a project file that makes skein run something (.mcp.json, or an agent file `.skein/agents/NAME.md`), and the user's decision on it. */
 export const ProjectFileTrustSchema = z
   .object({
     /** The working folder (its real path) and the file's name in it. */
@@ -216,6 +236,8 @@ export const ProjectFileTrustSchema = z
     status: z.enum(['untrusted', 'changed', 'trusted', 'ignored']),
     content: z.string(),
     servers: z.array(ProjectServerPreviewSchema),
+    /** An agent file: the agent it would define (absent when it does not parse). */
+    agent: ProjectAgentPreviewSchema.optional(),
     /** Why the file cannot be trusted as it is (it does not parse). */
     error: z.string().optional(),
     /** Unified diff from the content last trusted to this one, when they differ. */

@@ -329,12 +329,12 @@ export const ROUTES = {
   'GET /api/mcp': { tag: 'mcp', summary: 'The MCP servers and their tools.', responses: { 200: json(z.object({ servers: z.array(McpServerInfoSchema) }), 'The servers.') } },
   'GET /api/trust': {
     tag: 'mcp',
-    summary: 'Project files that would make skein run something, and the decisions on them.',
+    summary: "Project files that would make skein run something (.mcp.json) or define an agent (.skein/agents/*.md), and the decisions on them.",
     responses: { 200: json(z.object({ files: z.array(ProjectFileTrustSchema) }), 'The files.') },
   },
   'POST /api/trust': {
     tag: 'mcp',
-    summary: 'Trust, ignore or revoke a project file (its content named by its sha256).',
+    summary: 'Trust, ignore or revoke a project file (its content named by its sha256); `file` is ".mcp.json" (the default) or ".skein/agents/NAME.md".',
     body: TrustBodySchema,
     responses: {
       200: json(z.object({ file: ProjectFileTrustSchema.nullable() }), 'The file as it is now.'),
