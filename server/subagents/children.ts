@@ -16,6 +16,8 @@ import { loadAgents } from './agent-files.js';
 import { Slots } from './slots.js';
 import { boundedAnswer, turnOutcome, type TurnOutcome } from './outcome.js';
 import { approvalNote, decideInChildren } from './child-approvals.js';
+import { childWorktree, worktreeNote } from './child-worktree.js';
+import { newId } from '../sessions/session-id.js';
 
 /** Default of SKEIN_SUBAGENT_PARALLEL. */
 export const DEFAULT_SUBAGENT_PARALLEL = 3;
@@ -25,13 +27,17 @@ export interface SubagentHost {
   readonly config: Config;
   get(id: string): LiveSession | undefined;
   /** A new session whose log header names its parent. */
-  createChild(model: string, workspace: Workspace | undefined, subagent: SubagentHeader): LiveSession;
+  createChild(model: string, workspace: Workspace | undefined, subagent: SubagentHeader, id?: string): LiveSession;
+  /** The projects (a child's worktree is made from its parent's folder, which is one of them or inside one). */
+  roots(): readonly string[];
 }
 
 export interface TaskInput {
   description: string;
   prompt: string;
   agent?: string;
+  /** A git worktree of its own (absent: the agent's choice, else the parent's folder). */
+  worktree?: boolean;
 }
 
 export class Subagents {
@@ -92,8 +98,11 @@ export class Subagents {
     };
     const model = def.model === 'summariser' ? (this.host.config.summarizerModel ?? parent.session.model) : (def.model ?? parent.session.model);
     let child: LiveSession;
+    const id = newId();
+    const own = input.worktree ?? def.worktree ?? false;
     try {
-      child = this.host.createChild(model, parentHeader.workspace, subagent);
+      const workspace = own ? await childWorktree(this.host, parentHeader.workspace, id) : parentHeader.workspace;
+      child = this.host.createChild(model, workspace, subagent, id);
     } catch (err) {
       return { output: `task: the child session could not start: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     }
@@ -144,7 +153,8 @@ export class Subagents {
       ...(gauge.totalTokens !== undefined && { tokens: gauge.totalTokens }),
       message: `${def.name} agent (session ${childId}) ${outcome.kind === 'answered' ? 'answered' : `ended: ${outcome.kind}`}`,
     });
-    return boundedAnswer(childId, def.name, outcome);
+    const answer = boundedAnswer(childId, def.name, outcome);
+    return own ? { ...answer, output: `${answer.output}\n${await worktreeNote(child.session.log.header.workspace)}` } : answer;
   }
 
   /** Sends the prompt and waits for the child's turn to end; a cancel of the parent's turn cancels it (and still waits for its end). */
