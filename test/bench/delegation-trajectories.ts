@@ -68,11 +68,13 @@ function compactions(sizes: readonly number[]): number {
   return count;
 }
 
-export function analyseTrajectories(): TrajectoryFigures {
+/** `folder`: the trajectories (default: the shootout's). */
+export function analyseTrajectories(folder = TRAJECTORIES): TrajectoryFigures {
   const out: TrajectoryFigures = { files: 0, window: WINDOW, trigger: TRIGGER, totalTokens: 0, delegableTokens: 0, runs: 0, compactions: 0, compactionsDelegated: 0, filesBelowTrigger: 0, perFile: [] };
-  for (const file of trajectoryFiles()) {
+  const files = folder === TRAJECTORIES ? trajectoryFiles() : fs.readdirSync(folder).filter((f) => f.endsWith('.jsonl')).sort();
+  for (const file of files) {
     const messages = fs
-      .readFileSync(path.join(TRAJECTORIES, file), 'utf8')
+      .readFileSync(path.join(folder, file), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Message);
