@@ -140,6 +140,12 @@ export class AcpSession {
     } else if (event.phase === 'finished') {
       this.running.delete(event.child);
       this.children.stop(event.child);
+      // A child closed while its call waited (a restart, a cancel): the question is withdrawn.
+      for (const [callId, approval] of this.approvals) {
+        if (approval.task?.callId !== event.callId) continue;
+        approval.asked?.abort();
+        this.approvals.delete(callId);
+      }
     } else if (event.phase === 'approval' && event.approval) {
       const request = childRequest(event);
       if (request) this.approvals.set(request.event.callId, request);
