@@ -3,7 +3,7 @@
 // calls that wait for approval asked through `session/request_permission`,
 // and the session's approval mode.
 import { RequestError, type AgentContext, type ContentBlock, type PermissionOption, type RequestPermissionRequest, type RequestPermissionResponse, type SessionModeState, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
-import type { ApprovalDecision, ApprovalRequestEvent, Gauge, ImageInput, SkeinEvent } from '../../shared/protocol.js';
+import type { ApprovalDecision, ApprovalRequestEvent, EventOf, Gauge, ImageInput, SkeinEvent } from '../../shared/protocol.js';
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
 import { CliError, EXIT } from '../cli/exit-codes.js';
@@ -14,6 +14,8 @@ import { openStream, type SessionStream } from './session-stream.js';
 import { diffContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
 import { IDLE, TurnWatch, type TurnEnding } from './turn.js';
 import { UpdateTranslator, usageUpdate } from './updates.js';
+import { ChildProgress } from './child-progress.js';
+import { childRequest, type Asked } from './child-approval.js';
 
 export interface AcpSessionOptions {
   connection: Connection;
@@ -34,8 +36,12 @@ export class AcpSession {
   private state = IDLE;
   private mode: ModeId = DEFAULT_MODE;
   private turn: { watch: TurnWatch; done: (ending: TurnEnding) => void } | undefined;
-  /** Calls waiting for approval, and the permission request asked for each. */
-  private readonly approvals = new Map<string, { event: ApprovalRequestEvent; asked?: AbortController }>();
+  /** Calls waiting for approval (its own, and its children's: `task` names the task call they belong to), and the permission request asked for each. */
+  private readonly approvals = new Map<string, Asked>();
+  /** Its running children (`task` calls): their steps as updates of the task call. */
+  private readonly children: ChildProgress;
+  /** Children started but not finished, seen while the history was replayed: followed once it is read. */
+  private readonly running = new Map<string, EventOf<'subagent'>>();
   private live = false;
   /** Why the stream ended without being asked to: the session must be loaded again. */
   private lost: string | undefined;
@@ -48,7 +54,9 @@ export class AcpSession {
   constructor(
     readonly id: string,
     private readonly options: AcpSessionOptions,
-  ) {}
+  ) {
+    this.children = new ChildProgress(options.connection, options.api, (updates) => this.send(updates));
+  }
 
   /** Opens the stream; `replay`: the history is sent as updates (session/load) before this resolves. */
   async open(replay: boolean): Promise<void> {
@@ -73,6 +81,7 @@ export class AcpSession {
     this.stream = stream;
     await stream.caughtUp;
     this.live = true;
+    for (const started of this.running.values()) this.children.follow(started);
     await this.queue;
   }
 
@@ -107,6 +116,7 @@ export class AcpSession {
       if (live) this.send([{ sessionUpdate: 'current_mode_update', currentModeId: event.to }]);
     }
     if (event.kind === 'approval_request') this.approvals.set(event.callId, { event });
+    if (event.kind === 'subagent') this.seeChild(event, live);
     if (event.kind === 'approval_decision' || event.kind === 'tool_result') {
       // Decided (here, in the web UI, by a rule, a cancel or a new message): a question still open in the editor is withdrawn.
       this.approvals.get(event.callId)?.asked?.abort();
@@ -120,6 +130,30 @@ export class AcpSession {
       this.turn = undefined;
       // The turn's last updates reach the editor before its stop reason.
       void this.queue.then(() => turn.done(ending));
+    }
+  }
+
+  /** A child of a task call: followed while it runs; its approval request asked here too (answered with the parent's route). */
+  private seeChild(event: EventOf<'subagent'>, live: boolean): void {
+    if (event.phase === 'started') {
+      this.running.set(event.child, event);
+      if (live) this.children.follow(event);
+    } else if (event.phase === 'finished') {
+      this.running.delete(event.child);
+      this.children.stop(event.child);
+      // A child closed while its call waited (a restart, a cancel): the question is withdrawn.
+      for (const [callId, approval] of this.approvals) {
+        if (approval.task?.callId !== event.callId) continue;
+        approval.asked?.abort();
+        this.approvals.delete(callId);
+      }
+    } else if (event.phase === 'approval' && event.approval) {
+      const request = childRequest(event);
+      if (request) this.approvals.set(request.event.callId, request);
+      if (request && live) this.ask(request.event);
+    } else if (event.phase === 'approval_decision' && event.approval) {
+      this.approvals.get(event.approval.callId)?.asked?.abort();
+      this.approvals.delete(event.approval.callId);
     }
   }
 
@@ -186,9 +220,21 @@ export class AcpSession {
     const diff = diffContent(event.name, event.input, workDir, event.preview.kind === 'diff' ? event.preview.text : undefined);
     const preview = { type: 'content' as const, content: { type: 'text' as const, text: '```\n' + event.preview.text + '\n```' } };
     const options = permissionOptions(event);
+    // A child's call is asked about as the parent's task call (the editor knows that one), titled with the child's call.
+    const task = approval.task;
+    const title = toolTitle(event.name, event.input);
     const params: RequestPermissionRequest = {
         sessionId: this.id,
-        toolCall: { toolCallId: event.callId, title: toolTitle(event.name, event.input), kind: toolKind(event.name), status: 'pending', rawInput: event.input, locations: toolLocations(event.name, event.input, workDir), content: diff ? [diff, preview] : [preview], _meta: { skein: { rule: event.rule, ...(event.alwaysAsks && { alwaysAsks: event.alwaysAsks }) } } },
+        toolCall: {
+          toolCallId: task?.callId ?? event.callId,
+          title: task ? `${task.agent} agent: ${title}` : title,
+          kind: toolKind(event.name),
+          status: 'pending',
+          rawInput: event.input,
+          locations: toolLocations(event.name, event.input, workDir),
+          content: diff ? [diff, preview] : [preview],
+          _meta: { skein: { rule: event.rule, ...(event.alwaysAsks && { alwaysAsks: event.alwaysAsks }), ...(task && { subagent: { child: task.child, callId: event.callId, tool: event.name } }) } },
+        },
         options,
       };
     // Asked after every update before it has gone out: the editor knows the call (its tool_call) before the question about it.
@@ -199,7 +245,7 @@ export class AcpSession {
   }
 
   /** Passes the editor's answer on to skein (unless decided meanwhile elsewhere). */
-  private answer(event: ApprovalRequestEvent, options: readonly PermissionOption[], approval: { asked?: AbortController }, asked: AbortController, request: Promise<RequestPermissionResponse>): void {
+  private answer(event: ApprovalRequestEvent, options: readonly PermissionOption[], approval: Asked, asked: AbortController, request: Promise<RequestPermissionResponse>): void {
     void request.then(
       async (answer) => {
         if (asked.signal.aborted || !this.approvals.has(event.callId)) return;
@@ -225,6 +271,7 @@ export class AcpSession {
   close(): void {
     this.closed = true;
     this.stream?.close();
+    this.children.closeAll();
     for (const approval of this.approvals.values()) approval.asked?.abort();
     this.turn?.done({ error: 'the connection closed', code: 'closed' });
   }

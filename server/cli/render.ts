@@ -76,6 +76,8 @@ export class TextRenderer {
         return [`· approval mode: ${event.from} → ${event.to}`];
       case 'worktree':
         return [`· ${oneLine(event.message, 400)}`];
+      case 'subagent':
+        return [`↳ ${oneLine(event.message, 400)}`];
       case 'limits':
         return event.message ? [`· ${oneLine(event.message, 400)}`] : [];
       case 'toolset':

@@ -15,6 +15,8 @@ import { applySessionSettings, refusedSetting } from './session-settings.js';
 import { STATE_WORDS } from './state-words.js';
 import { composeTask } from './task.js';
 import { TurnWatch } from './turn-watch.js';
+import { ChildEvents } from './child-events.js';
+import { childRequest } from '../acp/child-approval.js';
 
 export interface Io {
   out: (text: string) => void;
@@ -77,9 +79,23 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunI
           stopTurn();
         });
     };
+    // A child's events, tagged with its session id (`session` on each JSON line; indented lines in text).
+    const childRenderers = new Map<string, TextRenderer>();
+    const children = new ChildEvents(connection, api, (started, event) => {
+      if (args.json) return out(`${JSON.stringify({ ...event, session: started.child })}\n`);
+      let childRenderer = childRenderers.get(started.child);
+      if (!childRenderer) childRenderers.set(started.child, (childRenderer = new TextRenderer(undefined, { styled: io.styled === true })));
+      for (const line of childRenderer.lines(event)) out(`  │ [${started.agent} ${started.child}] ${line.replace(/\n/g, '\n  │ ')}\n`);
+    });
     const following = await follow(connection, api, id, snapshot.lastSeq, (event) => {
       if (args.json) out(`${JSON.stringify(event)}\n`);
       else for (const line of renderer.lines(event)) out(`${line}\n`);
+      children.see(event);
+      // A child's call waiting for approval is answered as the turn's own (through this session's route: skein passes it down).
+      if (event.kind === 'subagent' && event.phase === 'approval' && watch.inTurn && !stopped && !failure) {
+        const request = childRequest(event);
+        if (request) onApproval(request.event);
+      }
       const over = watch.see(event);
       // A turn that began after the cancel was sent (the message was still queued) is cancelled too.
       if ((stopped || failure) && event.kind === 'state' && event.from === 'WaitingForUserInput') cancel();
@@ -98,9 +114,11 @@ export async function runCommand(args: CliArgs, env: NodeJS.ProcessEnv, io: RunI
         if (stopped || failure) cancel();
         await Promise.race([following.done, graceOver]);
       }
+      if (!stopped && !failure) await children.drain();
     } finally {
       io.stop?.handle(undefined);
       following.close();
+      children.close();
     }
     if (stopped) return stopped.code;
     if (failure) throw failure;

@@ -13,6 +13,7 @@ import type { Cluster, InboxRow } from './leases.js';
 import type { PgStore } from '../store/postgres/pg-store.js';
 import { log } from '../log.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
+import { decideApproval } from '../subagents/child-approvals.js';
 import { ReadOnlySessionError, type RemoteOwner } from './remote-owner.js';
 import type { LiveSession } from '../agent/live-session.js';
 
@@ -261,7 +262,7 @@ export class ClusterRoles {
       if (command.type === 'user_message') void live.session.userMessage(command.text, command.images, row.id);
       else if (command.type === 'cancel') void live.session.cancel();
       else if (command.type === 'compact') void live.session.requestCompaction({ trigger: 'manual', ...(command.instructions && { instructions: command.instructions }) });
-      else live.agent.approvals.decide(command.callId, command.decision, command.reason);
+      else decideApproval(live, command.callId, command.decision, command.reason);
       return true;
     } catch (err) {
       // A decision for a call no longer waiting is moot (done); anything else is reported and tried again later.

@@ -1,10 +1,11 @@
 // POST /api/sessions/:id/approvals/:callId {decision, reason?}: the user's
-// decision on a tool call waiting for approval (the WebSocket's `approval`
+// decision on a tool call waiting for approval, its own or a running child's (the WebSocket's `approval`
 // frame does the same). 202 when taken; 400 for a bad body; 404 for an unknown
 // session; 409 when that call is not the one waiting; 507 when the log refuses it.
 import type express from 'express';
 import { parseApprovalDecision } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
+import { decideApproval } from '../subagents/child-approvals.js';
 import type { Sessions } from '../sessions/sessions.js';
 
 export function addApprovalRoute(app: express.Express, sessions: Sessions): void {
@@ -20,7 +21,8 @@ export function addApprovalRoute(app: express.Express, sessions: Sessions): void
       return void res.status(202).json({ accepted: true, decision: parsed.value.decision });
     }
     try {
-      live.agent.approvals.decide(String(req.params.callId), parsed.value.decision, parsed.value.reason);
+      // Its own waiting call, or one of its running children's (a child's request surfaces in its parent's timeline).
+      decideApproval(live, String(req.params.callId), parsed.value.decision, parsed.value.reason);
     } catch (err) {
       if (err instanceof NoPendingApprovalError) return void res.status(409).json({ error: err.message });
       throw err; // LogWriteError: 507 from the app's error handler

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_RESUME, CLOSE_SESSION_DELETED, MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
 import { maskedError } from '../agent/event-mask.js';
+import { decideApproval } from '../subagents/child-approvals.js';
 import { LogWriteError } from '../agent/session.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { Access } from './access.js';
@@ -126,7 +127,7 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
           else if (frame.type === 'compact') pending = live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
           else if (frame.type === 'approval') {
             pending = live.session.forward({ type: 'approval', callId: frame.callId, decision: frame.decision, ...(frame.reason && { reason: frame.reason }) });
-            if (!pending) live.agent.approvals.decide(frame.callId, frame.decision, frame.reason);
+            if (!pending) decideApproval(live, frame.callId, frame.decision, frame.reason);
           } else pending = live.session.cancel();
           // Forwarded to the instance that runs the session: a refusal (read-only, database down) is said here.
           pending?.catch((err: unknown) => sendError(err instanceof Error ? err.message : String(err)));

@@ -74,7 +74,8 @@ export function liveSession(config: Config, options: SessionOptions, models: Mod
     },
     initial,
   );
-  return { session, agent };
+  // The parent's approval route and frame answer its running children's waiting calls too (subagents/child-approvals.ts).
+  return { session, agent, ...(subagents && { delegated: { decide: (callId, decision, reason) => subagents.decideForParent(id, callId, decision, reason) } }) };
 }
 
 function workDirOf(config: Config, log: EventLog): string {

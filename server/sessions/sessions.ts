@@ -138,7 +138,7 @@ export class Sessions implements ClusterHost {
     this.starter = new StartScan(this.host);
     this.cluster = new ClusterSide(this.host);
     this.sweeper = new IdleSweep(this.host, config.sessionIdleUnloadMs ?? DEFAULT_IDLE_UNLOAD_MS);
-    this.subagents = new Subagents({ config, get: (id) => this.get(id), createChild: (model, workspace, subagent) => createSession(this.host, model, workspace, newId(), subagent) });
+    this.subagents = new Subagents({ config, roots: () => this.roots(), get: (id) => this.get(id), createChild: (model, workspace, subagent, id = newId()) => createSession(this.host, model, workspace, id, subagent) });
   }
 
   /** The PostgreSQL store (SKEIN_DATABASE_URL), if any. */

@@ -17,6 +17,8 @@ export interface AgentDef {
   prompt?: string;
   /** How many levels of children its child may start in turn (default 0: no `task` tool). */
   depth: number;
+  /** Its child works in a git worktree of its own (the `task` call's `worktree` overrides it). */
+  worktree?: boolean;
   /** Where it was defined (built-in, or the file's path). */
   source: string;
 }
@@ -66,7 +68,7 @@ export function parseAgentFile(content: string, source: string, fallbackName: st
     if (!kv) throw new AgentFileError(`${source}: front matter line ${i + 2} is not "key: value": ${line}`);
     fields.set(kv[1]!.toLowerCase(), unquote(kv[2]!.trim()));
   }
-  const known = new Set(['name', 'description', 'tools', 'model', 'mode', 'approval', 'depth']);
+  const known = new Set(['name', 'description', 'tools', 'model', 'mode', 'approval', 'depth', 'worktree']);
   const unknown = [...fields.keys()].filter((k) => !known.has(k));
   if (unknown.length) throw new AgentFileError(`${source}: unknown front matter key ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
   const name = fields.get('name') || fallbackName;
@@ -78,6 +80,8 @@ export function parseAgentFile(content: string, source: string, fallbackName: st
   const depthText = fields.get('depth');
   const depth = depthText === undefined ? 0 : Number(depthText);
   if (!Number.isInteger(depth) || depth < 0 || depth > 3) throw new AgentFileError(`${source}: depth must be 0 to 3, got "${depthText}"`);
+  const worktree = fields.get('worktree');
+  if (worktree !== undefined && worktree !== 'true' && worktree !== 'false') throw new AgentFileError(`${source}: worktree must be true or false, got "${worktree}"`);
   const tools = fields.get('tools');
   const prompt = match[2]!.trim();
   return {
@@ -88,6 +92,7 @@ export function parseAgentFile(content: string, source: string, fallbackName: st
     ...(mode !== undefined && { mode: mode as ApprovalMode }),
     ...(prompt && { prompt }),
     depth,
+    ...(worktree !== undefined && { worktree: worktree === 'true' }),
     source,
   };
 }

@@ -5,7 +5,7 @@
 // parent's tree of control: cancelling the parent's turn cancels it, its
 // approval requests are announced in the parent's timeline, a restart closes
 // it (restart.ts). Every way it can end is a tool result, never a hang.
-import type { ApprovalMode, EventOf, SkeinEvent, Workspace } from '../../shared/protocol.js';
+import type { ApprovalDecision, ApprovalMode, EventOf, SkeinEvent, Workspace } from '../../shared/protocol.js';
 import type { Config } from '../config.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { SubagentHeader } from '../store/types.js';
@@ -15,6 +15,9 @@ import { DEFAULT_AGENT, narrower, type AgentDef } from './agent-defs.js';
 import { loadAgents } from './agent-files.js';
 import { Slots } from './slots.js';
 import { boundedAnswer, turnOutcome, type TurnOutcome } from './outcome.js';
+import { approvalNote, decideInChildren } from './child-approvals.js';
+import { childWorktree, worktreeNote } from './child-worktree.js';
+import { newId } from '../sessions/session-id.js';
 
 /** Default of SKEIN_SUBAGENT_PARALLEL. */
 export const DEFAULT_SUBAGENT_PARALLEL = 3;
@@ -24,18 +27,24 @@ export interface SubagentHost {
   readonly config: Config;
   get(id: string): LiveSession | undefined;
   /** A new session whose log header names its parent. */
-  createChild(model: string, workspace: Workspace | undefined, subagent: SubagentHeader): LiveSession;
+  createChild(model: string, workspace: Workspace | undefined, subagent: SubagentHeader, id?: string): LiveSession;
+  /** The projects (a child's worktree is made from its parent's folder, which is one of them or inside one). */
+  roots(): readonly string[];
 }
 
 export interface TaskInput {
   description: string;
   prompt: string;
   agent?: string;
+  /** A git worktree of its own (absent: the agent's choice, else the parent's folder). */
+  worktree?: boolean;
 }
 
 export class Subagents {
   /** Per parent session: how many of its children run at once. */
   private readonly slots = new Map<string, Slots>();
+  /** Per parent session: its children running now (their waiting calls are answerable from the parent). */
+  private readonly running = new Map<string, Set<LiveSession>>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -48,6 +57,11 @@ export class Subagents {
   childHistory(parentId: string, childId: string): readonly SkeinEvent[] | undefined {
     const child = this.host.get(childId);
     return child?.session.log.header.subagent?.parent === parentId ? child.session.log.all() : undefined;
+  }
+
+  /** Decides the call `callId` waiting in one of `parentId`'s running children (or deeper); false when none waits with that id. */
+  decideForParent(parentId: string, callId: string, decision: ApprovalDecision, reason?: string): boolean {
+    return decideInChildren(this.running.get(parentId) ?? [], callId, decision, reason);
   }
 
   async run(parentId: string, callId: string, input: TaskInput, signal: AbortSignal): Promise<ToolResult> {
@@ -84,8 +98,11 @@ export class Subagents {
     };
     const model = def.model === 'summariser' ? (this.host.config.summarizerModel ?? parent.session.model) : (def.model ?? parent.session.model);
     let child: LiveSession;
+    const id = newId();
+    const own = input.worktree ?? def.worktree ?? false;
     try {
-      child = this.host.createChild(model, parentHeader.workspace, subagent);
+      const workspace = own ? await childWorktree(this.host, parentHeader.workspace, id) : parentHeader.workspace;
+      child = this.host.createChild(model, workspace, subagent, id);
     } catch (err) {
       return { output: `task: the child session could not start: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     }
@@ -108,11 +125,25 @@ export class Subagents {
     });
     let outcome: TurnOutcome;
     try {
-      outcome = signal.aborted ? { kind: 'cancelled', detail: 'cancelled before the prompt was sent' } : await this.answer(child, input.prompt, signal, (tool) =>
-        note({ phase: 'approval', tool, message: `${def.name} agent (session ${childId}) waits for your decision on ${tool}: answer it in that session` }),
-      );
+      this.runningOf(parent.session.id).add(child);
+      const asked = new Set<string>();
+      outcome = signal.aborted ? { kind: 'cancelled', detail: 'cancelled before the prompt was sent' } : await this.answer(child, input.prompt, signal, (event) => {
+        const told = approvalNote(childId, event);
+        // A decision is told only for a call whose request was (one a session rule approved never waited).
+        const key = `${told?.approval?.session}/${told?.approval?.callId}`;
+        if (!told || (told.phase === 'approval_decision' && !asked.delete(key))) return;
+        if (told.phase === 'approval') asked.add(key);
+        const waiting = told.approval?.session === childId ? '' : ` (in its own child session ${told.approval?.session})`;
+        const message =
+          told.phase === 'approval'
+            ? `${def.name} agent (session ${childId}) waits for your decision on ${told.tool}${waiting}: answer it here or in that session`
+            : `${def.name} agent (session ${childId}): ${told.tool} ${decisionWords(told.approval?.decision)}${waiting}`;
+        note({ ...told, message });
+      });
     } finally {
       follow();
+      this.runningOf(parent.session.id).delete(child);
+      if (!this.running.get(parent.session.id)?.size) this.running.delete(parent.session.id);
     }
     const gauge = child.agent.gauge();
     note({
@@ -122,12 +153,13 @@ export class Subagents {
       ...(gauge.totalTokens !== undefined && { tokens: gauge.totalTokens }),
       message: `${def.name} agent (session ${childId}) ${outcome.kind === 'answered' ? 'answered' : `ended: ${outcome.kind}`}`,
     });
-    return boundedAnswer(childId, def.name, outcome);
+    const answer = boundedAnswer(childId, def.name, outcome);
+    return own ? { ...answer, output: `${answer.output}\n${await worktreeNote(child.session.log.header.workspace)}` } : answer;
   }
 
   /** Sends the prompt and waits for the child's turn to end; a cancel of the parent's turn cancels it (and still waits for its end). */
-  private async answer(child: LiveSession, prompt: string, signal: AbortSignal, onApproval: (tool: string) => void): Promise<TurnOutcome> {
-    const ended = this.turnEnd(child, onApproval);
+  private async answer(child: LiveSession, prompt: string, signal: AbortSignal, onEvent: (event: SkeinEvent) => void): Promise<TurnOutcome> {
+    const ended = this.turnEnd(child, onEvent);
     // Set synchronously by userMessage (the agent's turn starts before it returns): a cancel from then on reaches it.
     const cancel = () => child.agent.cancel();
     signal.addEventListener('abort', cancel, { once: true });
@@ -142,17 +174,23 @@ export class Subagents {
     }
   }
 
-  /** Resolves when the child's turn is over (back to WaitingForUserInput); tells of each approval it asks for. */
-  private turnEnd(child: LiveSession, onApproval: (tool: string) => void): { done: Promise<void>; stop: () => void } {
+  /** Resolves when the child's turn is over (back to WaitingForUserInput); tells of each of its events. */
+  private turnEnd(child: LiveSession, onEvent: (event: SkeinEvent) => void): { done: Promise<void>; stop: () => void } {
     let resolve!: () => void;
     const done = new Promise<void>((r) => (resolve = r));
     let started = false;
     const stop = child.session.observe((event) => {
       if (event.kind === 'user') started = true;
-      if (event.kind === 'approval_request') onApproval(event.name);
+      onEvent(event);
       if (event.kind === 'state' && event.to === 'WaitingForUserInput' && started) resolve();
     });
     return { done, stop };
+  }
+
+  private runningOf(parentId: string): Set<LiveSession> {
+    let running = this.running.get(parentId);
+    if (!running) this.running.set(parentId, (running = new Set()));
+    return running;
   }
 
   private slotsOf(parentId: string): Slots {
@@ -170,4 +208,8 @@ function childTools(parent: SubagentHeader | undefined, def: AgentDef): string[]
   const allowed = parent?.tools ?? TOOLS.map((t) => t.spec.name);
   if (!def.tools) return parent?.tools;
   return def.tools.filter((t) => allowed.includes(t));
+}
+
+function decisionWords(decision: ApprovalDecision | undefined): string {
+  return decision === 'deny' ? 'denied' : decision === 'approve_session' ? 'approved for the session' : 'approved';
 }

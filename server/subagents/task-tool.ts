@@ -30,6 +30,7 @@ export function taskTool(subagents: Subagents, parentId: string, agents: readonl
           prompt: { type: 'string', description: 'The complete brief: what to find or do, what to report' },
           // No enum: an agent file trusted after this session started may be named too (the call says which exist when it is not).
           agent: { type: 'string', description: `One of the agents above (default ${DEFAULT_AGENT})` },
+          worktree: { type: 'boolean', description: 'true: the agent works in a git worktree of its own (a new branch), so its changes stay apart from yours' },
         },
         required: ['description', 'prompt'],
       },
@@ -39,8 +40,10 @@ export function taskTool(subagents: Subagents, parentId: string, agents: readonl
       const prompt = stringField(input, 'prompt');
       if (!prompt.trim()) throw new ToolInputError('"prompt" must not be empty');
       const agent = input.agent === undefined ? undefined : stringField(input, 'agent');
+      if (input.worktree !== undefined && typeof input.worktree !== 'boolean') throw new ToolInputError('"worktree" must be true or false');
+      const worktree = input.worktree as boolean | undefined;
       if (!ctx.callId) return { output: 'task is not available here', isError: true };
-      return subagents.run(parentId, ctx.callId, { description, prompt, ...(agent !== undefined && { agent }) }, ctx.signal);
+      return subagents.run(parentId, ctx.callId, { description, prompt, ...(agent !== undefined && { agent }), ...(worktree !== undefined && { worktree }) }, ctx.signal);
     },
   };
 }

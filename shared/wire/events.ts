@@ -299,6 +299,20 @@ export const WorktreeEventSchema = event(
   "The user acted on the session's own worktree from the Changes panel (never the model: it has no tool for this).",
 );
 
+/** A child's call waiting for approval (or decided), as its parent's timeline shows it. */
+const SubagentApprovalSchema = z.object({
+  session: z.string(),
+  callId: z.string(),
+  name: z.string(),
+  input: JsonObject.optional(),
+  preview: ApprovalPreviewSchema.optional(),
+  rule: ApprovalRuleSchema.optional(),
+  alwaysAsks: z.string().optional(),
+  decision: z.enum(APPROVAL_DECISIONS).optional(),
+  by: z.enum(['user', 'rule', 'cancel', 'message', 'mode']).optional(),
+  reason: z.string().optional(),
+});
+
 export const SubagentEventSchema = event(
   'subagent',
   {
@@ -308,19 +322,28 @@ export const SubagentEventSchema = event(
     child: z.string(),
     /** The agent it runs as (`general`, `explore`, or a defined one). */
     agent: z.string(),
-    /** started: the child was created; approval: it waits for the user's decision on a tool call (in its own timeline); finished: its turn ended. */
-    phase: z.enum(['started', 'approval', 'finished']),
+    /**
+     * started: the child was created; approval: it waits for the user's decision on a tool call (answer it here, with the
+     * parent's approval route or frame and `approval.callId`, or in the child's own timeline); approval_decision: that
+     * call was decided (from either view, by a rule, a cancel or a mode switch); finished: its turn ended.
+     */
+    phase: z.enum(['started', 'approval', 'approval_decision', 'finished']),
     /** finished: how its turn ended. */
     outcome: z.enum(['answered', 'error', 'cancelled', 'interrupted']).optional(),
-    /** approval: the tool that waits. */
+    /** approval, approval_decision: the tool that waits (or waited). */
     tool: z.string().optional(),
+    /**
+     * approval: the child's request as its own `approval_request` has it, and `session`: the session whose call waits
+     * (this child, or one of its own children); approval_decision: `session`, `callId`, `name` and the decision.
+     */
+    approval: SubagentApprovalSchema.optional(),
     /** finished: what the child's model calls cost and used (also counted in the parent's gauge totals). */
     costUsd: z.number().optional(),
     tokens: z.number().optional(),
     /** A sentence for the timeline. */
     message: z.string(),
   },
-  "A child session started by the `task` tool: started, waiting for an approval, finished (the parent's timeline; the child's own log has its work).",
+  "A child session started by the `task` tool: started, waiting for an approval (answerable from the parent), that approval decided, finished (the parent's timeline; the child's own log has its work).",
 );
 
 /** Every event kind. A new kind is one more entry here (see the top of this file). */

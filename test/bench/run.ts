@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchRow, BenchSection } from './types.js';
 
-const SECTIONS = ['./survival.js', './shootout.js', './mismatch.js', './mismatch-llama.js', './overhead.js', './speed.js', './estimator.js', './fanout.js', './ui.js', './memory.js', './scale.js', './scale-sessions.js', './scale-postgres.js', './cluster.js', './startup.js'];
+const SECTIONS = ['./survival.js', './shootout.js', './mismatch.js', './mismatch-llama.js', './overhead.js', './speed.js', './estimator.js', './fanout.js', './delegation.js', './ui.js', './memory.js', './scale.js', './scale-sessions.js', './scale-postgres.js', './cluster.js', './startup.js'];
 const RESULTS = path.resolve('test/bench/results');
 const README = path.resolve('test/bench/README.md');
 const START = '<!-- bench:start -->';
