@@ -202,7 +202,7 @@ export const SETTINGS = [
   setting({
     key: 'reasoningEffort', env: 'SKEIN_REASONING_EFFORT', flag: '--reasoning-effort', defaultText: 'default',
     description: "How hard reasoning models think: default (the provider's), none (only where thinking can be turned off), low, medium, high, max (where supported; else the nearest the model has); per session from the model picker",
-    parse: (raw) => ((REASONING_EFFORTS as readonly string[]).includes(raw.trim()) ? (raw.trim() as ReasoningEffort) : new ConfigError(REASONING_EFFORTS.join(' | '))),
+    parse: oneOf(REASONING_EFFORTS),
     fallback: () => 'default' as ReasoningEffort,
   }),
   setting({
@@ -230,6 +230,7 @@ export const SETTINGS = [
     description: 'With SKEIN_SANDBOX=workspace: more folders the sandbox shows read-only (comma-separated absolute paths, each must exist), e.g. a toolchain in your home folder',
     parse: (raw) => {
       const folders = raw.split(',').map((f) => f.trim()).filter(Boolean);
+      if (!folders.length) return new ConfigError('comma-separated absolute paths of existing folders');
       const bad = folders.find((f) => !path.isAbsolute(f) || !fs.existsSync(f));
       return bad !== undefined ? new ConfigError(`comma-separated absolute paths of existing folders ("${bad}" is not one)`) : folders;
     },
@@ -258,7 +259,7 @@ export const SETTINGS = [
   setting({
     key: 'logFormat', env: 'SKEIN_LOG_FORMAT', flag: '--log-format', defaultText: 'text',
     description: "Server log lines as text or as JSON lines, one object per line with `ts`, `level`, `session` (the session id, `null` for a line about the whole server) and `msg` (text or json)",
-    parse: (raw) => ((LOG_FORMATS as readonly string[]).includes(raw.trim()) ? (raw.trim() as LogFormat) : new ConfigError(LOG_FORMATS.join(' | '))),
+    parse: oneOf(LOG_FORMATS),
     fallback: () => 'text' as LogFormat,
   }),
 ] as const;
