@@ -165,6 +165,11 @@ export const SETTINGS = [
     parse: integer(1000, 600_000), fallback: () => 5000,
   }),
   setting({
+    key: 'gitNetworkTimeoutMs', env: 'SKEIN_GIT_NETWORK_TIMEOUT_MS', flag: '--git-network-timeout-ms', defaultText: '120000',
+    description: "A worktree's push (the one git command that talks to a remote) is stopped after this long, with every program it started, and says so (1000 to 3600000); *Cancel* in the Changes panel stops it sooner (see [Daily use](daily-use.md))",
+    parse: integer(1000, 3_600_000), fallback: () => 120_000,
+  }),
+  setting({
     key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',
     description: 'Retries of a request that failed with 429, 5xx, overloaded or a timeout (0 to 10)',
     parse: integer(0, 10), fallback: () => 4,
