@@ -61,7 +61,8 @@ export function mountWorktreeRoutes(app: express.Express, sessions: Sessions, op
           res.status(409).json({ error: err.message, ...(err.code && { code: err.code }), ...(err.files && { files: err.files }) });
         } else if (err instanceof GitError) {
           // git refused (a lock, a state of the repository): its own words, nothing half-done (each action puts back what it began).
-          res.status(409).json({ error: err.message, code: 'git_failed' });
+          const worktree = workspace(live)?.worktree;
+          res.status(409).json({ error: worktree ? err.message.replaceAll(worktree, "the session's worktree") : err.message, code: 'git_failed' });
         } else throw err;
       } finally {
         running.end(session.id, entry);
