@@ -23,7 +23,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   for (const s of SETTINGS) {
     const fromFlag = flags.get(s.flag);
     const raw = fromFlag ?? env[s.env];
-    if (raw === undefined || (fromFlag === undefined && raw === '')) {
+    // Not given at all: the default. Given empty (`SKEIN_PORT=`) is a mistake the parser names.
+    if (raw === undefined) {
       config[s.key] = s.fallback(env);
       continue;
     }

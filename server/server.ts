@@ -104,7 +104,7 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
   const models = () => availableModels(providerSettings(config));
   const access = new Access(config.host, () => port, token);
   const serverSettings = { sandbox: config.sandbox, sandboxNetwork: config.sandboxNetwork, sandboxRead: config.sandboxRead, worktreeDefault: config.worktreeDefault === true };
-  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust, serverSettings });
+  const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust, serverSettings, ...(config.gitNetworkTimeoutMs !== undefined && { gitNetworkTimeoutMs: config.gitNetworkTimeoutMs }) });
   const server = http.createServer(app);
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);

@@ -109,6 +109,11 @@ export async function worktreeAction(id: string, action: 'commit' | 'merge' | 'a
   return call<WorktreeActionResult>(`${sessionRoute(id)}/worktree/${action}`, { body });
 }
 
+/** Stops the push under way on the session's worktree (it then answers `cancelled`). */
+export async function cancelWorktreeAction(id: string): Promise<void> {
+  await call(`${sessionRoute(id)}/worktree/cancel`, { body: {} });
+}
+
 export function exportUrl(id: string, format: 'jsonl' | 'md'): string {
   return `${sessionRoute(id)}/export?format=${format}`;
 }

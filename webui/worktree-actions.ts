@@ -65,6 +65,8 @@ export function worktreeActions(host: WorktreeActionsHost, r: ChangesReport) {
         title="Apply the session's changes since its start to the main checkout as a patch (git apply --3way), staged there">${host.acting === 'apply' ? 'Applying…' : 'Apply as patch'}</button>
       ${wt.remote ? html`<button ?disabled=${busy} @click=${() => void run(host, 'push')}
         title="Push ${r.branch} to ${wt.remote} (hooks never run)">${host.acting === 'push' ? 'Pushing…' : `Push to ${wt.remote}`}</button>` : nothing}
+      ${host.acting === 'push' ? html`<button data-testid="cancel-push" @click=${() => void api.cancelWorktreeAction(host.sessionId).catch(() => undefined)}
+        title="Stop the push (a remote that does not answer is given up after the server's timeout anyway)">Cancel push</button>` : nothing}
       <button class="danger" ?disabled=${busy || !changed} @click=${() => (host.confirmingDiscard = true)}>Discard…</button>
     </div>
     ${host.confirmingDiscard ? html`<div class="confirm" role="alertdialog" aria-label="Discard the session's changes">

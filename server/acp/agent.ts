@@ -97,10 +97,10 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
         authMethods: [],
       };
     })
-    .onRequest('session/new', async ({ params, client }) => {
+    .onRequest('session/new', async ({ params, client, signal }) => {
       refuseIfRefused();
       // A folder the running server does not work in yet: the user is asked (in the editor and the web UI).
-      await ensureProject(api, client, params.cwd).catch(rethrow);
+      await ensureProject(api, client, params.cwd, signal).catch(rethrow);
       await addMcpServers(params.mcpServers).catch(rethrow);
       const model = connection.settings.model;
       const { id } = await api

@@ -19,16 +19,26 @@ export const OPEN_PROJECT_OPTIONS: PermissionOption[] = [
 ];
 
 /** Resolves once the folder is inside a project (asking the user if needed); throws invalid params when the user denies it. */
-export async function ensureProject(api: Api, client: AgentContext, folder: string): Promise<void> {
+export async function ensureProject(api: Api, client: AgentContext, folder: string, cancelled?: AbortSignal): Promise<void> {
   const { request } = await api.request<{ request: ProjectRequest }>('POST', '/api/projects/requests', { folder, from: 'an editor (skein acp)' });
   if (request.state === 'allowed') return;
   const asked = new AbortController();
+  let settled = false;
   try {
-    const decided = await Promise.race([askEditor(api, client, request, asked.signal), answerFromServer(api, request.id, asked.signal)]);
+    // The editor cancelled its session/new: the question is withdrawn everywhere (its prompt, every web UI tab).
+    const gaveUp = new Promise<never>((_resolve, reject) => {
+      const stop = () => reject(RequestError.invalidParams({ folder }, `opening ${request.folder} in skein was cancelled`));
+      if (cancelled?.aborted) stop();
+      cancelled?.addEventListener('abort', stop, { once: true });
+      asked.signal.addEventListener('abort', () => cancelled?.removeEventListener('abort', stop), { once: true });
+    });
+    const decided = await Promise.race([askEditor(api, client, request, asked.signal), answerFromServer(api, request.id, asked.signal), gaveUp]);
+    settled = true;
     if (decided.state !== 'allowed') throw denied(request.folder);
   } finally {
     // The web UI answered first: the editor's prompt goes away (and the other way round: the wait ends).
     asked.abort();
+    if (!settled) await api.request('DELETE', `/api/projects/requests/${encodeURIComponent(request.id)}`).catch(() => undefined);
   }
 }
 

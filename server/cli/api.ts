@@ -17,7 +17,7 @@ export class Api {
     return token ? { authorization: `Bearer ${token}` } : {};
   }
 
-  async request<T>(method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown): Promise<T> {
+  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.connection.url + route, {

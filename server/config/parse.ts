@@ -18,34 +18,49 @@ export class InvalidSettingError extends Error {
   }
 }
 
+/** The shape a numeric or on/off setting takes; the table of tests and the docs walk it. */
+export type ValueForm = 'integer' | 'decimal' | 'on-off';
+
+/** A parser that says which form it takes. */
+type FormParser<T> = ((raw: string) => T | ConfigError) & { form: ValueForm };
+
+function withForm<T>(form: ValueForm, parse: (raw: string) => T | ConfigError): FormParser<T> {
+  return Object.assign(parse, { form });
+}
+
+// Plain ASCII digits, nothing around them: no sign, exponent, hex, separator
+// or space (Number() would take `1e3`, `0x10`, ` 12 ` and `` as 0).
+const DIGITS = /^[0-9]{1,16}$/;
+const DECIMAL = /^[0-9]{1,16}(\.[0-9]{1,16})?$/;
+
+/** Digits only (`8420`), from `min` to `max`. */
 export function integer(min: number, max: number) {
-  return (raw: string): number | ConfigError => {
-    const n = Number(raw.trim());
-    return raw.trim() !== '' && Number.isInteger(n) && n >= min && n <= max
-      ? n
-      : new ConfigError(`an integer from ${min} to ${max}`);
-  };
+  return withForm('integer', (raw: string): number | ConfigError => {
+    const n = DIGITS.test(raw) ? Number(raw) : NaN;
+    return n >= min && n <= max ? n : new ConfigError(`an integer from ${min} to ${max}, in plain digits`);
+  });
+}
+
+/** A number written as digits with an optional decimal point (`0.85`, `2`), checked by `inRange`. */
+function decimal(allowed: string, inRange: (n: number) => boolean) {
+  return withForm('decimal', (raw: string): number | ConfigError => {
+    const n = DECIMAL.test(raw) ? Number(raw) : NaN;
+    return Number.isFinite(n) && inRange(n) ? n : new ConfigError(`${allowed}, written as digits with an optional decimal point (like 0.85)`);
+  });
 }
 
 /** A ratio r with 0 < r <= 1. */
-export function ratio(raw: string): number | ConfigError {
-  const n = Number(raw.trim());
-  return raw.trim() !== '' && Number.isFinite(n) && n > 0 && n <= 1
-    ? n
-    : new ConfigError('a number r with 0 < r <= 1');
-}
+export const ratio = decimal('a number r with 0 < r <= 1', (n) => n > 0 && n <= 1);
 
 /** A number of dollars, 0 (off) or more. */
-export function dollars(raw: string): number | ConfigError {
-  const n = Number(raw.trim());
-  return raw.trim() !== '' && Number.isFinite(n) && n >= 0 && n <= 1_000_000
-    ? n
-    : new ConfigError('a number of dollars from 0 to 1000000 (0 turns it off)');
-}
+export const dollars = decimal('a number of dollars from 0 to 1000000 (0 turns it off)', (n) => n >= 0 && n <= 1_000_000);
 
-export function onOff(raw: string): boolean | ConfigError {
-  const v = raw.trim().toLowerCase();
-  return v === 'on' || v === 'true' || v === '1' ? true : v === 'off' || v === 'false' || v === '0' ? false : new ConfigError('on or off');
+/** Exactly `on` or `off`, lower case. */
+export const onOff = withForm('on-off', (raw: string): boolean | ConfigError => (raw === 'on' ? true : raw === 'off' ? false : new ConfigError('on or off (lower case)')));
+
+/** The form of a setting's parser, if it is numeric or on/off. */
+export function formOf(parse: unknown): ValueForm | undefined {
+  return (parse as Partial<FormParser<unknown>>).form;
 }
 
 export function nonEmpty(what: string) {
@@ -63,7 +78,7 @@ export function workRoots(raw: string): string[] | ConfigError {
 
 /** One of a fixed list of words. */
 export function oneOf<T extends string>(values: readonly T[]) {
-  return (raw: string): T | ConfigError => ((values as readonly string[]).includes(raw.trim()) ? (raw.trim() as T) : new ConfigError(values.join(' | ')));
+  return (raw: string): T | ConfigError => ((values as readonly string[]).includes(raw) ? (raw as T) : new ConfigError(values.join(' | ')));
 }
 
 /** A comma-separated list of variable names. */

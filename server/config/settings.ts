@@ -165,6 +165,11 @@ export const SETTINGS = [
     parse: integer(1000, 600_000), fallback: () => 5000,
   }),
   setting({
+    key: 'gitNetworkTimeoutMs', env: 'SKEIN_GIT_NETWORK_TIMEOUT_MS', flag: '--git-network-timeout-ms', defaultText: '120000',
+    description: "A worktree's push (the one git command that talks to a remote) is stopped after this long, with every program it started, and says so (1000 to 3600000); *Cancel* in the Changes panel stops it sooner (see [Daily use](daily-use.md))",
+    parse: integer(1000, 3_600_000), fallback: () => 120_000,
+  }),
+  setting({
     key: 'retryMax', env: 'SKEIN_RETRY_MAX', flag: '--retry-max', defaultText: '4',
     description: 'Retries of a request that failed with 429, 5xx, overloaded or a timeout (0 to 10)',
     parse: integer(0, 10), fallback: () => 4,
@@ -202,7 +207,7 @@ export const SETTINGS = [
   setting({
     key: 'reasoningEffort', env: 'SKEIN_REASONING_EFFORT', flag: '--reasoning-effort', defaultText: 'default',
     description: "How hard reasoning models think: default (the provider's), none (only where thinking can be turned off), low, medium, high, max (where supported; else the nearest the model has); per session from the model picker",
-    parse: (raw) => ((REASONING_EFFORTS as readonly string[]).includes(raw.trim()) ? (raw.trim() as ReasoningEffort) : new ConfigError(REASONING_EFFORTS.join(' | '))),
+    parse: oneOf(REASONING_EFFORTS),
     fallback: () => 'default' as ReasoningEffort,
   }),
   setting({
@@ -230,6 +235,7 @@ export const SETTINGS = [
     description: 'With SKEIN_SANDBOX=workspace: more folders the sandbox shows read-only (comma-separated absolute paths, each must exist), e.g. a toolchain in your home folder',
     parse: (raw) => {
       const folders = raw.split(',').map((f) => f.trim()).filter(Boolean);
+      if (!folders.length) return new ConfigError('comma-separated absolute paths of existing folders');
       const bad = folders.find((f) => !path.isAbsolute(f) || !fs.existsSync(f));
       return bad !== undefined ? new ConfigError(`comma-separated absolute paths of existing folders ("${bad}" is not one)`) : folders;
     },
@@ -258,7 +264,7 @@ export const SETTINGS = [
   setting({
     key: 'logFormat', env: 'SKEIN_LOG_FORMAT', flag: '--log-format', defaultText: 'text',
     description: "Server log lines as text or as JSON lines, one object per line with `ts`, `level`, `session` (the session id, `null` for a line about the whole server) and `msg` (text or json)",
-    parse: (raw) => ((LOG_FORMATS as readonly string[]).includes(raw.trim()) ? (raw.trim() as LogFormat) : new ConfigError(LOG_FORMATS.join(' | '))),
+    parse: oneOf(LOG_FORMATS),
     fallback: () => 'text' as LogFormat,
   }),
 ] as const;

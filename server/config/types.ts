@@ -69,6 +69,8 @@ export interface Config {
   databaseUrl?: string | undefined;
   /** Several instances on one database: a session's lease is taken over this long after its owner's last heartbeat; absent: 5000. */
   leaseTimeoutMs?: number;
+  /** A git command that talks to a remote (a worktree's push) is stopped after this long; absent: 120000. */
+  gitNetworkTimeoutMs?: number;
   /** Provider keys and base URLs: environment only, never flags (see docs/providers.md). */
   credentials: Credentials;
 }

@@ -25,6 +25,7 @@ import { addProjectRoutes } from './project-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
 import { mountRewindRoutes } from './rewind-routes.js';
 import { mountWorktreeRoutes } from './worktree-routes.js';
+import { PROJECT_REMOVED, projectGone } from './project-gone.js';
 import { mountImageRoute } from './image-route.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
@@ -46,9 +47,11 @@ export interface AppOptions {
   trust?: ProjectTrust;
   /** GET /api/settings: what every session shares (a client compares the ones it was asked for). */
   serverSettings: ServerSettings;
+  /** SKEIN_GIT_NETWORK_TIMEOUT_MS: a worktree's push is stopped after this long. */
+  gitNetworkTimeoutMs?: number;
 }
 
-export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust, serverSettings }: AppOptions): express.Express {
+export function createApp({ sessions, uiDir, access, models, defaultModel, metrics, trust, serverSettings, gitNetworkTimeoutMs }: AppOptions): express.Express {
   const app = express();
   // No ETag on answers: hashing every JSON body (a session polled, the list) cost a busy server more than any client saved; static files keep theirs.
   app.set('etag', false);
@@ -128,7 +131,7 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
 
   mountManageRoutes(app, sessions);
   mountRewindRoutes(app, sessions);
-  mountWorktreeRoutes(app, sessions);
+  mountWorktreeRoutes(app, sessions, { ...(gitNetworkTimeoutMs !== undefined && { gitNetworkTimeoutMs }) });
   mountImageRoute(app, sessions);
 
   app.get('/api/settings', (_req, res) => {
@@ -192,6 +195,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     const body = valid(ROUTES['POST /api/sessions/:id/messages'].body, req.body ?? {}, res);
     if (!body) return;
     const { text, images } = body;
+    const gone = projectGone(sessions, live);
+    if (gone) return void res.status(409).json({ error: gone, code: PROJECT_REMOVED });
     // Another instance's session: acknowledged once it is in the owner's inbox.
     try {
       await live.session.userMessage(text, images);

@@ -10,6 +10,8 @@ import { SessionBusyError, type Sessions } from '../sessions/sessions.js';
 import { markdownPieces } from '../manage/export-markdown.js';
 import { ForkPointError } from '../manage/fork.js';
 import { ROUTES } from '../../shared/wire/rest.js';
+import { PROJECT_REMOVED, projectGone } from './project-gone.js';
+import { runningActions } from './worktree-running.js';
 import { valid } from './validate.js';
 import { changesOf } from '../workspace/changes.js';
 import { sessionPaths } from '../workspace/session-paths.js';
@@ -39,6 +41,9 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     if (!query) return;
     const { worktree } = query;
     const force = req.query.force === '1' || req.query.force === 'true';
+    // Never from under a running git (its worktree removed while it pushes): cancel the push, or wait for it.
+    const acting = runningActions(sessions).get(req.params.id);
+    if (acting) return void res.status(409).json({ error: `a ${acting.action} on this session's worktree is under way: ${acting.action === 'push' ? 'cancel it (Cancel in Changes) or ' : ''}wait for it to end, then delete`, code: 'busy' });
     try {
       if (!(await sessions.delete(req.params.id, { removeWorktree: worktree === 'remove', force }))) return notFound(res);
       res.json({ deleted: true, trash: true, worktreeRemoved: worktree === 'remove' });
@@ -93,6 +98,9 @@ export function mountManageRoutes(app: express.Express, sessions: Sessions): voi
     const body = valid(ROUTES['POST /api/sessions/:id/fork'].body, req.body ?? {}, res);
     if (!body) return;
     const { seq, edit } = body;
+    const source = await sessions.open(req.params.id);
+    const gone = source && projectGone(sessions, source);
+    if (gone) return void res.status(409).json({ error: gone, code: PROJECT_REMOVED });
     try {
       const live = await sessions.fork(req.params.id, seq, { ...(edit && { edit }) });
       if (!live) return notFound(res);

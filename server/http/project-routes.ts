@@ -5,7 +5,8 @@
 // editor's session/new through `skein acp`); POST /api/projects/requests/:id
 // {decision} is the user's answer (the editor's or a web UI tab's, whichever
 // first: 409 for the second); GET /api/projects/requests/:id?wait=<s> answers
-// once it is decided or after that many seconds. Behind the same token and
+// once it is decided or after that many seconds; DELETE /api/projects/requests/:id
+// withdraws it (the editor gave up), as does nobody waiting on it for 15 s. Behind the same token and
 // origin checks as every route (app.ts): only the user's clients reach them.
 import type express from 'express';
 import type { Response } from 'express';
@@ -63,6 +64,12 @@ export function addProjectRoutes(app: express.Express, sessions: Sessions): void
       if (err instanceof RequestDecidedError) return void res.status(409).json({ error: err.message, request: err.request });
       throw err;
     }
+  });
+
+  app.delete('/api/projects/requests/:id', (req, res) => {
+    const request = projectRequests.withdraw(req.params.id);
+    if (!request) return void res.status(404).json({ error: 'no such request' });
+    res.json({ request });
   });
 
   app.get('/api/projects/requests/:id', async (req, res) => {

@@ -1,5 +1,6 @@
 // Rewind: what putting the files back to an event would change (a preview,
 // with the diff), and doing it, with the conversation forked there or not.
+import { PROJECT_REMOVED, projectGone } from './project-gone.js';
 import type express from 'express';
 import { ROUTES } from '../../shared/wire/rest.js';
 import { parseWith } from '../../shared/wire/validate.js';
@@ -42,6 +43,8 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
     if ('error' in t) return void res.status(t.status).json({ error: t.error });
     if (!body.ok) return void res.status(400).json({ error: body.error });
     if (t.live.session.state !== 'WaitingForUserInput') return void res.status(409).json({ error: 'the agent is working: cancel it or wait, then rewind' });
+    const gone = projectGone(sessions, t.live);
+    if (gone) return void res.status(409).json({ error: gone, code: PROJECT_REMOVED });
     try {
       const restored = await t.checkpoints.rewind(t.seq);
       const forked = body.value.fork === true ? await sessions.fork(req.params.id, t.seq) : undefined;

@@ -5,6 +5,7 @@
 // reading, stop answering): every socket has an 'error' listener from the
 // first moment, dead peers are dropped by a heartbeat, and a peer that stops
 // reading is closed with CLOSE_RESUME once it is a bounded number of bytes behind.
+import { projectGone } from './project-gone.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -123,6 +124,8 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         const frame = parsed.value;
         try {
           let pending: void | Promise<void>;
+          const gone = frame.type === 'user_message' ? projectGone(sessions, live) : undefined;
+          if (gone) return send({ type: 'error', message: gone });
           if (frame.type === 'user_message') pending = live.session.userMessage(frame.text, frame.images);
           else if (frame.type === 'compact') pending = live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });
           else if (frame.type === 'approval') {

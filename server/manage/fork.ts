@@ -15,6 +15,19 @@ export function forkedEvents(log: EventLog, seq: number): SkeinEvent[] {
   return log.all().filter((e) => e.seq <= seq);
 }
 
+/**
+ * Edit and resend forks just before the message it edits: the event after
+ * `seq` must be a message the user sent. Anything else (a model's answer, a
+ * tool call, the session's end) is refused, nothing created.
+ */
+export function checkEditPoint(log: EventLog, seq: number): void {
+  const next = log.all().find((e) => e.seq === seq + 1);
+  if (next?.kind !== 'user') {
+    const what = next ? `a ${next.kind} event` : 'nothing (the end of the session)';
+    throw new ForkPointError(`"edit" forks just before the message being edited: the event after "seq" (${seq}) must be a user message, and it is ${what}`);
+  }
+}
+
 /** Saved outputs are named `<tool_call seq>-<call id>.txt`: those of calls up to `seq` are copied. */
 export function copySavedOutputs(sessionsDir: string, from: string, to: string, seq: number): void {
   const source = path.join(sessionsDir, from, 'outputs');

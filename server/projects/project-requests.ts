@@ -11,6 +11,13 @@ import type { Projects } from './projects.js';
 /** Decided requests kept for a late reader (the editor's agent waiting on one). */
 const KEPT_DECIDED = 100;
 
+/**
+ * A pending request lives while its asker waits on it (GET ?wait=, asked
+ * again every 25 s by `skein acp`): this long without a waiter (the editor
+ * closed, `skein acp` killed), it is withdrawn and every prompt goes away.
+ */
+export const UNWATCHED_MS = 15_000;
+
 export class RequestDecidedError extends Error {
   override readonly name = 'RequestDecidedError';
   constructor(readonly request: ProjectRequest) {
@@ -21,8 +28,10 @@ export class RequestDecidedError extends Error {
 export class ProjectRequests {
   private readonly requests = new Map<string, ProjectRequest>();
   private readonly waiters = new Map<string, Set<(request: ProjectRequest) => void>>();
+  /** Pending requests nobody waits on, and when they are withdrawn. */
+  private readonly unwatched = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly projects: Projects) {}
+  constructor(private readonly projects: Projects, private readonly unwatchedMs = UNWATCHED_MS) {}
 
   /** Asks to add a folder (checked first: a refused one throws ProjectError). Already inside a project: allowed at once, nothing asked. */
   ask(folder: string, from: string): ProjectRequest {
@@ -34,6 +43,7 @@ export class ProjectRequests {
     if (same) return same;
     const request: ProjectRequest = { id: crypto.randomUUID(), folder: real, state: 'pending', from };
     this.requests.set(request.id, request);
+    this.watch(request.id);
     this.projects.changed();
     return request;
   }
@@ -53,7 +63,23 @@ export class ProjectRequests {
     if (request.state !== 'pending') throw new RequestDecidedError(request);
     // Checked again: the folder may be gone (or have become a link) since it was asked.
     if (decision === 'allow') this.projects.add(request.folder);
-    const decided: ProjectRequest = { ...request, state: decision === 'allow' ? 'allowed' : 'denied' };
+    return this.settle(request, decision === 'allow' ? 'allowed' : 'denied');
+  }
+
+  /**
+   * The asker gave up (the editor cancelled its session/new or went away):
+   * the request ends as denied, its prompts go away. Decided already: as it is.
+   */
+  withdraw(id: string): ProjectRequest | undefined {
+    const request = this.requests.get(id);
+    return request?.state === 'pending' ? this.settle(request, 'denied') : request;
+  }
+
+  private settle(request: ProjectRequest, state: 'allowed' | 'denied'): ProjectRequest {
+    const id = request.id;
+    clearTimeout(this.unwatched.get(id));
+    this.unwatched.delete(id);
+    const decided: ProjectRequest = { ...request, state };
     this.requests.set(id, decided);
     this.forgetOld();
     this.projects.changed();
@@ -69,17 +95,32 @@ export class ProjectRequests {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(id) ?? new Set();
       this.waiters.set(id, waiters);
+      // Watched while someone waits on it.
+      clearTimeout(this.unwatched.get(id));
+      this.unwatched.delete(id);
       const wake = (decided: ProjectRequest) => {
         clearTimeout(timer);
         resolve(decided);
       };
       const timer = setTimeout(() => {
         waiters.delete(wake);
+        if (!waiters.size) this.watch(id);
         resolve(this.requests.get(id));
       }, ms);
       timer.unref();
       waiters.add(wake);
     });
+  }
+
+  /** Withdraws a pending request if nobody waits on it within `unwatchedMs`. */
+  private watch(id: string): void {
+    clearTimeout(this.unwatched.get(id));
+    const timer = setTimeout(() => {
+      this.unwatched.delete(id);
+      if (!this.waiters.get(id)?.size) this.withdraw(id);
+    }, this.unwatchedMs);
+    timer.unref();
+    this.unwatched.set(id, timer);
   }
 
   private forgetOld(): void {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { FORKED_HERE } from '../../shared/protocol.js';
 import { EventLog, type LogHeader } from '../store/event-log.js';
-import { copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
+import { checkEditPoint, copySavedMessage, copySavedOutputs, forkedEvents } from '../manage/fork.js';
 import { copyImages } from '../images/image-files.js';
 import { createWorkspace } from '../workspace/workspace.js';
 import type { LiveSession } from '../agent/live-session.js';
@@ -31,7 +31,9 @@ export async function forkSession(host: ForkHost, id: string, seq: number, optio
   const header = source.session.log.header;
   const newIdValue = newId();
   // A message saved as a file is copied with the fork, and the copy's events point to the copy's file.
-  const events = forkedEvents(source.session.log, seq).map((e) => {
+  const copied = forkedEvents(source.session.log, seq);
+  if (options.edit) checkEditPoint(source.session.log, seq);
+  const events = copied.map((e) => {
     if (e.kind !== 'user') return e;
     const saved = e.saved && copySavedMessage(e.saved, path.join(host.dir, newIdValue, 'outputs'));
     const images = e.images && copyImages(e.images, path.join(host.dir, newIdValue, 'images'));

@@ -3,7 +3,7 @@
 // config.worktree, files those include, .gitattributes and .git/hooks; git
 // runs programs named there (fsmonitor, hooks, filter and diff drivers, ssh,
 // credential helpers, pagers, gpg...). skein's git runs with:
-// - a fixed set of overrides: no fsmonitor, no hooks, no pager, no network;
+// - a fixed set of overrides: no fsmonitor, no hooks, no pager, no network, no signing;
 // - every exec-capable key set in a repository-controlled scope (local,
 //   worktree, and files included from them) overridden, with the user's own
 //   global value when there is one (so a globally installed git-lfs keeps
@@ -28,6 +28,11 @@ export const FIXED: readonly [string, string][] = [
   ['credential.helper', ''],
   ['diff.external', ''],
   ['protocol.allow', 'never'],
+  // skein's own commits, merges and pushes never sign: signing runs gpg (or ssh-keygen), a program of the
+  // user's that may wait on a key or an agent the server cannot reach, and would fail every commit.
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  ['push.gpgSign', 'false'],
 ];
 
 /** Keys that name a program git may run, and the value that runs nothing. */

@@ -74,13 +74,18 @@ function checkVersion(binary: string): Promise<void> {
   return check;
 }
 
-async function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv, ignoreSubmodules = false): Promise<GitResult> {
+/** The git executable, checked new enough, and `args` with the flags skein adds after the subcommand. */
+export async function gitCommand(args: string[], ignoreSubmodules = false): Promise<{ binary: string; full: string[] }> {
   const binary = gitBinary();
   if (!binary) throw new GitError(`git ${args.slice(0, 3).join(' ')} failed: git is not installed (not found on PATH)`);
   await checkVersion(binary);
   const subcommand = args[0] ?? '';
   const skipSubmodules = ignoreSubmodules && (subcommand === 'diff' || subcommand === 'status') ? ['--ignore-submodules=dirty'] : [];
-  const full = [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)];
+  return { binary, full: [subcommand, ...(SUBCOMMAND_FLAGS[subcommand] ?? []), ...skipSubmodules, ...args.slice(1)] };
+}
+
+async function run(cwd: string, args: string[], okCodes: number[], env: NodeJS.ProcessEnv, ignoreSubmodules = false): Promise<GitResult> {
+  const { binary, full } = await gitCommand(args, ignoreSubmodules);
   // Started by the spawn host (spawn/off-loop.ts): a program's start holds no event loop.
   const { stdout, stderr, code, message } = await execOffLoop(binary, full, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
   if (okCodes.includes(code)) return { stdout, code };

@@ -14,13 +14,14 @@ import path from 'node:path';
 import type { Workspace, WorktreeActionResult } from '../../shared/protocol.js';
 import { currentBranch, git, GitError, pinnedFor, repoTop, withVariables, type Hardening } from './git.js';
 import { uncommitted } from './workspace.js';
+import { gitNetwork, type NetworkLimits } from './git-network.js';
 
 export type WorktreeAction = 'commit' | 'merge' | 'apply' | 'discard' | 'push';
 
 /** Refused with nothing changed (HTTP 409); `code` and `files` say what was in the way. */
 export class WorktreeActionError extends Error {
   override readonly name = 'WorktreeActionError';
-  constructor(message: string, readonly code?: 'no_worktree' | 'nothing' | 'dirty_main' | 'merge_conflict' | 'no_remote' | 'uncommitted', readonly files?: string[]) {
+  constructor(message: string, readonly code?: 'no_worktree' | 'nothing' | 'dirty_main' | 'merge_conflict' | 'no_remote' | 'uncommitted' | 'git_failed', readonly files?: string[]) {
     super(message);
   }
 }
@@ -77,6 +78,21 @@ async function mainCheckout(o: Own): Promise<{ top: string; hardening: Hardening
   return { top, hardening, branch: await currentBranch(top, hardening) };
 }
 
+/**
+ * Refused when the main checkout is in the middle of something of the user's
+ * (a merge, rebase, cherry-pick or revert, files with unresolved conflicts):
+ * skein's merge or patch would mix with it, and its abort would undo theirs.
+ */
+async function refuseUnfinished(main: { top: string; hardening: Hardening }): Promise<void> {
+  const unmerged = lines((await git(main.top, ['diff', '--name-only', '--diff-filter=U'], [0], main.hardening)).stdout);
+  const gitDir = (await git(main.top, ['rev-parse', '--absolute-git-dir'], [0], main.hardening)).stdout.trim();
+  const doing = [['MERGE_HEAD', 'a merge'], ['rebase-merge', 'a rebase'], ['rebase-apply', 'a rebase'], ['CHERRY_PICK_HEAD', 'a cherry-pick'], ['REVERT_HEAD', 'a revert']].find(([f]) => fs.existsSync(path.join(gitDir, f!)))?.[1];
+  if (doing || unmerged.length) {
+    const what = doing ?? 'unresolved conflicts';
+    throw new WorktreeActionError(`the main checkout (${main.top}) is in the middle of ${what}${unmerged.length ? ` (unresolved: ${list(unmerged)})` : ''}: finish or abort it there first; nothing was changed`, 'dirty_main', unmerged);
+  }
+}
+
 /** What the Changes panel shows about the worktree: the base branch, commits, uncommitted files, the remote. */
 export async function worktreeStatus(workspace: Workspace | undefined): Promise<{ baseBranch?: string; commits: number; uncommitted: number; remote?: string }> {
   const o = own(workspace);
@@ -124,6 +140,7 @@ export async function mergeWorktree(workspace: Workspace | undefined, sessionId:
   const pending = await uncommitted(o.worktree, hardening);
   if (pending.length) throw new WorktreeActionError(`the worktree has uncommitted changes (${list(pending)}): commit them first, then merge`, 'uncommitted', pending);
   const main = await mainCheckout(o);
+  await refuseUnfinished(main);
   if (!main.branch) throw new WorktreeActionError(`the main checkout (${main.top}) is on a detached HEAD: check out the branch to merge into there first`);
   const ahead = Number((await git(main.top, ['rev-list', '--count', `${main.branch}..${o.branch}`], [0], main.hardening)).stdout.trim());
   if (!ahead) throw new WorktreeActionError(`nothing to merge: ${main.branch} already has every commit of ${o.branch}`, 'nothing');
@@ -135,8 +152,10 @@ export async function mergeWorktree(workspace: Workspace | undefined, sessionId:
   try {
     merged = await git(main.top, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${o.branch} (skein session ${sessionId})`, o.branch], [0, 1], merging);
   } catch (err) {
-    // Any other failure (a signing that cannot run, a lock): the main checkout is put back as it was, never left mid-merge.
+    // Any other failure (a lock, a ref that cannot be written): the main checkout is put back as it was, never left mid-merge
+    // (refuseUnfinished made sure no merge of the user's was under way to be aborted with it).
     await git(main.top, ['merge', '--abort'], [0, 128], main.hardening).catch(() => undefined);
+    if (err instanceof GitError) throw new WorktreeActionError(`merging ${o.branch} into ${main.branch} failed, the merge was aborted and nothing changed: ${err.message}`, 'git_failed');
     throw err;
   }
   if (merged.code !== 0) {
@@ -161,6 +180,7 @@ export async function applyWorktree(workspace: Workspace | undefined): Promise<W
   if (!files.length) throw new WorktreeActionError('nothing to apply: the worktree has no changes since the session started', 'nothing');
   const patch = (await git(o.worktree, ['diff', '--binary', '--no-color', '--no-renames', o.base, tree], [0], hardening)).stdout;
   const main = await mainCheckout(o);
+  await refuseUnfinished(main);
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'skein-patch-'));
   const file = path.join(temp, 'session.patch');
   try {
@@ -171,7 +191,7 @@ export async function applyWorktree(workspace: Workspace | undefined): Promise<W
       if (!(err instanceof GitError)) throw err;
       const conflicts = lines((await git(main.top, ['diff', '--name-only', '--diff-filter=U'], [0], main.hardening)).stdout).filter((f) => files.includes(f));
       // Nothing applied (git apply is all or nothing unless it went three-way): git's own words say why.
-      if (!conflicts.length) throw new WorktreeActionError(`the patch does not apply to the main checkout, nothing was changed: ${err.message}`, 'dirty_main');
+      if (!conflicts.length) throw new WorktreeActionError(`the patch does not apply to the main checkout, nothing was changed: ${err.message.replaceAll(file, 'the patch')}`, 'dirty_main');
       return { message: `Applied the session's changes to ${main.top} with conflicts in ${list(conflicts)}: both sides are kept there between conflict markers, to resolve.`, files, conflicts };
     }
   } finally {
@@ -191,8 +211,8 @@ export async function discardWorktree(workspace: Workspace | undefined): Promise
   return { message: `Discarded the session's changes: ${o.branch} is back at ${o.base.slice(0, 12)}${files.length ? ` (${list(files)})` : ''}.`, commit: o.base, files };
 }
 
-/** Pushes the session's branch to the repository's remote. */
-export async function pushWorktree(workspace: Workspace | undefined): Promise<WorktreeActionResult> {
+/** Pushes the session's branch to the repository's remote; stopped (GitStoppedError) after `limits.timeoutMs` or on `limits.signal`. */
+export async function pushWorktree(workspace: Workspace | undefined, limits: NetworkLimits): Promise<WorktreeActionResult> {
   const o = own(workspace);
   const hardening = await pinnedFor(o.worktree);
   const remote = await remoteOf(o, hardening);
@@ -204,7 +224,7 @@ export async function pushWorktree(workspace: Workspace | undefined): Promise<Wo
   // (git clears them for a local transport): its hooks are turned off on its command line.
   const url = (await git(o.worktree, ['remote', 'get-url', '--push', '--', remote], [0], hardening)).stdout.trim();
   const local = isLocalUrl(url) ? [`--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false receive-pack`] : [];
-  await git(o.worktree, ['push', '--quiet', '--no-verify', ...local, '--', remote, `${ref}:${ref}`], [0], withVariables(withConfig(hardening, [...PUSH_PROTOCOLS, PUSH_SSH]), env));
+  await gitNetwork(o.worktree, ['push', '--quiet', '--no-verify', ...local, '--', remote, `${ref}:${ref}`], withVariables(withConfig(hardening, [...PUSH_PROTOCOLS, PUSH_SSH]), env), limits);
   const commit = (await git(o.worktree, ['rev-parse', 'HEAD'], [0], hardening)).stdout.trim();
   return { message: `Pushed ${o.branch} (${commit.slice(0, 12)}) to ${remote}.`, commit };
 }

@@ -38,7 +38,7 @@ export const CompactBodySchema = z.object({ instructions: text('instructions', t
 export const ForkBodySchema = z.object(
   {
     seq: z.number({ error: '"seq" must be the number of an event of the session' }),
-    /** Edit and resend: the fork replaces the message after `seq` (its title says "edited"). */
+    /** Edit and resend: the fork replaces the message after `seq` (its title says "edited"); the event after `seq` must be a user message (else 400). */
     edit: z.boolean({ error: '"edit" must be true or false' }).optional(),
   },
   OBJECT,

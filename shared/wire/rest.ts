@@ -98,8 +98,8 @@ function worktreeAction(summary: string, body?: z.ZodType): Route {
       200: json(WorktreeActionResultSchema, 'Done (also a `worktree` event in the timeline).'),
       400: BAD_REQUEST,
       404: UNKNOWN_SESSION,
-      409: refused('Refused, nothing changed: the agent is working (`busy`), the session has no worktree, nothing to do, the main checkout has changes in the way (`dirty_main`, with the files), or the merge had conflicts (`merge_conflict`, with the files; aborted).'),
-      500: refused('git failed.'),
+      409: refused('Refused, nothing changed: the agent is working or another action runs (`busy`), the session has no worktree, nothing to do, the main checkout has changes in the way or a merge of its own under way (`dirty_main`, with the files), the merge had conflicts (`merge_conflict`, with the files; aborted), git refused (`git_failed`, with its words; aborted), the push was cancelled (`cancelled`), or the session\'s folder is no longer a project (`project_removed`).'),
+      504: refused('The push got no answer from the remote within SKEIN_GIT_NETWORK_TIMEOUT_MS and was stopped (`timeout`).'),
     },
   };
 }
@@ -137,7 +137,7 @@ export const ROUTES = {
       200: json(z.object({ deleted: z.literal(true), trash: z.literal(true), worktreeRemoved: z.boolean() }), 'In the trash.'),
       400: BAD_REQUEST,
       404: UNKNOWN_SESSION,
-      409: refused('`busy`: a turn or compaction runs; `dirty_worktree`: the worktree has uncommitted `files` (nothing deleted).'),
+      409: refused('`busy`: a turn, a compaction or a worktree action (a push: cancel it) runs; `dirty_worktree`: the worktree has uncommitted `files` (nothing deleted).'),
     },
   },
   'GET /api/sessions/:id/events': {
@@ -166,7 +166,7 @@ export const ROUTES = {
     tag: 'turns',
     summary: 'A user message (`/compact [focus]` asks for a compaction).',
     body: MessageBodySchema,
-    responses: { 202: json(accepted, 'Durable (or in the owner instance\'s inbox).'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 409: refused('No instance can run the session.') },
+    responses: { 202: json(accepted, 'Durable (or in the owner instance\'s inbox).'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 409: refused("No instance can run the session, or its folder is no longer a project (`project_removed`): add it again.") },
   },
   'POST /api/sessions/:id/compact': {
     tag: 'turns',
@@ -232,7 +232,7 @@ export const ROUTES = {
     tag: 'sessions',
     summary: 'A new session with the events up to `seq` (and its own worktree when the session has one).',
     body: ForkBodySchema,
-    responses: { 201: json(created, 'The fork.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+    responses: { 201: json(created, 'The fork.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 409: refused("The session's folder is no longer a project (`project_removed`): add it again.") },
   },
   'GET /api/sessions/:id/changes': {
     tag: 'sessions',
@@ -244,7 +244,16 @@ export const ROUTES = {
   'POST /api/sessions/:id/worktree/merge': worktreeAction("Merge the session's branch into the main checkout's branch; on conflicts the merge is aborted (409 `merge_conflict` with the files), nothing lost."),
   'POST /api/sessions/:id/worktree/apply': worktreeAction("Apply the session's changes since its start (uncommitted ones too) to the main checkout as a patch (git apply --3way); conflicts are left marked there and listed."),
   'POST /api/sessions/:id/worktree/discard': worktreeAction("Reset the worktree to the session's starting commit: its uncommitted work and its branch's commits since are gone.", WorktreeDiscardBodySchema),
-  'POST /api/sessions/:id/worktree/push': worktreeAction("Push the session's branch to the repository's remote (hooks never run)."),
+  'POST /api/sessions/:id/worktree/push': worktreeAction("Push the session's branch to the repository's remote (hooks never run; stopped after SKEIN_GIT_NETWORK_TIMEOUT_MS or by `worktree/cancel`)."),
+  'POST /api/sessions/:id/worktree/cancel': {
+    tag: 'sessions',
+    summary: 'Stop the push under way on the session\'s worktree (its git and every program it started are killed; the push answers 409 `cancelled`). A local action is not stopped midway.',
+    responses: {
+      202: json(z.object({ cancelled: z.string() }), 'Stopping.'),
+      404: UNKNOWN_SESSION,
+      409: refused('Nothing runs (`nothing`), or a local action that ends on its own (`busy`).'),
+    },
+  },
   'GET /api/sessions/:id/rewind': {
     tag: 'rewind',
     summary: 'What putting the files back to event `seq` would change.',
@@ -259,7 +268,7 @@ export const ROUTES = {
       200: json(z.object({ restored: z.array(z.string()), id: z.string().optional() }), 'The files restored (and the fork).'),
       400: BAD_REQUEST,
       404: UNKNOWN_SESSION,
-      409: refused('The agent is working.'),
+      409: refused("The agent is working, or the session's folder is no longer a project (`project_removed`)."),
     },
   },
 
@@ -293,6 +302,11 @@ export const ROUTES = {
       404: refused('No such request.'),
       409: json(ErrorBodySchema.extend({ request: ProjectRequestSchema }), 'Already decided (elsewhere): `request` says how.'),
     },
+  },
+  'DELETE /api/projects/requests/:id': {
+    tag: 'workspaces',
+    summary: 'The asker withdraws its request (an editor that cancelled or closed): it ends as denied and leaves every prompt. A request nobody waits on (GET ?wait=) for 15 s is withdrawn too.',
+    responses: { 200: json(z.object({ request: ProjectRequestSchema }), 'Withdrawn (or as it was decided).'), 404: refused('No such request.') },
   },
   'GET /api/projects/requests/:id': {
     tag: 'workspaces',

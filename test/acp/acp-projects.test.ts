@@ -99,3 +99,34 @@ describe('skein acp beside a running web server: the editor opens its own projec
     expect(run.permissions).toEqual([]);
   });
 });
+
+describe('a request the editor gives up on leaves every prompt', () => {
+  it('the editor cancels its session/new: the request is withdrawn (denied), no longer pending anywhere', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    let editorPromptWithdrawn = false;
+    run.answerPermission = (_request, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => ((editorPromptWithdrawn = true), resolve({ outcome: { outcome: 'cancelled' } }))));
+    const cancel = new AbortController();
+    const created = run.connection.agent.request('session/new', { cwd: project, mcpServers: [] }, { cancellationSignal: cancel.signal });
+    created.catch(() => undefined);
+    const [request] = await until(async () => ((await pending(server)).length ? pending(server) : undefined), 'the pending request');
+    await until(() => run.permissions.length === 1, "the editor's prompt");
+    cancel.abort();
+    await expect(created).rejects.toBeDefined();
+    await until(async () => (await pending(server)).length === 0, 'the request withdrawn');
+    expect((await api<{ request: ProjectRequest }>(server.url, `/api/projects/requests/${request!.id}`)).body.request.state).toBe('denied');
+    await until(() => editorPromptWithdrawn, "the editor's prompt withdrawn");
+    expect((await api<{ projects: { folder: string }[] }>(server.url, '/api/projects')).body.projects.map((p) => p.folder)).toEqual([server.workDir]);
+  });
+
+  it('the editor goes away (skein acp ends) with its prompt open: the request is withdrawn once nobody waits on it', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    run.answerPermission = () => new Promise(() => undefined); // never answered
+    run.connection.agent.request('session/new', { cwd: project, mcpServers: [] }).catch(() => undefined);
+    await until(async () => (await pending(server)).length === 1, 'the pending request');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    // Its wait (GET ?wait=) is cut with the process; the request then lives 15 s at most.
+    await expect.poll(async () => (await pending(server)).length, { timeout: 120_000, interval: 500 }).toBe(0);
+  });
+});

@@ -2,8 +2,9 @@
 // session's "Own git worktree" box starts ticked; its Changes panel commits,
 // merges into main, applies a patch to the main checkout, discards after a
 // confirm, lists a merge's conflicting files (nothing lost), and pushes once
-// the repository has a remote. The header names the branch, never the
-// worktree's path. A session sharing the folder says its list is its own.
+// the repository has a remote (and stops a push to a silent one on Cancel
+// push). The header names the branch, never the worktree's path. A session
+// sharing the folder says its list is its own.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -166,4 +167,37 @@ describe('the worktree workflow in the Changes panel', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
+});
+
+describe('a push to a remote that never answers', () => {
+  it('shows Cancel push while it runs; Cancel stops it and the panel says so', { timeout: 120_000 }, async () => {
+    const net = await import('node:net');
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.resume();
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `git://127.0.0.1:${(silent.address() as import('node:net').AddressInfo).port}/repo.git`;
+      if (gitIn(repo, 'remote').includes('origin')) gitIn(repo, 'remote', 'set-url', 'origin', url);
+      else gitIn(repo, 'remote', 'add', 'origin', url);
+      const { page } = await openPage(browser, server.url, '/', { width: 1280, height: 900 });
+      await newSession(page);
+      const actions = (await openChanges(page)).getByTestId('worktree-actions');
+      await actions.getByRole('button', { name: 'Push to origin' }).click();
+      await actions.getByRole('button', { name: 'Pushing…' }).waitFor();
+      await expect.poll(() => sockets.size, { timeout: 20_000 }).toBeGreaterThan(0);
+      await actions.getByTestId('cancel-push').click();
+      await actions.getByTestId('worktree-outcome').filter({ hasText: 'git push was cancelled' }).waitFor({ timeout: 20_000 });
+      await expect.poll(() => actions.getByTestId('cancel-push').count(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(() => sockets.size, { timeout: 20_000 }).toBe(0);
+      await page.close();
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
 });

@@ -86,3 +86,30 @@ describe('fork titles', () => {
     expect(res.body.error).toContain('"edit" must be true or false');
   });
 });
+
+describe('edit forks', () => {
+  it('must fork just before a user message: any other point is a 400 that names it, and nothing is created', async () => {
+    const id = (await api<{ id: string }>(server.url, '/api/sessions', { body: {} })).body.id;
+    await say(id, 'echo: the first question');
+    const events = await say(id, 'echo: the second question');
+    const message = events.filter((e) => e.kind === 'user').at(-1)!.seq;
+    const end = events.at(-1)!.seq;
+    const listed = async () => (await api<{ sessions: SessionSnapshot[] }>(server.url, '/api/sessions')).body.sessions.length;
+    const count = await listed();
+    // The session's end (nothing follows), and a point followed by the model's answer or a state change, not a message.
+    for (const seq of [end, message, end - 1]) {
+      const next = events.find((e) => e.seq === seq + 1);
+      expect(next?.kind).not.toBe('user');
+      const res = await api<{ error: string }>(server.url, `/api/sessions/${id}/fork`, { body: { seq, edit: true } });
+      expect(res.status, `edit fork at ${seq}`).toBe(400);
+      expect(res.body.error).toContain('must be a user message');
+      expect(res.body.error).toContain(next ? `a ${next.kind} event` : 'the end of the session');
+    }
+    expect(await listed()).toBe(count);
+    expect(fs.readdirSync(path.join(server.dataDir, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(count);
+    // The same points stay fine for a plain fork, and just before the message for an edit.
+    expect((await api(server.url, `/api/sessions/${id}/fork`, { body: { seq: end } })).status).toBe(201);
+    expect(message).toBeGreaterThan(1);
+    expect((await api(server.url, `/api/sessions/${id}/fork`, { body: { seq: message - 1, edit: true } })).status).toBe(201);
+  });
+});

@@ -158,6 +158,7 @@ describe('a real session, route by route', () => {
     expect((await api(server.url, `/api/trash/${fork.body.id}/restore`, { body: {} })).status).toBe(200);
     expect((await api(server.url, '/api/trash/nothing/restore', { body: {} })).status).toBe(404);
 
+    expect((await api(server.url, `${session}/worktree/cancel`, { body: {} })).status).toBe(409);
     // The worktree actions: this session shares its folder (no worktree of its own), so each is refused as documented.
     expect((await api(server.url, `${session}/worktree/commit`, { body: {} })).status).toBe(400);
     expect((await api(server.url, `${session}/worktree/discard`, { body: {} })).status).toBe(400);
@@ -191,6 +192,8 @@ describe('a real session, route by route', () => {
     expect((await api(server.url, '/api/projects/requests/none', { body: { decision: 'deny' } })).status).toBe(404);
     expect((await api(server.url, `/api/projects/requests/${opening.id}`, { body: { decision: 'deny' } })).status).toBe(200);
     expect((await api(server.url, `/api/projects/requests/${opening.id}`, { body: { decision: 'allow' } })).status).toBe(409);
+    expect((await api(server.url, `/api/projects/requests/${opening.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await api(server.url, '/api/projects/requests/none', { method: 'DELETE' })).status).toBe(404);
     expect((await raw('GET', '/metrics')).status).toBe(200);
     for (const page of ['/', `/s/${id}`]) expect([200, 503]).toContain((await raw('GET', page)).status);
 

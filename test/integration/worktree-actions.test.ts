@@ -115,19 +115,7 @@ describe("a worktree session's actions", () => {
     expect((await act(id, 'merge')).body).toMatchObject({ code: 'nothing' });
   });
 
-  it('a merge that fails otherwise (a signing that cannot run) leaves the main checkout as it was, not mid-merge', async () => {
-    const { repo, id } = await worktreeSession();
-    await say(server, id, 'bash: echo signed > signed.txt');
-    expect((await act(id, 'commit', { message: 'to merge' })).status).toBe(200);
-    const mainHead = gitIn(repo, 'rev-parse', 'HEAD').trim();
-    gitIn(repo, 'config', 'commit.gpgSign', 'true'); // skein runs no gpg of the repository's: the merge commit fails
-    const res = await act(id, 'merge');
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(fs.existsSync(path.join(repo, '.git', 'MERGE_HEAD'))).toBe(false);
-    expect(gitIn(repo, 'rev-parse', 'HEAD').trim()).toBe(mainHead);
-    expect(gitIn(repo, 'status', '--porcelain')).toBe('');
-    gitIn(repo, 'config', '--unset', 'commit.gpgSign');
-  });
+  // A merge that git stops for another reason than a conflict: worktree-faults.test.ts (signing no longer fails one: skein never signs).
 
   it('merge with a conflict: aborted, both sides kept, the conflicting files named (also in the timeline)', async () => {
     const { repo, id, wt } = await worktreeSession();
