@@ -35,8 +35,8 @@ function session(): SourcedMessage[] {
 }
 
 /** The view the server derives from the compaction the strategy drafted (its event: clearedThroughSeq, clearedIndex, fold). */
-async function viewAfter(policy: PolicyFor): Promise<string> {
-  const strategy: CompactionStrategy = policy(WINDOW).strategies![0]!;
+async function viewAfter(policy: PolicyFor, name: string): Promise<string> {
+  const strategy: CompactionStrategy = policy(WINDOW).strategies!.find((s) => s.name === name)!;
   const messages = session();
   const draft: Draft = { messages, tokens: 0, strategies: [] };
   expect(strategy.shouldRun(draft, ctx)).toBe(true);
@@ -49,16 +49,16 @@ async function viewAfter(policy: PolicyFor): Promise<string> {
 
 describe("a peer with skein's names (policies/with-skein-names.ts)", () => {
   it("observation masking wrapped: the cleared output's placeholder lists its names; unwrapped it does not", async () => {
-    const wrapped = await viewAfter(withSkeinNames(observationMasking));
-    const plain = await viewAfter(observationMasking);
+    const wrapped = await viewAfter(withSkeinNames(observationMasking), 'observation_mask');
+    const plain = await viewAfter(observationMasking, 'observation_mask');
     for (const view of [wrapped, plain]) expect(view).toContain('[tool result cleared to save context (event 3)');
     expect(wrapped).toContain(NAME);
     expect(plain).not.toContain(NAME);
   });
 
   it("Goose wrapped: its summary carries skein's ledger with the folded span's names; unwrapped it does not", async () => {
-    const wrapped = await viewAfter(withSkeinNames(goose));
-    const plain = await viewAfter(goose);
+    const wrapped = await viewAfter(withSkeinNames(goose), 'goose_compact');
+    const plain = await viewAfter(goose, 'goose_compact');
     for (const view of [wrapped, plain]) expect(view).toContain('The agent looked at a few files.');
     expect(wrapped).toContain(NAME);
     expect(plain).not.toContain(NAME);
