@@ -143,8 +143,9 @@ export function reportOf(runs: SetRun[], setNames: string[], timing: string): { 
   const perSet = setNames.map((setName) => {
     // Only whole sessions count (a run cut short leaves some sessions without every policy): the comparison stays paired.
     const all = runs.filter((r) => r.set === setName);
-    const policyCount = new Set(all.map((r) => r.policy.replace(/ \(extrapolated\)$/, ''))).size;
-    const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount;
+    // Per window: a window run with fewer policies (the "+ skein's names" rows at 32k only) still reports its sessions.
+    const policyCount = new Map(windows.map((w) => [w, new Set(all.filter((r) => r.window === w).map((r) => r.policy)).size]));
+    const whole = (r: SetRun) => new Set(all.filter((x) => x.window === r.window && x.file === r.file).map((x) => x.policy)).size === policyCount.get(r.window);
     const inSet = all.filter(whole);
     const partial = new Set(all.filter((r) => !whole(r)).map((r) => `${r.window / 1000}k ${r.file}`));
     const setResults: PolicyResult[] = [];

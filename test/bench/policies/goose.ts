@@ -5,11 +5,16 @@
 // - the whole agent-visible conversation is summarised in one separate request
 //   (the compaction.md prompt) sent with complete_fast, the provider's cheaper
 //   fast model: priced here at claude-haiku-4-5 against the session's
-//   claude-sonnet-4-5; the latest user message is put back after the summary.
+//   claude-sonnet-4-5; the latest user message is put back after the summary;
+// - and, before that, its tool-pair summarisation (on by default: every call
+//   older than the newest cutoff, outside the current turn, summarised alone
+//   by the fast model; goose-tool-pairs.ts, crates/goose/src/context_mgmt/mod.rs
+//   maybe_summarize_tool_pairs, crates/goose/src/agents/agent.rs).
 import { STATUS_NOTE_OPEN } from '../../../shared/protocol.js';
 import { firstFoldable } from '../../../server/compaction/plan.js';
 import type { CompactionStrategy } from '../../../server/compaction/pipeline.js';
 import { isSummaryMessage } from '../../../server/compaction/view.js';
+import { gooseToolPairs } from './goose-tool-pairs.js';
 import { MAX_OUTPUT, ratioEnv, replaceSpan, summariseSpan, type PolicyFor } from './common.js';
 
 export const GOOSE_THRESHOLD = 0.8;
@@ -32,7 +37,7 @@ function gooseCompact(): CompactionStrategy {
 export const goose: PolicyFor = (window) => ({
   name: 'Goose',
   env: ratioEnv(GOOSE_THRESHOLD * window, window, false),
-  strategies: [gooseCompact()],
+  strategies: [gooseToolPairs(window, GOOSE_THRESHOLD), gooseCompact()],
   resultCap: false,
   summaryModel: GOOSE_FAST_MODEL,
 });

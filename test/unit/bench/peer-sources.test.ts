@@ -5,6 +5,8 @@ import type { LlmRequest, LlmResponse, Provider } from '../../../server/llm/type
 import type { CompactionContext } from '../../../server/compaction/pipeline.js';
 import type { SourcedMessage } from '../../../server/compaction/view.js';
 import { MAX_OUTPUT, MIDDLE_OUT_SHARES, summariseSpan, withoutToolOutputs } from '../../bench/policies/common.js';
+import { GOOSE_THRESHOLD, goose } from '../../bench/policies/goose.js';
+import { gooseBatchSize, gooseToolCallCutoff, toolPairsToSummarise } from '../../bench/policies/goose-tool-pairs.js';
 import { openCodeUsable } from '../../bench/policies/opencode.js';
 import { overMaxInput } from '../../bench/policies/openhands.js';
 import { sketch, SKETCH_WINDOW } from '../../bench/policies/sketch.js';
@@ -108,5 +110,44 @@ describe("sketch's 0.94 at windows below 200k", () => {
     const results = [summarise('shared', 32_000, 'skein', false, skein, skein), summarise('shared', 32_000, 'sketch (extrapolated)', true, [run('sketch (extrapolated)', 1)], skein)];
     // The only (cheaper) peer is extrapolated: no clean peer to compare with, so the cost goal holds.
     expect(goals('shared', 32_000, results).find((r) => r.measure.includes('strict'))!.value).toContain('no peer had 0 overflows');
+  });
+});
+
+describe("Goose's tool-pair summarisation (maybe_summarize_tool_pairs, on by default)", () => {
+  it('cutoff and batch as block/goose computes them', () => {
+    // block/goose crates/goose/src/context_mgmt/mod.rs:
+    //   compute_tool_call_cutoff: (effective_limit / 10_000).clamp(10, 500), effective_limit = context_limit * threshold
+    //   maybe_summarize_tool_pairs: let batch_size = (cutoff / 5).max(3);
+    // Its own tests: compute_tool_call_cutoff(200_000, Some(0.8)) == 16, (128_000, None) == 12, (10_000_000, None) == 500.
+    expect(gooseToolCallCutoff(200_000, 0.8)).toBe(16);
+    expect(gooseToolCallCutoff(128_000, 1)).toBe(12);
+    expect(gooseToolCallCutoff(10_000_000, 1)).toBe(500);
+    expect(gooseToolCallCutoff(32_000, GOOSE_THRESHOLD)).toBe(10);
+    expect(gooseBatchSize(10)).toBe(3);
+    expect(gooseBatchSize(16)).toBe(3);
+    expect(gooseBatchSize(50)).toBe(10);
+  });
+
+  const pair = (i: number): SourcedMessage[] => [
+    { role: 'assistant', content: `step ${i}`, toolCalls: [{ id: `c${i}`, name: 'bash', input: { command: `cat f${i}` } }], seq: 10 * i },
+    { role: 'tool', content: `output ${i} `.repeat(100), toolCallId: `c${i}`, seq: 10 * i + 1 },
+  ];
+
+  it('the oldest calls past the cutoff, never those of the current turn (tool_ids_to_summarize, protect_last_n)', () => {
+    const task: SourcedMessage = { role: 'user', content: 'task', seq: 1 };
+    const notice: SourcedMessage = { role: 'user', content: 'Please always provide EXACTLY ONE action', seq: 135 };
+    // 14 calls, all in the current turn (one task): nothing is summarised.
+    const oneTurn = [task, ...Array.from({ length: 14 }, (_, i) => pair(i + 1)).flat()];
+    expect(toolPairsToSummarise(oneTurn, 10, 3)).toEqual([]);
+    // 13 calls before a new user message and 2 after: eligible 13 > cutoff 10, the oldest 3.
+    const twoTurns = [task, ...Array.from({ length: 13 }, (_, i) => pair(i + 1)).flat(), notice, ...pair(14), ...pair(15)];
+    expect(toolPairsToSummarise(twoTurns, 10, 3)).toEqual(['c1', 'c2', 'c3']);
+    expect(toolPairsToSummarise(twoTurns, 11, 3)).toEqual(['c1', 'c2']);
+  });
+
+  it('Goose runs it before its 80% compaction, on its own trigger', () => {
+    const names = goose(32_000).strategies!.map((s) => s.name);
+    expect(names).toEqual(['goose_tool_pairs', 'goose_compact']);
+    expect(goose(32_000).strategies![0]!.due).toBeDefined();
   });
 });

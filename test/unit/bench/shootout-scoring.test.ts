@@ -80,3 +80,16 @@ describe('a second shootout in the same checkout', () => {
     expect(report).toMatch(/\| 32k \| \*\*skein\*\* \|/);
   });
 });
+
+describe('whole sessions are counted per window', () => {
+  it('a window run with fewer policies (the "+ skein\'s names" rows at 32k only) still reports its sessions', () => {
+    const at = (r: SetRun, window: number): SetRun => ({ ...r, window });
+    const runs = [
+      run('skein', 'a.jsonl', 1), run('Codex', 'a.jsonl', 1.1), run("Codex + skein's names", 'a.jsonl', 1.2),
+      at(run('skein', 'a.jsonl', 2), 128_000), at(run('Codex', 'a.jsonl', 2.1), 128_000),
+    ];
+    const { results, report } = reportOf(runs, ['shared'], 'test');
+    expect(report).toContain('whole sessions per window: 32k: 1, 128k: 1)');
+    expect(results.filter((r) => r.window === 128_000).map((r) => r.policy).sort()).toEqual(['Codex', 'skein']);
+  });
+});
