@@ -20,7 +20,7 @@ export const OPEN_PROJECT_OPTIONS: PermissionOption[] = [
 
 /** Resolves once the folder is inside a project (asking the user if needed); throws invalid params when the user denies it. */
 export async function ensureProject(api: Api, client: AgentContext, folder: string, cancelled?: AbortSignal): Promise<void> {
-  const { request } = await api.request<{ request: ProjectRequest }>('POST', '/api/projects/requests', { folder, from: 'an editor (skein acp)' });
+  const { request, tabs } = await api.request<{ request: ProjectRequest; tabs?: number }>('POST', '/api/projects/requests', { folder, from: 'an editor (skein acp)' });
   if (request.state === 'allowed') return;
   const asked = new AbortController();
   let settled = false;
@@ -32,7 +32,7 @@ export async function ensureProject(api: Api, client: AgentContext, folder: stri
       cancelled?.addEventListener('abort', stop, { once: true });
       asked.signal.addEventListener('abort', () => cancelled?.removeEventListener('abort', stop), { once: true });
     });
-    const decided = await Promise.race([askEditor(api, client, request, asked.signal), answerFromServer(api, request.id, asked.signal), gaveUp]);
+    const decided = await Promise.race([askEditor(api, client, request, asked.signal, tabs ?? 0), answerFromServer(api, request.id, asked.signal), gaveUp]);
     settled = true;
     if (decided.state !== 'allowed') throw denied(request.folder);
   } finally {
@@ -43,7 +43,7 @@ export async function ensureProject(api: Api, client: AgentContext, folder: stri
 }
 
 /** The editor's answer, passed on to the server (which the web UI may have answered first: its answer counts). */
-async function askEditor(api: Api, client: AgentContext, request: ProjectRequest, signal: AbortSignal): Promise<ProjectRequest> {
+async function askEditor(api: Api, client: AgentContext, request: ProjectRequest, signal: AbortSignal, tabs: number): Promise<ProjectRequest> {
   const params: RequestPermissionRequest = {
     // No session exists yet: the request's own id stands for one.
     sessionId: `open-project-${request.id}`,
@@ -63,8 +63,12 @@ async function askEditor(api: Api, client: AgentContext, request: ProjectRequest
     const answer = await client.request('session/request_permission', params, { cancellationSignal: signal });
     decision = answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'allow' ? 'allow' : 'deny';
   } catch (err) {
-    // An editor that cannot show it: the web UI's answer is waited for.
-    if (!signal.aborted) log.warn(`acp: the editor did not ask about opening ${request.folder} (${err instanceof Error ? err.message : String(err)}); answer in the web UI`);
+    if (signal.aborted) return new Promise(() => {});
+    const why = err instanceof Error ? err.message : String(err);
+    // An editor that cannot show it (Zed refuses a question about a session it does not know yet): with a web UI
+    // tab open the user answers there; with none, nobody can, so session/new fails at once saying how to go on.
+    if (tabs === 0) throw cannotAsk(request.folder, why, api);
+    log.warn(`acp: the editor did not ask about opening ${request.folder} (${why}); answer in the web UI`);
     return new Promise(() => {});
   }
   if (signal.aborted) return new Promise(() => {});
@@ -83,6 +87,13 @@ async function answerFromServer(api: Api, id: string, signal: AbortSignal): Prom
     if (request.state !== 'pending') return request;
     if (signal.aborted) return new Promise(() => {});
   }
+}
+
+function cannotAsk(folder: string, why: string, api: Api): RequestError {
+  return RequestError.invalidParams(
+    { folder },
+    `"folder": ${folder} is not one of skein's projects yet, and the editor could not show skein's question about it (${why}). Open skein's web UI (${api.url}) and add it (+ New session → Folder → Add folder), or keep the web UI open and start the thread again to answer there`,
+  );
 }
 
 function denied(folder: string): RequestError {

@@ -12,6 +12,11 @@ export interface ServerAddress {
 export class Api {
   constructor(private readonly connection: ServerAddress) {}
 
+  /** The server's address (said to a user who must go there). */
+  get url(): string {
+    return this.connection.url;
+  }
+
   headers(): Record<string, string> {
     const token = this.connection.token;
     return token ? { authorization: `Bearer ${token}` } : {};

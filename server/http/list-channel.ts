@@ -22,9 +22,11 @@ export function serveSessionList(ws: WebSocket, sessions: Sessions): void {
   const projects = () => send({ type: 'projects', projects: sessions.projects.list(), requests: sessions.projectRequests.pending() });
   projects();
   const unsubscribeProjects = sessions.projects.onChange(projects);
+  const closeTab = sessions.projectRequests.shownInTab();
   ws.on('close', () => {
     unsubscribe();
     unsubscribeProjects();
+    closeTab();
   });
   ws.on('error', () => ws.terminate());
   ws.on('message', () => undefined);

@@ -49,7 +49,7 @@ export function addProjectRoutes(app: express.Express, sessions: Sessions): void
   app.post('/api/projects/requests', (req, res) => {
     const body = valid(ROUTES['POST /api/projects/requests'].body, req.body ?? {}, res);
     if (!body) return;
-    refusedOr(res, () => res.status(201).json({ request: projectRequests.ask(body.folder, body.from ?? 'an editor') }));
+    refusedOr(res, () => res.status(201).json({ request: projectRequests.ask(body.folder, body.from ?? 'an editor'), tabs: projectRequests.tabsOpen() }));
   });
 
   app.post('/api/projects/requests/:id', (req, res) => {

@@ -31,7 +31,25 @@ export class ProjectRequests {
   /** Pending requests nobody waits on, and when they are withdrawn. */
   private readonly unwatched = new Map<string, NodeJS.Timeout>();
 
+  /** Web UI tabs open now (list sockets): each shows every pending request. */
+  private tabs = 0;
+
   constructor(private readonly projects: Projects, private readonly unwatchedMs = UNWATCHED_MS) {}
+
+  /** A web UI tab that shows the requests opened; the function it returns closes it. */
+  shownInTab(): () => void {
+    this.tabs++;
+    let open = true;
+    return () => {
+      if (open) this.tabs--;
+      open = false;
+    };
+  }
+
+  /** How many web UI tabs show a request now: with none, an editor that cannot ask has nobody to ask. */
+  tabsOpen(): number {
+    return this.tabs;
+  }
 
   /** Asks to add a folder (checked first: a refused one throws ProjectError). Already inside a project: allowed at once, nothing asked. */
   ask(folder: string, from: string): ProjectRequest {

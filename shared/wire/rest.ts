@@ -290,7 +290,7 @@ export const ROUTES = {
     tag: 'workspaces',
     summary: 'Ask the user to add a folder (an editor opening its project): shown in every web UI tab until someone answers.',
     body: ProjectRequestBodySchema,
-    responses: { 201: json(z.object({ request: ProjectRequestSchema }), 'Pending (or `allowed` at once: the folder is already inside a project).'), 400: refused('Not a folder that can be a project: `error` says why.') },
+    responses: { 201: json(z.object({ request: ProjectRequestSchema, tabs: z.number().int().min(0).meta({ description: 'Web UI tabs open now, each showing the request (0: only the asker can get an answer).' }) }), 'Pending (or `allowed` at once: the folder is already inside a project).'), 400: refused('Not a folder that can be a project: `error` says why.') },
   },
   'POST /api/projects/requests/:id': {
     tag: 'workspaces',

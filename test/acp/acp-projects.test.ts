@@ -9,6 +9,8 @@ import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProjectRequest, SessionSnapshot } from '../../shared/protocol.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { WebSocket } from 'ws';
+import { authHeaders } from '../helpers/auth.js';
 import { until } from '../helpers/until.js';
 import { startAcp, type AcpRun } from './acp-client.js';
 
@@ -128,5 +130,38 @@ describe('a request the editor gives up on leaves every prompt', () => {
     await run.exited;
     // Its wait (GET ?wait=) is cut with the process; the request then lives 15 s at most.
     await expect.poll(async () => (await pending(server)).length, { timeout: 120_000, interval: 500 }).toBe(0);
+  });
+});
+
+describe('an editor that refuses the question (Zed answers an error for a session it does not know yet)', () => {
+  const refuses = async () => {
+    throw new Error('session not found');
+  };
+
+  it('with no web UI tab open: session/new fails at once, saying what the editor answered and where to add the folder; nothing stays pending', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    run.answerPermission = refuses;
+    const refused = run.connection.agent.request('session/new', { cwd: project, mcpServers: [] });
+    await expect(refused).rejects.toMatchObject({ code: -32602 });
+    await expect(refused).rejects.toThrow(/not one of skein's projects yet, and the editor could not show skein's question about it \(.+\)\. Open skein's web UI \(http:\/\/127\.0\.0\.1:\d+\) and add it/);
+    await until(async () => (await pending(server)).length === 0, 'the request withdrawn');
+    expect((await api<{ projects: { folder: string }[] }>(server.url, '/api/projects')).body.projects.map((p) => p.folder)).toEqual([server.workDir]);
+  });
+
+  it('with a web UI tab open: the question waits there, and allowed in the tab the session opens', SLOW, async () => {
+    const { server, run, project } = await besideServer();
+    run.answerPermission = refuses;
+    const tab = new WebSocket(`${server.url.replace('http', 'ws')}/ws/sessions`, { headers: authHeaders(server.url) });
+    await new Promise((resolve, reject) => (tab.once('open', resolve), tab.once('error', reject)));
+    try {
+      const created = run.connection.agent.request('session/new', { cwd: project, mcpServers: [] });
+      const [request] = await until(async () => ((await pending(server)).length ? pending(server) : undefined), 'the pending request');
+      await until(() => run.permissions.length === 1, "the editor's refused question");
+      await api(server.url, `/api/projects/requests/${request!.id}`, { body: { decision: 'allow' } });
+      const { sessionId } = await created;
+      expect((await api<SessionSnapshot>(server.url, `/api/sessions/${sessionId}`)).body.workspace?.workDir).toBe(project);
+    } finally {
+      tab.close();
+    }
   });
 });
