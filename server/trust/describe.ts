@@ -47,7 +47,7 @@ export function describeFile(file: ProjectFileTrust): string {
   const lines = [line(file.path), `  sha256 ${file.sha256}`, `  ${statusWords(file.status, file.agent !== undefined)}`];
   if (file.error) lines.push(`  cannot be trusted as it is: ${forTerminal(file.error)}`);
   if (file.agent) lines.push(...describeAgent(file.agent));
-  else if (file.file !== '.mcp.json') {
+  else if (file.file !== undefined && file.file !== '.mcp.json') {
     // An agent file that does not parse: its error is above.
   } else if (file.servers.length) {
     lines.push('  It would start (as written: ${VAR} is never filled in from your environment in a project file):');

@@ -35,6 +35,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   'server/http/openapi-route.ts': "skein's own package.json",
   'server/http/token-file.ts': "the data folder's token",
   'server/images/image-files.ts': "images of user messages in the session's folder (data folder)",
+  'server/http/image-route.ts': "the real path of an image a session's log names (data folder), so a link out of the session's folder is not served",
   'server/llm/limits/learned-file.ts': "what the data folder learned about model servers (learned-limits.json)",
   'server/llm/replay.ts': 'a recorded session the user names',
   'server/lock/data-dir-check.ts': 'the data folder',
