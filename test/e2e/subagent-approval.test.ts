@@ -65,4 +65,28 @@ describe("a child's approval in the parent's task card", () => {
     expect(await page.locator('skein-approval-card').count()).toBe(0);
     expect(errors).toEqual([]);
   }, 180_000);
+
+  it('Deny with a reason in the task card: the child’s call never runs and the child reads why', async () => {
+    const file = path.join(server.workDir, 'denied-in-the-parent.txt');
+    const { page, errors } = await openPage(browser, server.url, '/', { width: 1280, height: 900, reducedMotion: true });
+    const parent = await newSession(page);
+    await send(page, task('tool: write_file {"path":"denied-in-the-parent.txt","content":"never\\n"}'));
+    const card = page.locator('skein-task-card');
+    const ask = card.getByTestId('task-approval');
+    await ask.waitFor({ timeout: 60_000 });
+    await ask.getByRole('button', { name: 'Deny…' }).click();
+    await ask.getByLabel('Reason for denying (optional, the model reads it)').fill('not this file');
+    await ask.getByRole('button', { name: 'Deny', exact: true }).click();
+
+    await expect.poll(() => card.getByTestId('task-approval-decision').textContent().catch(() => ''), POLL).toBe('write_file in the subtask: Denied by you: not this file');
+    expect(await card.getByTestId('task-approval').count()).toBe(0);
+    const events = await waitForEvents(server.url, parent, (es) => es.some((e) => e.kind === 'subagent' && e.phase === 'finished'), 60_000);
+    const started = events.find((e) => e.kind === 'subagent');
+    if (started?.kind !== 'subagent') throw new Error('no subagent event');
+    const childEvents = await waitForEvents(server.url, started.child, (es) => es.some((e) => e.kind === 'tool_result'), 30_000);
+    expect(childEvents.find((e) => e.kind === 'approval_decision')).toMatchObject({ decision: 'deny', by: 'user', reason: 'not this file' });
+    expect(JSON.stringify(childEvents.find((e) => e.kind === 'tool_result'))).toContain('not this file');
+    expect(fs.existsSync(file)).toBe(false);
+    expect(errors).toEqual([]);
+  }, 180_000);
 });
