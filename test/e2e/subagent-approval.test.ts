@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
+import { axeViolations, newSession, openPage, send, sessionId, waitForEvents } from '../helpers/ui.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -41,6 +41,7 @@ describe("a child's approval in the parent's task card", () => {
     expect(await ask.getByRole('button', { name: 'Approve writes to from-the-parent.txt for this session' }).count()).toBe(1);
     expect(await ask.getByRole('button', { name: 'Deny…' }).count()).toBe(1);
     expect(fs.existsSync(file)).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
 
     await ask.getByRole('button', { name: 'Approve', exact: true }).click();
 
