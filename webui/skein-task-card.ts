@@ -3,12 +3,18 @@
 // window), its last step, the time it has taken, its tokens and cost, and a
 // link that opens it. The live numbers come from the list socket's copy of
 // the child (session-directory.ts); once it has finished, from the parent's
-// `subagent` event when the child is not listed (deleted, archived).
+// `subagent` event when the child is not listed (deleted, archived). A call
+// of the child's waiting for approval is shown and answered here too (the
+// approval card's frame, with the child's callId, goes through this parent's
+// socket and the server passes it down); once decided, how it was.
 import { css, html, LitElement, nothing } from 'lit';
 import type { ListedSession, SubagentEvent, ToolCallEvent, ToolResultEvent } from '../shared/protocol.js';
+import { decisionWords } from './approval-words.js';
+import { childDecision, waitingRequest } from './child-approval.js';
 import { exact, formatCost, formatDuration, formatTokens, STATE_WORDS } from './format.js';
 import { gaugeFill } from './gauge-fill.js';
 import { onSessions, sessionById } from './session-directory.js';
+import './skein-approval-card.js';
 import { styleProps } from './style-props.js';
 
 const OUTCOME_WORDS: Record<NonNullable<SubagentEvent['outcome']>, string> = {
@@ -23,6 +29,7 @@ export class SkeinTaskCard extends LitElement {
     call: { attribute: false },
     result: { attribute: false },
     subagent: { attribute: false },
+    childApproval: { attribute: false },
     child: { state: true },
     now: { state: true },
   };
@@ -30,6 +37,8 @@ export class SkeinTaskCard extends LitElement {
   declare result: ToolResultEvent | undefined;
   /** The latest `subagent` event of this call (absent until the child exists). */
   declare subagent: SubagentEvent | undefined;
+  /** The child's latest approval (phase `approval` or `approval_decision`), kept while later events come. */
+  declare childApproval: SubagentEvent | undefined;
   declare child: ListedSession | undefined;
   declare now: number;
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -52,6 +61,9 @@ export class SkeinTaskCard extends LitElement {
     .muted { color: var(--muted); font-size: 12px; }
     .step { font-family: var(--mono); font-size: 12px; overflow-wrap: anywhere; margin: 2px 0; }
     a { color: var(--accent); font-size: 12px; }
+    skein-approval-card { display: block; margin: 6px -10px 0; }
+    .decision { font-size: 12px; color: var(--muted); margin: 4px 0 2px; }
+    .decision.denied { color: var(--danger); }
   `;
 
   override connectedCallback() {
@@ -91,6 +103,9 @@ export class SkeinTaskCard extends LitElement {
     const tokens = child?.gauge.totalTokens ?? finished?.tokens ?? 0;
     const cost = child?.gauge.totalCostUsd ?? finished?.costUsd ?? 0;
     const gauge = child?.gauge;
+    // Only while the child can still wait: a finished child's call was decided (by the cancel, at least).
+    const waiting = busy ? waitingRequest(this.childApproval) : undefined;
+    const decided = childDecision(this.childApproval);
     return html`<section data-testid="task-card" data-child=${subagent?.child ?? ''} aria-label="Subtask: ${description}">
       <div class="line">
         <span class="agent">${agent} agent</span><span class="desc">${description}</span>
@@ -106,6 +121,10 @@ export class SkeinTaskCard extends LitElement {
         <span data-testid="task-numbers">${formatDuration(Math.max(0, endedAt - startedAt))} · ${formatTokens(tokens)} tokens · ${formatCost(cost)}</span>
         ${subagent ? html`<a href="/s/${subagent.child}" data-testid="task-open" @click=${this.open}>Open the subtask’s session</a>` : nothing}
       </div>
+      ${waiting ? html`<skein-approval-card data-testid="task-approval" .request=${waiting}></skein-approval-card>` : nothing}
+      ${decided
+        ? html`<div class="decision ${decided.decision === 'deny' ? 'denied' : ''}" data-testid="task-approval-decision" role="status">${decided.name} in the subtask: ${decisionWords(decided)}</div>`
+        : nothing}
     </section>`;
   }
 

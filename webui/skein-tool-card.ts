@@ -21,6 +21,7 @@ export class SkeinToolCard extends LitElement {
     approvalRequest: { attribute: false },
     approvalDecision: { attribute: false },
     subagent: { attribute: false },
+    childApproval: { attribute: false },
     folded: { type: Boolean, reflect: true },
     cleared: { type: Boolean, reflect: true },
     expanded: { state: true },
@@ -33,6 +34,8 @@ export class SkeinToolCard extends LitElement {
   declare approvalDecision: ApprovalDecisionEvent | undefined;
   /** A `task` call: its child session's latest `subagent` event (the task card follows the child). */
   declare subagent: SubagentEvent | undefined;
+  /** A `task` call: its child's latest approval, answered from the task card. */
+  declare childApproval: SubagentEvent | undefined;
   declare folded: boolean;
   declare cleared: boolean;
   declare expanded: boolean;
@@ -116,7 +119,7 @@ export class SkeinToolCard extends LitElement {
         ${this.cleared ? html`<span class="folded-tag">output cleared for the model</span>` : ''}</div>
       <div class="body">
         <header><span class="name">${call.name}</span><span class="cmd">${this.summary()}</span>${badge}</header>
-        ${call.name === 'task' ? html`<skein-task-card .call=${call} .result=${result} .subagent=${this.subagent}></skein-task-card>` : ''}
+        ${call.name === 'task' ? html`<skein-task-card .call=${call} .result=${result} .subagent=${this.subagent} .childApproval=${this.childApproval}></skein-task-card>` : ''}
         ${asking ? html`<skein-approval-card .request=${this.approvalRequest}></skein-approval-card>` : ''}
         ${decision ? html`<div class="decision ${decision.decision === 'deny' ? 'denied' : ''}" data-testid="approval-decision">${decisionWords(decision)}</div>` : ''}
         ${result && output ? html`<pre aria-label="Output of ${call.name}">${shown}</pre>` : ''}

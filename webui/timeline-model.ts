@@ -29,6 +29,8 @@ export interface ToolRow extends RowBase {
   approvalRequest?: ApprovalRequestEvent;
   approvalDecision?: ApprovalDecisionEvent;
   subagent?: SubagentEvent;
+  /** A `task` call: its child's latest approval (a `subagent` event of phase `approval` or `approval_decision`). */
+  childApproval?: SubagentEvent;
 }
 export interface CompactionRow extends RowBase {
   kind: 'compaction';
@@ -148,7 +150,7 @@ export class TimelineModel {
       case 'approval_decision':
       case 'subagent': {
         const seq = this.toolRows.get(e.callId);
-        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'subagent' ? { ...r, subagent: e } : e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
+        if (seq !== undefined) this.update<ToolRow>(seq, (r) => (e.kind === 'subagent' ? { ...r, subagent: e, ...(e.phase.startsWith('approval') && { childApproval: e }) } : e.kind === 'approval_request' ? { ...r, approvalRequest: e } : { ...r, approvalDecision: e }));
         break;
       }
       case 'state':

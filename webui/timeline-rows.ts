@@ -22,7 +22,7 @@ export function renderRow(row: Row, expanded = false, retrySeq?: number): Templa
       return html`<skein-agent-message .event=${row.event} ?folded=${row.folded} ?expanded=${expanded}></skein-agent-message>`;
     case 'tool':
       return html`<skein-tool-card .call=${row.call} .result=${row.result} .approvalRequest=${row.approvalRequest} .approvalDecision=${row.approvalDecision}
-        .subagent=${row.subagent} ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
+        .subagent=${row.subagent} .childApproval=${row.childApproval} ?folded=${row.folded} ?cleared=${row.cleared}></skein-tool-card>`;
     case 'compaction':
       return html`<skein-compaction-divider id="compaction-${row.seq}" .event=${row.event} .startedAt=${row.startedAt}
         .ledger=${row.ledger}></skein-compaction-divider>`;
