@@ -27,6 +27,11 @@ export function startFailure(err: unknown, config: Pick<Config, 'port' | 'host' 
       return { code: EXIT.cannotStart, message: `port ${config.port} on ${config.host} is in use by another program (another skein?): stop it, or give another SKEIN_PORT (--port; 0 picks a free one)` };
     case 'EADDRNOTAVAIL':
       return { code: EXIT.cannotStart, message: `cannot listen on ${where}: ${config.host} is not an address of this machine; give another SKEIN_HOST (--host)` };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      // SKEIN_HOST is a name the system cannot look up (a typo, a stray word): said, not a stack trace.
+      if (e.syscall === 'getaddrinfo') return { code: EXIT.cannotStart, message: `cannot listen on ${where}: the host name ${JSON.stringify(config.host)} does not resolve (${e.code}); give another SKEIN_HOST (--host): a host name or IP address of this machine` };
+      return undefined;
     case 'EACCES':
     case 'EPERM':
       if (e.syscall === 'listen') return { code: EXIT.cannotStart, message: `cannot listen on ${where}: permission denied (ports below 1024 need privileges); give another SKEIN_PORT (--port)` };

@@ -25,7 +25,7 @@ import { addProjectRoutes } from './project-routes.js';
 import type { ProjectTrust } from '../trust/project-trust.js';
 import { mountRewindRoutes } from './rewind-routes.js';
 import { mountWorktreeRoutes } from './worktree-routes.js';
-import { PROJECT_REMOVED, projectGone } from './project-gone.js';
+import { PROJECT_REMOVED, projectGone, stopWorkInRemovedProjects } from './project-gone.js';
 import { mountImageRoute } from './image-route.js';
 import { WorkspaceError } from '../workspace/workspace.js';
 import { GitError } from '../workspace/git.js';
@@ -133,6 +133,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
   mountRewindRoutes(app, sessions);
   mountWorktreeRoutes(app, sessions, { ...(gitNetworkTimeoutMs !== undefined && { gitNetworkTimeoutMs }) });
   mountImageRoute(app, sessions);
+  // A project removed from the list: its sessions' running turns stop (nothing more runs in that folder).
+  stopWorkInRemovedProjects(sessions);
 
   app.get('/api/settings', (_req, res) => {
     res.json(serverSettings);
@@ -215,6 +217,8 @@ export function createApp({ sessions, uiDir, access, models, defaultModel, metri
     const body = valid(ROUTES['POST /api/sessions/:id/compact'].body, req.body ?? {}, res);
     if (!body) return;
     const { instructions } = body;
+    const gone = projectGone(sessions, live);
+    if (gone) return void res.status(409).json({ error: gone, code: PROJECT_REMOVED });
     await live.session.requestCompaction({ trigger: 'manual', ...(instructions ? { instructions } : {}) });
     res.status(202).json({ accepted: true });
   });

@@ -3,6 +3,7 @@
 // frame does the same). 202 when taken; 400 for a bad body; 404 for an unknown
 // session; 409 when that call is not the one waiting; 507 when the log refuses it.
 import type express from 'express';
+import { PROJECT_REMOVED, projectGone } from './project-gone.js';
 import { parseApprovalDecision } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
 import { decideApproval } from '../subagents/child-approvals.js';
@@ -14,6 +15,9 @@ export function addApprovalRoute(app: express.Express, sessions: Sessions): void
     if (!live) return void res.status(404).json({ error: 'unknown session' });
     const parsed = parseApprovalDecision((req.body ?? {}) as Record<string, unknown>);
     if (!parsed.ok) return void res.status(400).json({ error: parsed.error });
+    // A removed project's session does no more work there: its waiting call may be denied, not approved.
+    const gone = parsed.value.decision === 'deny' ? undefined : projectGone(sessions, live);
+    if (gone) return void res.status(409).json({ error: gone, code: PROJECT_REMOVED });
     // Another instance runs the session: the decision goes there.
     const forwarded = live.session.forward({ type: 'approval', callId: String(req.params.callId), ...parsed.value });
     if (forwarded) {

@@ -14,3 +14,16 @@ export function projectGone(sessions: Pick<Sessions, 'projects'>, live: Live): s
 }
 
 export const PROJECT_REMOVED = 'project_removed';
+
+/**
+ * A project removed while its sessions work: their turns are cancelled (a call waiting for approval is denied
+ * by the cancel), so nothing more runs in the folder the user took off the list. Returns the unsubscribe.
+ */
+export function stopWorkInRemovedProjects(sessions: Pick<Sessions, 'projects' | 'loaded'>): () => void {
+  return sessions.projects.onChange(() => {
+    for (const [, live] of sessions.loaded()) {
+      if (live.session.snapshot().state === 'WaitingForUserInput' || !projectGone(sessions, live)) continue;
+      void Promise.resolve(live.session.cancel()).catch(() => undefined);
+    }
+  });
+}

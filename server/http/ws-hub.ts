@@ -124,7 +124,9 @@ export function attachHub(server: Server, sessions: Sessions, access: Access, op
         const frame = parsed.value;
         try {
           let pending: void | Promise<void>;
-          const gone = frame.type === 'user_message' ? projectGone(sessions, live) : undefined;
+          // A removed project's session does no more work there: a message, a compaction or an approval is refused (a cancel or a deny still goes).
+          const works = frame.type === 'user_message' || frame.type === 'compact' || (frame.type === 'approval' && frame.decision !== 'deny');
+          const gone = works ? projectGone(sessions, live) : undefined;
           if (gone) return send({ type: 'error', message: gone });
           if (frame.type === 'user_message') pending = live.session.userMessage(frame.text, frame.images);
           else if (frame.type === 'compact') pending = live.session.requestCompaction({ trigger: 'manual', ...(frame.instructions ? { instructions: frame.instructions } : {}) });

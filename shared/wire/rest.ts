@@ -173,7 +173,7 @@ export const ROUTES = {
     summary: 'Compact now, with an optional focus.',
     body: CompactBodySchema,
     bodyRequired: false,
-    responses: { 202: json(accepted, 'Queued.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION },
+    responses: { 202: json(accepted, 'Queued.'), 400: BAD_REQUEST, 404: UNKNOWN_SESSION, 409: refused("The session's folder is no longer a project (`project_removed`): add it again.") },
   },
   'POST /api/sessions/:id/cancel': { tag: 'turns', summary: 'Cancel the turn.', responses: { 202: json(accepted, 'Cancelling.'), 404: UNKNOWN_SESSION } },
   'POST /api/sessions/:id/model': {
@@ -206,7 +206,7 @@ export const ROUTES = {
       202: json(z.object({ accepted: z.literal(true), decision: ApprovalDecisionSchema }), 'Taken.'),
       400: BAD_REQUEST,
       404: UNKNOWN_SESSION,
-      409: refused('That call is not the one waiting.'),
+      409: refused("That call is not the one waiting, or (to approve) the session's folder is no longer a project (`project_removed`); a deny is always taken."),
       507: refused('The log could not record it.'),
     },
   },

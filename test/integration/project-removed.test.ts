@@ -68,3 +68,31 @@ describe('a session whose project was removed', () => {
     expect((await api(server.url, `/api/sessions/${own}/worktree/commit`, { body: { message: 'm' } })).status).toBe(200);
   });
 });
+
+describe('a project removed while its session works', () => {
+  it('stops the running turn (a call waiting for approval is denied, never run); approving it or compacting is refused', async () => {
+    const asking = await startTestServer({ SKEIN_APPROVAL: 'always' });
+    try {
+      const project = fs.realpathSync(tempDir('removed-mid-turn'));
+      expect((await api(asking.url, '/api/projects', { body: { folder: project } })).status).toBe(201);
+      const id = (await api<{ id: string }>(asking.url, '/api/sessions', { body: { folder: project, worktree: false } })).body.id;
+      expect((await api(asking.url, `/api/sessions/${id}/messages`, { body: { text: 'bash: echo ran > ran.txt' } })).status).toBe(202);
+      const asked = await waitForEvents(asking.url, id, (es) => es.some((e) => e.kind === 'approval_request'), 60_000);
+      const callId = (asked.find((e) => e.kind === 'approval_request') as Extract<SkeinEvent, { kind: 'approval_request' }>).callId;
+
+      expect((await api(asking.url, `/api/projects?folder=${encodeURIComponent(project)}`, { method: 'DELETE' })).status).toBe(200);
+      const approve = await api<{ code?: string }>(asking.url, `/api/sessions/${id}/approvals/${callId}`, { body: { decision: 'approve' } });
+      expect(approve.status).toBe(409);
+      const compact = await api<{ code?: string }>(asking.url, `/api/sessions/${id}/compact`, { body: {} });
+      expect(compact.status).toBe(409);
+      expect(compact.body.code).toBe('project_removed');
+      // The removal cancelled the turn: the waiting call was denied, and the session is back waiting for the user.
+      const events = await waitForEvents(asking.url, id, (es) => es.some((e) => e.kind === 'approval_decision') && es.at(-1)?.kind === 'state' && (es.at(-1) as { to?: string }).to === 'WaitingForUserInput', 60_000);
+      const decision = events.find((e) => e.kind === 'approval_decision') as Extract<SkeinEvent, { kind: 'approval_decision' }>;
+      expect(decision.decision).toBe('deny');
+      expect(fs.existsSync(path.join(project, 'ran.txt'))).toBe(false);
+    } finally {
+      await asking.close();
+    }
+  });
+});
