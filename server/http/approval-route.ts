@@ -6,6 +6,7 @@ import type express from 'express';
 import { PROJECT_REMOVED, projectGone } from './project-gone.js';
 import { parseApprovalDecision } from '../../shared/protocol.js';
 import { NoPendingApprovalError } from '../agent/approvals.js';
+import { maskSecrets } from '../tools/env.js';
 import { decideApproval } from '../subagents/child-approvals.js';
 import type { Sessions } from '../sessions/sessions.js';
 
@@ -28,7 +29,8 @@ export function addApprovalRoute(app: express.Express, sessions: Sessions): void
       // Its own waiting call, or one of its running children's (a child's request surfaces in its parent's timeline).
       decideApproval(live, String(req.params.callId), parsed.value.decision, parsed.value.reason);
     } catch (err) {
-      if (err instanceof NoPendingApprovalError) return void res.status(409).json({ error: err.message });
+      // The refusal quotes the call id as sent: masked, as the socket's error frames are.
+      if (err instanceof NoPendingApprovalError) return void res.status(409).json({ error: maskSecrets(err.message, live.session.secrets()) });
       throw err; // LogWriteError: 507 from the app's error handler
     }
     res.status(202).json({ accepted: true, decision: parsed.value.decision });

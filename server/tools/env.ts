@@ -189,11 +189,17 @@ function writtenAndDecoded(name: string, value: string): NamedSecret[] {
   return [{ name, value }];
 }
 
-/** Replaces every exact occurrence of a secret with `[redacted NAME]`. */
+/**
+ * Replaces every exact occurrence of a secret with `[redacted NAME]`: as written, and as JSON writes it inside a
+ * string (a quote, a backslash or a line break escaped), the form an error message that quotes it takes.
+ */
 export function maskSecrets(text: string, secrets: readonly NamedSecret[]): string {
   let out = text;
   for (const { name, value } of secrets) {
-    if (value.length >= MIN_MASKED_LENGTH && out.includes(value)) out = out.replaceAll(value, `[redacted ${name}]`);
+    if (value.length < MIN_MASKED_LENGTH) continue;
+    for (const form of [value, JSON.stringify(value).slice(1, -1)]) {
+      if (out.includes(form)) out = out.replaceAll(form, `[redacted ${name}]`);
+    }
   }
   return out;
 }
