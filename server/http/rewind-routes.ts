@@ -1,6 +1,7 @@
 // Rewind: what putting the files back to an event would change (a preview,
 // with the diff), and doing it, with the conversation forked there or not.
 import { PROJECT_REMOVED, projectGone } from './project-gone.js';
+import { runningActions } from './worktree-running.js';
 import type express from 'express';
 import { ROUTES } from '../../shared/wire/rest.js';
 import { parseWith } from '../../shared/wire/validate.js';
@@ -36,6 +37,9 @@ export function mountRewindRoutes(app: express.Express, sessions: Sessions): voi
   });
 
   app.post('/api/sessions/:id/rewind', async (req, res) => {
+    // A worktree action (a push) runs git in the same folder: the files are not put back under it.
+    const action = runningActions(sessions).get(req.params.id);
+    if (action) return void res.status(409).json({ error: `the worktree's ${action.action} is under way: wait for it or cancel it, then rewind`, code: 'busy' });
     const body = parseWith(ROUTES['POST /api/sessions/:id/rewind'].body, req.body ?? {});
     const raw = (req.body ?? {}) as { seq?: unknown };
     // The seq's range is the session's: target() says it (a non-integer seq too).

@@ -268,7 +268,7 @@ export const ROUTES = {
       200: json(z.object({ restored: z.array(z.string()), id: z.string().optional() }), 'The files restored (and the fork).'),
       400: BAD_REQUEST,
       404: UNKNOWN_SESSION,
-      409: refused("The agent is working, or the session's folder is no longer a project (`project_removed`)."),
+      409: refused("The agent is working, a worktree action (a push) is under way (`busy`), or the session's folder is no longer a project (`project_removed`)."),
     },
   },
 

@@ -106,6 +106,10 @@ describe('a push to a remote that never answers', () => {
     expect(deleted.body).toMatchObject({ code: 'busy' });
     expect(deleted.body.error).toContain('push');
     expect((await act(id, 'discard', { confirm: true })).body).toMatchObject({ code: 'busy' });
+    // Nor are its files put back under the running git.
+    const rewound = await api<{ error: string; code: string }>(server.url, `/api/sessions/${id}/rewind`, { body: { seq: 1 } });
+    expect(rewound.status).toBe(409);
+    expect(rewound.body).toMatchObject({ code: 'busy' });
     expect(fs.existsSync(wt)).toBe(true);
 
     const cancelStarted = Date.now();
