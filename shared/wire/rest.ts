@@ -107,7 +107,7 @@ function worktreeAction(summary: string, body?: z.ZodType): Route {
 export const ROUTES = {
   'GET /healthz': { tag: 'server', open: true, summary: 'Alive (no token needed).', responses: { 200: json(z.object({ ok: z.literal(true) }), 'Alive.') } },
   'GET /api/openapi.json': { tag: 'server', summary: 'This document.', responses: { 200: json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.') } },
-  'GET /metrics': { tag: 'server', summary: 'Prometheus metrics (when SKEIN_METRICS is on).', responses: { 200: typed('text/plain', 'Prometheus text format.') } },
+  'GET /metrics': { tag: 'server', summary: 'Prometheus metrics of the server (always served; there is no setting for it).', responses: { 200: typed('text/plain', 'Prometheus text format.') } },
 
   'GET /api/sessions': {
     tag: 'sessions',
