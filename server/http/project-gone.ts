@@ -8,6 +8,8 @@ type Live = NonNullable<Awaited<ReturnType<Sessions['open']>>>;
 
 /** Why the session may not work any more, or undefined when its folder is still a project. */
 export function projectGone(sessions: Pick<Sessions, 'projects'>, live: Live): string | undefined {
+  // Another instance runs it (a cluster): that instance's projects decide; a read-only copy says why itself.
+  if (live.session.remote) return undefined;
   const folder = live.session.log.header.workspace?.folder;
   if (!folder || sessions.projects.contains(folder)) return undefined;
   return `this session works in ${folder}, which is no longer one of skein's projects (it was removed from the list, or is gone): add the folder again (web UI: + New session → Folder → Add folder) to go on; its conversation stays readable`;
