@@ -24,7 +24,7 @@ export const PROJECT_REMOVED = 'project_removed';
 export function stopWorkInRemovedProjects(sessions: Pick<Sessions, 'projects' | 'loaded'>): () => void {
   return sessions.projects.onChange(() => {
     for (const [, live] of sessions.loaded()) {
-      if (live.session.snapshot().state === 'WaitingForUserInput' || !projectGone(sessions, live)) continue;
+      if (live.session.state === 'WaitingForUserInput' || !projectGone(sessions, live)) continue;
       void Promise.resolve(live.session.cancel()).catch(() => undefined);
     }
   });
