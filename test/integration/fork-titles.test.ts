@@ -106,7 +106,10 @@ describe('edit forks', () => {
       expect(res.body.error).toContain(next ? `a ${next.kind} event` : 'the end of the session');
     }
     expect(await listed()).toBe(count);
-    expect(fs.readdirSync(path.join(server.dataDir, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(count);
+    // On the JSONL store, no log file was written either (the PostgreSQL run has no files to count).
+    if (process.env.SKEIN_TEST_STORE !== 'postgres') {
+      expect(fs.readdirSync(path.join(server.dataDir, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(count);
+    }
     // The same points stay fine for a plain fork, and just before the message for an edit.
     expect((await api(server.url, `/api/sessions/${id}/fork`, { body: { seq: end } })).status).toBe(201);
     expect(message).toBeGreaterThan(1);
