@@ -53,6 +53,19 @@ export function tempDir(prefix: string): string {
 }
 
 /**
+ * A folder outside the OS temporary folder (a sandboxed bash has a /tmp of
+ * its own, which would hide a folder there for the wrong reason): under the
+ * checkout's test-output/, recorded and removed as `tempDir`'s are.
+ */
+export function outsideTmpDir(prefix: string): string {
+  const parent = path.resolve('test-output');
+  fs.mkdirSync(parent, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(parent, `${prefix}-`));
+  made().set(dir, register({ kind: 'folder', what: `folder outside /tmp (${prefix})`, path: dir }));
+  return dir;
+}
+
+/**
  * For a test file: a maker of temporary folders (their real path, links
  * resolved), each removed after the test that made it.
  */

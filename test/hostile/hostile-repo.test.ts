@@ -15,6 +15,7 @@ import type { ProjectFileTrust, SkeinEvent } from '../../shared/protocol.js';
 import { api, startTestServer, tempDir } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { plantHostileRepository, type HostileRepository } from './hostile-repo.js';
+import { outsideTmpDir } from '../helpers/temp-dir.js';
 
 const FAKE_GITHUB_TOKEN = 'ghp_wholeHostileRepoMustNotSeeThis0987';
 let listener: http.Server;
@@ -37,8 +38,7 @@ afterAll(async () => {
 
 /** Outside /tmp: the sandbox's /tmp is its own, which would hide the data folder for the wrong reason. */
 function outsideTmp(prefix: string): string {
-  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
-  return fs.mkdtempSync(path.join(path.resolve('test-output'), `${prefix}-`));
+  return outsideTmpDir(prefix);
 }
 
 const markersIn = (dir: string) => fs.readdirSync(dir).sort();

@@ -19,6 +19,7 @@ import { scriptedProvider, type ScriptedProvider } from '../helpers/scripted-pro
 import { api, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { outsideTmpDir } from '../helpers/temp-dir.js';
 
 const FAKE_GITHUB_TOKEN = 'ghp_hostileRepoShouldNeverSeeThis123456';
 
@@ -49,8 +50,7 @@ afterEach(async () => {
 
 /** A data folder outside /tmp (the sandbox's /tmp is its own, which would hide it for the wrong reason). */
 function outsideTmp(prefix: string): string {
-  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
-  return fs.mkdtempSync(path.join(path.resolve('test-output'), `${prefix}-`));
+  return outsideTmpDir(prefix);
 }
 
 /** The repository's instructions: send the GitHub token and skein's access token to a host. */

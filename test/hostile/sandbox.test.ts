@@ -20,6 +20,7 @@ import { api, startTestServer, tempDir, type TestServer } from '../helpers/serve
 import { eventsOf, waitForEvents } from '../helpers/ui.js';
 import { until } from '../helpers/until.js';
 import { plantSandboxTricks, type SandboxTrick } from './sandbox-tricks.js';
+import { outsideTmpDir } from '../helpers/temp-dir.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -29,8 +30,7 @@ afterAll(() => killAllToolProcesses());
 
 /** A folder outside the working folder and outside /tmp (the sandbox's /tmp is its own). */
 function outsideDir(prefix: string): string {
-  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
-  return fs.mkdtempSync(path.join(path.resolve('test-output'), `${prefix}-`));
+  return outsideTmpDir(prefix);
 }
 
 const gitIn = (cwd: string, ...args: string[]) =>

@@ -16,6 +16,7 @@ import { killAllToolProcesses } from '../../server/tools/processes.js';
 import { startAgent } from '../helpers/agent.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { outsideTmpDir } from '../helpers/temp-dir.js';
 
 /** Every entry under `dir` (.git included): its type, mode, and its bytes or link target. */
 function snapshot(dir: string): Record<string, string> {
@@ -54,8 +55,7 @@ function repository(): string {
 
 /** A folder outside the working folder and outside /tmp (the sandbox's /tmp is its own). */
 function outsideDir(): string {
-  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
-  return fs.mkdtempSync(path.join(path.resolve('test-output'), 'plan-outside-'));
+  return outsideTmpDir('plan-outside');
 }
 
 let listener: net.Server;

@@ -16,13 +16,13 @@ import { alive } from '../helpers/processes.js';
 import { api, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { TestClient } from '../helpers/ws-client.js';
 import { mcpServers, stdioEntry } from '../helpers/mcp.js';
+import { outsideTmpDir } from '../helpers/temp-dir.js';
 
 const sandboxed: SandboxSettings = { network: false };
 
 /** A folder outside the working folder and outside /tmp (the sandbox's /tmp is its own). */
 function outsideDir(prefix: string): string {
-  fs.mkdirSync(path.resolve('test-output'), { recursive: true });
-  return fs.mkdtempSync(path.join(path.resolve('test-output'), `${prefix}-`));
+  return outsideTmpDir(prefix);
 }
 
 function ctx(workDir: string, sandbox?: SandboxSettings): ToolContext {

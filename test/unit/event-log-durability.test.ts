@@ -3,11 +3,11 @@
 // failed fdatasync is surfaced, and close() flushes what is pending and lets
 // go of the file exactly once, even with an fdatasync in flight.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SkeinEvent } from '../../shared/protocol.js';
 import { EventLog } from '../../server/store/event-log.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -15,7 +15,8 @@ afterEach(() => vi.restoreAllMocks());
 const soon = (check: () => void) => vi.waitFor(check, { interval: 2, timeout: 3_000 });
 
 const header = { skein: 1 as const, session: 's', createdAt: '2026-01-01T00:00:00.000Z', model: 'predictable' };
-const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'skein-durable-'));
+/** A folder per test, removed after it (a mutation run repeats these tests for every mutant). */
+const dir = tempDirsPerTest('durable');
 
 /** Whether this process still holds a descriptor open on `file`. */
 function isOpen(file: string): boolean {

@@ -2,10 +2,13 @@
 // left in the file, the loaded seqs only grow, a damaged line keeps the seq it
 // held (so no seq is ever given twice), and only a real event takes a seq.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../server/store/event-log.js';
+import { tempDirsPerTest } from '../helpers/temp-dir.js';
+
+/** A folder per test, removed after it (a mutation run repeats these tests for every mutant). */
+const freshDir = tempDirsPerTest('seq');
 
 const CREATED = '2026-01-01T00:00:00.000Z';
 const header = { skein: 1, session: 's', createdAt: CREATED, model: 'predictable' };
@@ -14,7 +17,7 @@ const ev = (seq: number) => JSON.stringify({ seq, ts: tsOf(seq), kind: 'user', t
 
 /** A log file written by hand: the header, then these lines; opened. */
 function load(lines: string[], head: object = header) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-seq-')), 's.jsonl');
+  const file = path.join(freshDir(), 's.jsonl');
   fs.writeFileSync(file, [JSON.stringify(head), ...lines].map((l) => l + '\n').join(''));
   const { log, report } = EventLog.open(file);
   return { log, report, file, seqs: log.all().map((e) => `${e.seq}:${e.kind}`) };
@@ -131,7 +134,7 @@ describe('the header', () => {
   });
 
   it('an empty file is refused, not taken for an empty log', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-seq-')), 'empty.jsonl');
+    const file = path.join(freshDir(), 'empty.jsonl');
     fs.writeFileSync(file, '');
     expect(() => EventLog.open(file)).toThrow(SyntaxError);
   });
@@ -140,7 +143,7 @@ describe('the header', () => {
 describe('a torn last line', () => {
   it('is cut from the file exactly (multi-byte text before it kept whole); the next event goes on a clean line', () => {
     const whole = [JSON.stringify(header), ev(1), JSON.stringify({ seq: 2, ts: tsOf(2), kind: 'user', text: 'héllo ✓ 日本' })].map((l) => l + '\n').join('');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-seq-')), 't.jsonl');
+    const file = path.join(freshDir(), 't.jsonl');
     fs.writeFileSync(file, whole + '{"seq":3,"ts":"2026-01-02T00:00:03.000Z","kind":"us');
     const { log, report } = EventLog.open(file);
     expect(report).toEqual({ badLines: [], tornTail: '{"seq":3,"ts":"2026-01-02T00:00:03.000Z","kind":"us' });
@@ -153,7 +156,7 @@ describe('a torn last line', () => {
 
   it('a whole log is left untouched by opening it', () => {
     const whole = [JSON.stringify(header), ev(1)].map((l) => l + '\n').join('');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'skein-seq-')), 'w.jsonl');
+    const file = path.join(freshDir(), 'w.jsonl');
     fs.writeFileSync(file, whole);
     const { log, report } = EventLog.open(file);
     expect(report).toEqual({ badLines: [] });
