@@ -15,12 +15,13 @@ export default defineConfig({
     ...base.test,
     // Stryker runs the covering tests once per mutant: re-importing the server for every file of every run is most of the time.
     isolate: false,
-    // No setup files. Stryker's runner runs each mutant in a new worker thread (it sets pool: 'threads'), which
+    // No setup.ts. Stryker's runner runs each mutant in a new worker thread (it sets pool: 'threads'), which
     // imports every setup file again: test/helpers/setup.ts (the predictable model's request rules and the
     // fakes' refusals, with the modules they import) took a third of each mutant's run (0.2 to 0.3 s), and no
     // test here runs the predictable model or a fake (they keep that check in `npm test`). The hang watchdog
     // does not arm in a worker thread; here a spin is stopped by Stryker's hit limit and timeout.
-    setupFiles: [],
+    // Only the removal of the temporary folders each test file made (mutation-setup.ts, a few lines).
+    setupFiles: ['test/helpers/mutation-setup.ts'],
     // A mutant that leaves a promise unsettled (a flush or an answer that never comes) fails its test here,
     // in seconds and in the same test process; Stryker's own timeout (stryker.config.mjs) would kill and
     // restart the process, several times the cost. Every test here takes well under a second alone.

@@ -10,7 +10,9 @@ import { ToolInputError } from '../../server/tools/tool.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function folders() {
-  const root = fs.realpathSync(tempDir('paths-root'));
+  // One level down, so the sibling a test makes beside it (`${root}-sibling`) goes with the temporary folder.
+  const root = path.join(fs.realpathSync(tempDir('paths-root')), 'work');
+  fs.mkdirSync(root);
   const outside = fs.realpathSync(tempDir('paths-outside'));
   fs.mkdirSync(path.join(root, 'sub', 'deeper'), { recursive: true });
   fs.writeFileSync(path.join(root, 'sub', 'file.txt'), 'x');
