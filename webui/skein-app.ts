@@ -162,6 +162,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     const id = this.currentId;
     this.connection?.close();
     this.connection = undefined;
+    this.status = 'connecting'; // this session's socket, not the closed one's: no send into nothing meanwhile
     this.deleted = { id, title: removed?.title ?? this.snapshot?.title ?? id };
     if (next) void this.open(next);
     else void this.newSession();
@@ -177,6 +178,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
   async open(id: string, at?: number) {
     this.connection?.close();
     this.connection = undefined;
+    this.status = 'connecting'; // this session's socket, not the closed one's: no send into nothing meanwhile
     // What the page said (a "Rewound…", a /help) was about the session it was said in.
     if (id !== this.currentId) this.info = '';
     this.currentId = id;
@@ -307,7 +309,7 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
             ${this.notice ? html`<div class="notice" role="alert">${this.notice} <button @click=${() => (this.notice = '')} aria-label="Dismiss">×</button></div>` : nothing}
             <skein-plan .plan=${m.plan ?? this.snapshot?.plan}></skein-plan>
             <skein-chat-input .gauge=${gauge} .sessionId=${this.currentId} .mode=${this.snapshot?.mode ?? ''} @switch-mode=${(e: CustomEvent<{ mode: string }>) => void actions.setMode(this, e.detail.mode)} ?busy=${busy} ?asking=${state === 'WaitingForApproval'} .disabledReason=${this.missing ? 'No session here: pick one from the list or start a new one.' : this.snapshot?.readOnly ? `Read-only here: ${this.snapshot.readOnly}` : this.status === 'open' ? '' : 'Offline: reconnecting to the server… your text stays here.'}
-              @send=${(e: CustomEvent<{ text: string; images?: ImageInput[] }>) => this.send(e.detail.text, e.detail.images)}
+              @send=${(e: CustomEvent<{ text: string; images?: ImageInput[]; notSent?: boolean }>) => (e.detail.notSent = !this.send(e.detail.text, e.detail.images))}
               @cancel=${() => this.connection?.send({ type: 'cancel' })}></skein-chat-input>
           </footer>
         </main>
@@ -347,14 +349,17 @@ export class SkeinApp extends LitElement implements CommandHost, FollowHost, His
     return actions.switchModel(this, model, effort);
   }
 
-  private send(text: string, images?: ImageInput[]) {
+  /** Whether the message went out: one that did not stays in the composer (skein-chat-input.ts). */
+  private send(text: string, images?: ImageInput[]): boolean {
     this.notice = '';
     this.info = '';
     const slash = images?.length ? undefined : parseSlash(text);
-    if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg);
-    if (!this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) })) this.notice = 'Not sent: the connection is down. It will reconnect by itself.';
+    if (slash && slash.command.name !== '/compact') return void runCommand(this, slash.command.name, slash.arg), true;
+    const sent = this.connection?.send({ type: 'user_message', text, ...(images?.length && { images }) });
+    if (!sent) return !(this.notice = 'Not sent: the connection is down. Your message stays in the box to send again.');
     // What was just sent is where the conversation goes on: the reader follows it, wherever they had scrolled.
-    else this.timeline?.scrollToLatest();
+    this.timeline?.scrollToLatest();
+    return true;
   }
 
   /** Retry on a failed turn: its message sent again, images too (retry.ts). */

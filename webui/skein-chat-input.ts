@@ -4,7 +4,7 @@
 // arrow recalls earlier messages (kept per session across reloads), Escape or the Cancel button stops the agent
 // while it works, and when the connection is down the box says why it is off.
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import type { Gauge } from '../shared/protocol.js';
+import type { Gauge, ImageInput } from '../shared/protocol.js';
 import { draftSize } from './draft-size.js';
 import { readImage, type DraftImage } from './draft-images.js';
 import { MAX_FRAME_BYTES, MAX_IMAGES_PER_MESSAGE } from '../shared/wire/constants.js';
@@ -220,7 +220,10 @@ export class SkeinChatInput extends LitElement {
     const text = this.value;
     const images = this.images;
     if ((!text.trim() && !images.length) || this.disabledReason || this.sizeWithImages().refused) return;
-    this.dispatchEvent(new CustomEvent('send', { detail: { text, ...(images.length && { images: images.map(({ mediaType, data }) => ({ mediaType, data })) }) }, bubbles: true, composed: true }));
+    const detail: { text: string; images?: ImageInput[]; notSent?: boolean } = { text, ...(images.length && { images: images.map(({ mediaType, data }) => ({ mediaType, data })) }) };
+    this.dispatchEvent(new CustomEvent('send', { detail, bubbles: true, composed: true }));
+    // The page could not send it (its socket closed at that moment): the text and images stay to send again.
+    if (detail.notSent) return;
     this.images = [];
     this.imageError = '';
     this.history.push(text);
