@@ -75,6 +75,9 @@ export default {
     'server/trust/describe.ts',
     // Secrets masked in what is logged and in the frames sent live (streamed text, error notes).
     'server/agent/event-mask.ts',
+    // One server per data folder: the kernel lock and the file lock, the holder's liveness, the folder's checks.
+    'server/lock/data-dir-lock.ts',
+    'server/lock/data-dir-check.ts',
   ],
   // One test process per core of the 2-core machines the project is measured on (--concurrency 1 on a busy one).
   concurrency: 2,
