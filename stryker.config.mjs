@@ -69,6 +69,10 @@ export default {
     'server/acp/permission.ts',
     'server/acp/call-status.ts',
     'server/acp/turn.ts',
+    // The approval mode an ACP mode id stands for, the command a prompt invokes, /rewind's argument, the command
+    // list; the editor's session ids and the skein sessions open for them.
+    'server/acp/commands.ts',
+    'server/acp/session-map.ts',
     // The CLI's questions on a terminal (approvals, skein trust): what each typed answer decides.
     'server/cli/answers.ts',
     // What the user is shown about a project file before trusting it.

@@ -75,6 +75,8 @@ export default defineConfig({
       // the trust description; the mask of live frames.
       'test/unit/acp-permission.test.ts',
       'test/unit/acp-call-status.test.ts',
+      'test/unit/acp-commands.test.ts',
+      'test/unit/acp-session-map.test.ts',
       'test/unit/cli-answers.test.ts',
       'test/unit/event-mask.test.ts',
       // The data-folder lock: in this process (the kernel lock), and with the machine's answers passed in (the file
