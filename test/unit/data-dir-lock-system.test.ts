@@ -232,19 +232,29 @@ describe('the kernel lock', () => {
     expect((err as Error).message).toBe(`the data folder ${dir} cannot be used: its lock key ${keyFile} is empty; remove that file while no skein runs on this folder`);
     fs.rmSync(keyFile);
     const denied = errno('EACCES', `EACCES: permission denied, open '${keyFile}'`);
+    const written: string[] = [];
     const unreadable: LockFs = {
       ...fs,
       readFileSync: ((file: string, options: BufferEncoding) => {
         if (file === keyFile) throw Object.assign(denied, { path: keyFile });
         return fs.readFileSync(file, options);
       }) as LockFs['readFileSync'],
+      writeFileSync: ((file: string, ...rest: [string, fs.WriteFileOptions]) => {
+        written.push(file);
+        fs.writeFileSync(file, ...rest);
+      }) as LockFs['writeFileSync'],
     };
     fs.writeFileSync(keyFile, 'k\n');
     await expect(lockDataDir(dir, { system: { ...machineLockSystem(), fs: unreadable } })).rejects.toBe(denied);
+    // No new key was tried over the one that cannot be read.
+    expect(written).toEqual([]);
     expect(await heldBy(dir, { ...machineLockSystem(), fs: unreadable })).toBeUndefined();
     // The folder gone between reading its key and resolving its name: not held.
     const gone: LockFs = { ...fs, realpathSync: (() => { throw errno('ENOENT'); }) as unknown as LockFs['realpathSync'] };
     expect(await heldBy(dir, { ...machineLockSystem(), fs: gone })).toBeUndefined();
+    // Any other failure there is said, not taken for "not held".
+    const refused: LockFs = { ...fs, realpathSync: (() => { throw errno('EACCES', 'EACCES: realpath'); }) as unknown as LockFs['realpathSync'] };
+    await expect(heldBy(dir, { ...machineLockSystem(), fs: refused })).rejects.toThrow('EACCES: realpath');
   });
 
   it('a key that cannot be linked in for another reason fails the start with that error, leaving no temporary file', async () => {
