@@ -69,12 +69,19 @@ export default {
     'server/acp/permission.ts',
     'server/acp/call-status.ts',
     'server/acp/turn.ts',
+    // The approval mode an ACP mode id stands for, the command a prompt invokes, /rewind's argument, the command
+    // list; the editor's session ids and the skein sessions open for them.
+    'server/acp/commands.ts',
+    'server/acp/session-map.ts',
     // The CLI's questions on a terminal (approvals, skein trust): what each typed answer decides.
     'server/cli/answers.ts',
     // What the user is shown about a project file before trusting it.
     'server/trust/describe.ts',
     // Secrets masked in what is logged and in the frames sent live (streamed text, error notes).
     'server/agent/event-mask.ts',
+    // One server per data folder: the kernel lock and the file lock, the holder's liveness, the folder's checks.
+    'server/lock/data-dir-lock.ts',
+    'server/lock/data-dir-check.ts',
   ],
   // One test process per core of the 2-core machines the project is measured on (--concurrency 1 on a busy one).
   concurrency: 2,

@@ -73,12 +73,18 @@ export default defineConfig({
       'test/unit/gauge-fill.test.ts',
       'test/unit/webui-decisions.test.ts',
       // Issue 40: the ACP permission answers, turn endings and call statuses; the CLI's answers on a terminal;
-      // the trust description; the mask of live frames. (data-dir-lock.test.ts runs in `npm test`: the lock is not
-      // in the scope yet, docs/testing.md says why.)
+      // the trust description; the mask of live frames.
       'test/unit/acp-permission.test.ts',
       'test/unit/acp-call-status.test.ts',
+      'test/unit/acp-commands.test.ts',
+      'test/unit/acp-session-map.test.ts',
       'test/unit/cli-answers.test.ts',
       'test/unit/event-mask.test.ts',
+      // The data-folder lock: in this process (the kernel lock), and with the machine's answers passed in (the file
+      // lock, pids gone or another user's, the key-file race, the folder refusals). test/cli/data-dir-lock.test.ts
+      // (real processes) stays in `npm test`.
+      'test/unit/data-dir-lock.test.ts',
+      'test/unit/data-dir-lock-system.test.ts',
     ],
   },
 });

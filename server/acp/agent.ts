@@ -19,6 +19,7 @@ import { promptContent } from './prompt-content.js';
 import { runSlash } from './slash.js';
 import { ensureProject } from './project-request.js';
 import { AcpSession } from './session.js';
+import { isUnknownSession, SessionMap } from './session-map.js';
 import { trustHint, untrustedFilesFor } from './trust-hint.js';
 
 const VERSION = '0.1.0';
@@ -30,7 +31,7 @@ export interface AcpAgent {
 }
 
 export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
-  const sessions = new Map<string, AcpSession>();
+  const sessions = new SessionMap<AcpSession>();
   let capabilities: ClientCapabilities = {};
 
   const session = (id: string): AcpSession => {
@@ -43,9 +44,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
   const attach = async (id: string, client: AgentContext, replay: boolean): Promise<AcpSession> => {
     // The editor's SKEIN_APPROVAL (or model) takes effect, read back, or the session is refused: never the server's silently.
     await applySessionSettings(api, id, connection.settings);
-    sessions.get(id)?.close();
-    const opened = new AcpSession(id, { connection, api, client, compactionUpdates: Boolean(capabilities.session?.compaction) });
-    sessions.set(id, opened);
+    const opened = sessions.replace(id, () => new AcpSession(id, { connection, api, client, compactionUpdates: Boolean(capabilities.session?.compaction) }));
     await opened.open(replay);
     return opened;
   };
@@ -115,7 +114,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
       refuseIfRefused();
       await addMcpServers(params.mcpServers).catch(rethrow);
       const session = await attach(params.sessionId, client, true).catch((err: unknown) => {
-        if ((err instanceof Error && err.message.startsWith('no skein session')) || (err instanceof CliError && err.code === EXIT.notFound)) throw RequestError.sessionNotFound(params.sessionId);
+        if (isUnknownSession(err)) throw RequestError.sessionNotFound(params.sessionId);
         return rethrow(err);
       });
       opened(session);
@@ -148,8 +147,7 @@ export function createAcpAgent(connection: Connection, api: Api): AcpAgent {
   return {
     app,
     close() {
-      for (const s of sessions.values()) s.close();
-      sessions.clear();
+      sessions.closeAll();
     },
   };
 }

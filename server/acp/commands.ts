@@ -13,6 +13,17 @@ export const MODES: readonly SessionMode[] = MODE_INFO.map(({ id, name, descript
 
 export const isModeId = isApprovalMode;
 
+/**
+ * The skein mode an ACP mode id stands for (`session/set_mode`, `/mode`'s
+ * argument): each id is skein's own mode name, exactly (no case folding, no
+ * spaces), or the words refusing it.
+ */
+export function modeFor(id: string): { mode: ModeId; said: string } | { error: string } {
+  const found = MODE_INFO.find((m) => m.id === id);
+  if (!found) return { error: `unknown mode ${JSON.stringify(id)}: one of ${MODES.map((m) => m.id).join(', ')}` };
+  return { mode: found.id, said: `Approval mode: ${found.name}.` };
+}
+
 export type SlashName = 'compact' | 'clear' | 'model' | 'mode' | 'fork' | 'rewind' | 'export' | 'help';
 
 /** The hint of each command's argument, as an editor shows it in the prompt box. */
@@ -51,6 +62,13 @@ export function parseSlash(text: string): Slash | undefined {
   const m = /^(\/[a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!m || !SLASH_COMMANDS.some((c) => c.name === m[1])) return undefined;
   return { name: m[1]!.slice(1) as SlashName, arg: (m[2] ?? '').trim() };
+}
+
+/** `/rewind`'s argument: nothing lists the points; `N` or `N fork` rewinds to event N; anything else is refused (undefined). */
+export function parseRewind(arg: string): { kind: 'list' } | { kind: 'rewind'; seq: number; fork: boolean } | undefined {
+  if (!arg) return { kind: 'list' };
+  const m = /^(\d+)(?:\s+(fork))?$/.exec(arg);
+  return m ? { kind: 'rewind', seq: Number(m[1]), fork: m[2] !== undefined } : undefined;
 }
 
 export function helpText(): string {

@@ -8,7 +8,7 @@ import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
 import { CliError, EXIT } from '../cli/exit-codes.js';
 import { log } from '../log.js';
-import { availableCommands, isModeId, MODES, type ModeId } from './commands.js';
+import { availableCommands, modeFor, MODES, type ModeId } from './commands.js';
 import { permissionAnswer, permissionOptions } from './permission.js';
 import { openStream, type SessionStream } from './session-stream.js';
 import { diffContent, toolKind, toolLocations, toolTitle } from './tool-display.js';
@@ -204,10 +204,11 @@ export class AcpSession {
   }
 
   async setMode(mode: string): Promise<void> {
-    if (!isModeId(mode)) throw RequestError.invalidParams(undefined, `unknown mode ${JSON.stringify(mode)}: one of ${MODES.map((m) => m.id).join(', ')}`);
-    await this.options.api.request('PUT', `/api/sessions/${encodeURIComponent(this.id)}/mode`, { mode });
+    const chosen = modeFor(mode);
+    if ('error' in chosen) throw RequestError.invalidParams(undefined, chosen.error);
+    await this.options.api.request('PUT', `/api/sessions/${encodeURIComponent(this.id)}/mode`, { mode: chosen.mode });
     // The mode event that follows tells the editor too; this answer says it at once.
-    this.mode = mode;
+    this.mode = chosen.mode;
   }
 
   /** Asks the editor about a call waiting for approval and passes the answer on. */

@@ -12,7 +12,7 @@ import { parseCompactCommand, type RewindPreview, type SkeinEvent } from '../../
 import type { Api } from '../cli/api.js';
 import type { Connection } from '../cli/connection.js';
 import { applySessionSettings, refusedSetting } from '../cli/session-settings.js';
-import { helpText, isModeId, MODES, type Slash } from './commands.js';
+import { helpText, modeFor, MODES, parseRewind, type Slash } from './commands.js';
 import type { AcpSession } from './session.js';
 
 /** Rewind points listed by a bare /rewind (the latest ones). */
@@ -24,9 +24,10 @@ export async function runSlash(slash: Slash, target: AcpSession, api: Api, conne
     case 'help':
       return target.say(helpText());
     case 'mode': {
-      if (!isModeId(slash.arg)) return target.say(`/mode takes one of ${MODES.map((m) => m.id).join(', ')}`);
-      await target.setMode(slash.arg);
-      return target.say(`Approval mode: ${MODES.find((m) => m.id === slash.arg)!.name}.`);
+      const chosen = modeFor(slash.arg);
+      if ('error' in chosen) return target.say(`/mode takes one of ${MODES.map((m) => m.id).join(', ')}`);
+      await target.setMode(chosen.mode);
+      return target.say(chosen.said);
     }
     case 'model': {
       if (!slash.arg) return target.say('/model takes a model name, e.g. /model claude-sonnet-4-5');
@@ -69,16 +70,16 @@ export async function runSlash(slash: Slash, target: AcpSession, api: Api, conne
 async function rewind(arg: string, target: AcpSession, api: Api, route: string): Promise<void> {
   const events = await api.events(target.id);
   const messages = events.filter((e): e is Extract<SkeinEvent, { kind: 'user' }> => e.kind === 'user' && !parseCompactCommand(e.text));
-  if (!arg) {
+  const asked = parseRewind(arg);
+  if (asked?.kind === 'list') {
     if (!messages.length) return target.say('/rewind: nothing to rewind yet (no message in this session).');
     const points = messages.slice(-REWIND_POINTS).map((m) => `- /rewind ${Math.max(1, m.seq - 1)}: before "${firstLine(m.text)}"`);
     return target.say(['Points to rewind the files to (the conversation stays; add "fork" to fork it there too):', ...points].join('\n'));
   }
-  const m = /^(\d+)(?:\s+(fork))?$/.exec(arg);
-  if (!m) return target.say('/rewind takes an event number, optionally followed by "fork": /rewind 12 or /rewind 12 fork. /rewind alone lists the points.');
-  const seq = Number(m[1]);
+  if (!asked) return target.say('/rewind takes an event number, optionally followed by "fork": /rewind 12 or /rewind 12 fork. /rewind alone lists the points.');
+  const { seq } = asked;
   const preview = await api.request<RewindPreview>('GET', `${route}/rewind?seq=${seq}`);
-  const done = await api.request<{ restored: string[]; id?: string }>('POST', `${route}/rewind`, { seq, ...(m[2] && { fork: true }) });
+  const done = await api.request<{ restored: string[]; id?: string }>('POST', `${route}/rewind`, { seq, ...(asked.fork && { fork: true }) });
   const files = preview.files.length ? preview.files.map((f) => `- ${f.path}: ${f.change}`).join('\n') : 'No file changed since then.';
   const diff = preview.diff.trim() ? `\n\nWhat it undid:\n\`\`\`diff\n${preview.diff.trimEnd()}\n\`\`\`` : '';
   const notes = preview.notes.length ? `\n\n${preview.notes.join('\n')}` : '';

@@ -5,13 +5,23 @@
 // missing folders are made one at a time.
 import fs from 'node:fs';
 import path from 'node:path';
+import { machineLockSystem, type LockSystem } from './lock-system.js';
 
 /** The data folder cannot be used; the message says why and what to do. */
 export class DataDirUnusableError extends Error {
   override readonly name = 'DataDirUnusableError';
 }
 
-export function prepareDataDir(dataDir: string): void {
+/** `system`: the machine's file calls and uid (a test passes its own to reach the refusals root never gets). */
+export function prepareDataDir(dataDir: string, system: Pick<LockSystem, 'fs' | 'uid'> = machineLockSystem()): void {
+  const { fs: files } = system;
+  const statOf = (p: string): fs.Stats | undefined => {
+    try {
+      return files.statSync(p);
+    } catch {
+      return undefined;
+    }
+  };
   const dir = path.resolve(dataDir);
   const missing: string[] = [];
   let existing = dir;
@@ -28,7 +38,7 @@ export function prepareDataDir(dataDir: string): void {
   }
   for (const folder of missing) {
     try {
-      fs.mkdirSync(folder, { mode: 0o700 });
+      files.mkdirSync(folder, { mode: 0o700 });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EEXIST' && statOf(folder)?.isDirectory()) continue;
@@ -36,20 +46,12 @@ export function prepareDataDir(dataDir: string): void {
     }
   }
   try {
-    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK | fs.constants.R_OK);
+    files.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK | fs.constants.R_OK);
   } catch (err) {
     const owner = statOf(dir)?.uid;
-    const me = process.getuid?.();
+    const me = system.uid();
     const whose = owner !== undefined && me !== undefined && owner !== me ? `it belongs to another user (uid ${owner}; you are ${me})` : reason(err as NodeJS.ErrnoException);
     throw new DataDirUnusableError(`the data folder ${dir} is not writable by you: ${whose}; give SKEIN_DATA_DIR (--data-dir) your own folder`);
-  }
-}
-
-function statOf(p: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(p);
-  } catch {
-    return undefined;
   }
 }
 

@@ -6,16 +6,16 @@
 // a stale file to judge). `<data dir>/server.lock` says who holds it (pid,
 // host, URL, since when), for the refusal message and for `skein run`, which
 // drives that server instead of starting a second. Elsewhere the file itself
-// is the lock, taken over when its pid is gone.
+// is the lock, taken over when its pid is gone. What the machine answers (the
+// platform, pids, host name, file calls) comes in as a LockSystem
+// (lock-system.ts), the real one by default.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { prepareDataDir } from './data-dir-check.js';
+import { DataDirUnusableError, prepareDataDir } from './data-dir-check.js';
+import { machineLockSystem, type LockFs, type LockSystem } from './lock-system.js';
 
 export const LOCK_FILE = 'server.lock';
-const KERNEL_LOCK = process.platform === 'linux';
 
 export interface LockHolder {
   pid: number;
@@ -57,19 +57,24 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
-/** Files this process holds without a kernel lock: a second server in the same process is refused too. */
+/**
+ * Folders this process holds (their real paths: a second name of the folder is the same folder): without a
+ * kernel lock, a second server in the same process is refused too.
+ */
 const heldHere = new Set<string>();
 
 /** Takes the data folder for this process, or throws DataDirLockedError naming who has it. */
-export async function lockDataDir(dataDir: string, options: { embedded?: boolean } = {}): Promise<DataDirLock> {
+export async function lockDataDir(dataDir: string, options: { embedded?: boolean; system?: LockSystem } = {}): Promise<DataDirLock> {
+  const system = options.system ?? machineLockSystem();
   // A regular file, another user's folder, a path that cannot be made: one clear line (DataDirUnusableError).
-  prepareDataDir(dataDir);
+  prepareDataDir(dataDir, system);
   const file = path.join(dataDir, LOCK_FILE);
-  const previous = readHolder(dataDir);
-  let holder: LockHolder = { pid: process.pid, hostname: os.hostname(), started: new Date().toISOString(), ...(options.embedded && { embedded: true }) };
-  const socket = KERNEL_LOCK ? await bindKernelLock(dataDir) : claimFile(dataDir, file);
-  writeHolder(file, holder);
-  heldHere.add(file);
+  const previous = readHolder(dataDir, system.fs);
+  let holder: LockHolder = { pid: system.pid, hostname: system.hostname(), started: new Date().toISOString(), ...(options.embedded && { embedded: true }) };
+  const socket = system.kernelLock ? await bindKernelLock(dataDir, system) : claimFile(dataDir, system);
+  writeHolder(file, holder, system);
+  const here = heldKey(dataDir, system);
+  heldHere.add(here);
   // The kernel lock is per machine: a holder recorded on another host cannot be checked from here.
   const warning =
     previous && previous.hostname !== holder.hostname
@@ -81,15 +86,15 @@ export async function lockDataDir(dataDir: string, options: { embedded?: boolean
     serving(url) {
       if (released) return;
       holder = { ...holder, url };
-      writeHolder(file, holder);
+      writeHolder(file, holder, system);
     },
     async release() {
       if (released) return;
       released = true;
-      heldHere.delete(file);
+      heldHere.delete(here);
       // The file goes first, while the folder is still ours (a new holder's file is never removed).
-      const now = readHolder(dataDir);
-      if (now?.pid === holder.pid && now.started === holder.started) fs.rmSync(file, { force: true });
+      const now = readHolder(dataDir, system.fs);
+      if (now?.pid === holder.pid && now.started === holder.started) system.fs.rmSync(file, { force: true });
       await new Promise<void>((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
     },
   };
@@ -99,27 +104,32 @@ export async function lockDataDir(dataDir: string, options: { embedded?: boolean
  * Whether a live process holds the data folder, and what its file says of it
  * (undefined while it is still starting, or when the file is a crashed one's).
  */
-export async function heldBy(dataDir: string): Promise<{ holder: LockHolder | undefined } | undefined> {
-  const holder = readHolder(dataDir);
-  const live = holder && isAlive(holder, path.join(dataDir, LOCK_FILE)) ? holder : undefined;
-  if (KERNEL_LOCK) return (await kernelLockHeld(dataDir)) ? { holder: live } : undefined;
+export async function heldBy(dataDir: string, system: LockSystem = machineLockSystem()): Promise<{ holder: LockHolder | undefined } | undefined> {
+  const holder = readHolder(dataDir, system.fs);
+  const live = holder && isAlive(holder, dataDir, system) ? holder : undefined;
+  if (system.kernelLock) return (await kernelLockHeld(dataDir, system.fs)) ? { holder: live } : undefined;
   return live && { holder: live };
 }
 
-export function readHolder(dataDir: string): LockHolder | undefined {
+export function readHolder(dataDir: string, files: Pick<LockFs, 'readFileSync'> = machineLockSystem().fs): LockHolder | undefined {
   try {
-    const parsed = JSON.parse(fs.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')) as Partial<LockHolder>;
+    const parsed = JSON.parse(files.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')) as Partial<LockHolder>;
     return typeof parsed.pid === 'number' && typeof parsed.hostname === 'string' && typeof parsed.started === 'string' ? (parsed as LockHolder) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function writeHolder(file: string, holder: LockHolder): void {
+function writeHolder(file: string, holder: LockHolder, system: LockSystem): void {
   // Whole or not at all: a reader never sees half a file.
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  const tmp = `${file}.${system.pid}.tmp`;
+  system.fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+  system.fs.renameSync(tmp, file);
+}
+
+/** The folder's one name in `heldHere`, however it was given (its real path once it exists). */
+function heldKey(dataDir: string, system: LockSystem): string {
+  return system.fs.realpathSync(dataDir);
 }
 
 /** Salts the socket's name; kept in the (private) data folder, so no other user can take the name first. */
@@ -130,38 +140,50 @@ const KEY_FILE = 'server.lock.key';
  * (symlinks resolved). Abstract sockets have no permissions, so the name also
  * holds a random key from the folder: `create` makes it the first time.
  */
-function kernelLockName(dataDir: string, create: boolean): string | undefined {
-  const key = lockKey(path.join(dataDir, KEY_FILE), create);
+function kernelLockName(dataDir: string, create: { pid: number } | undefined, files: LockFs): string | undefined {
+  const key = lockKey(path.join(dataDir, KEY_FILE), create, files);
   if (!key) return undefined;
-  const real = fs.realpathSync(dataDir);
+  const real = files.realpathSync(dataDir);
   return `\0skein-data-dir-${crypto.createHash('sha256').update(`${real}\n${key}`).digest('hex').slice(0, 40)}`;
 }
 
-function lockKey(file: string, create: boolean): string | undefined {
+/** `create`: the key is made if there is none yet, by the process of this pid (its temporary file's name). */
+function lockKey(file: string, create: { pid: number } | undefined, files: LockFs): string | undefined {
+  let text: string;
   try {
-    return fs.readFileSync(file, 'utf8').trim() || undefined;
+    text = files.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !create) return undefined;
+    // Only asked (heldBy): no key, no lock. A key that cannot be read fails the start with the system's error (its path: start-failure.ts says it).
+    if (!create) return undefined;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return makeKey(file, create.pid, files);
   }
+  const key = text.trim();
+  // Only a hand-edited file is empty (the key is linked in whole): no lock can be named after it.
+  if (!key && create) throw new DataDirUnusableError(`the data folder ${path.dirname(file)} cannot be used: its lock key ${file} is empty; remove that file while no skein runs on this folder`);
+  return key;
+}
+
+function makeKey(file: string, pid: number, files: LockFs): string {
   // Whole at once (a link of a written file): two first starts agree on one key.
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${crypto.randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
+  const tmp = `${file}.${pid}.tmp`;
+  files.writeFileSync(tmp, `${crypto.randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
   try {
-    fs.linkSync(tmp, file);
+    files.linkSync(tmp, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   } finally {
-    fs.rmSync(tmp, { force: true });
+    files.rmSync(tmp, { force: true });
   }
-  return fs.readFileSync(file, 'utf8').trim();
+  return files.readFileSync(file, 'utf8').trim();
 }
 
-function bindKernelLock(dataDir: string): Promise<net.Server> {
+function bindKernelLock(dataDir: string, system: LockSystem): Promise<net.Server> {
   return new Promise((resolve, reject) => {
     // Nothing is served: a connection only tells the caller that the folder is held.
     const server = net.createServer((connection) => connection.destroy());
-    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new DataDirLockedError(dataDir, readHolder(dataDir)) : err));
-    server.listen({ path: kernelLockName(dataDir, true)! }, () => {
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new DataDirLockedError(dataDir, readHolder(dataDir, system.fs)) : err));
+    server.listen({ path: kernelLockName(dataDir, { pid: system.pid }, system.fs)! }, () => {
       // The lock never keeps the process alive by itself.
       server.unref();
       resolve(server);
@@ -169,12 +191,14 @@ function bindKernelLock(dataDir: string): Promise<net.Server> {
   });
 }
 
-function kernelLockHeld(dataDir: string): Promise<boolean> {
+function kernelLockHeld(dataDir: string, files: LockFs): Promise<boolean> {
   let name: string | undefined;
   try {
-    name = kernelLockName(dataDir, false);
-  } catch {
-    name = undefined; // no such folder
+    name = kernelLockName(dataDir, undefined, files);
+  } catch (err) {
+    // The folder went away after its key was read.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    name = undefined;
   }
   // No folder, or no key in it: no server ever held it.
   if (!name) return Promise.resolve(false);
@@ -189,18 +213,19 @@ function kernelLockHeld(dataDir: string): Promise<boolean> {
 }
 
 /** Without a kernel lock: the file is the lock, taken over when its holder is gone. */
-function claimFile(dataDir: string, file: string): undefined {
-  const holder = readHolder(dataDir);
-  if (holder && isAlive(holder, file)) throw new DataDirLockedError(dataDir, holder);
+function claimFile(dataDir: string, system: LockSystem): undefined {
+  const holder = readHolder(dataDir, system.fs);
+  if (holder && isAlive(holder, dataDir, system)) throw new DataDirLockedError(dataDir, holder);
   return undefined;
 }
 
 /** The recorded process still runs (on this machine; another machine's cannot be checked and counts as gone). */
-function isAlive(holder: LockHolder, file: string): boolean {
-  if (holder.hostname !== os.hostname()) return false;
-  if (holder.pid === process.pid) return heldHere.has(file);
+function isAlive(holder: LockHolder, dataDir: string, system: LockSystem): boolean {
+  if (holder.hostname !== system.hostname()) return false;
+  // This process: held only while a lock of this process has the folder (the file may be a crashed run's with the same pid).
+  if (holder.pid === system.pid) return heldHere.has(heldKey(dataDir, system));
   try {
-    process.kill(holder.pid, 0);
+    system.probePid(holder.pid);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';

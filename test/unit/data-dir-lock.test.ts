@@ -3,7 +3,8 @@
 // symbolic link to it, a path with `..` or a trailing slash), naming who
 // holds it; released, the folder can be taken again; what the lock file
 // says of its holder, and the warning when it names another machine. Real
-// processes: test/cli/data-dir-lock.test.ts.
+// processes: test/cli/data-dir-lock.test.ts; the file lock, the key-file race and
+// the refusals, with the machine's answers passed in: data-dir-lock-system.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -39,7 +39,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   'server/llm/limits/learned-file.ts': "what the data folder learned about model servers (learned-limits.json)",
   'server/llm/replay.ts': 'a recorded session the user names',
   'server/lock/data-dir-check.ts': 'the data folder',
-  'server/lock/data-dir-lock.ts': 'the data folder',
+  'server/lock/lock-system.ts': "the data folder (the lock's file calls, which data-dir-lock.ts and data-dir-check.ts are given)",
   'server/manage/fork.ts': 'session folders (data folder)',
   'server/manage/meta.ts': 'session folders (data folder)',
   'server/manage/trash.ts': 'session folders (data folder)',
