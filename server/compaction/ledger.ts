@@ -18,7 +18,7 @@ import type { SourcedMessage } from './types.js';
 export { pathsInCommand, renderLedger };
 
 /** Share of the compaction target the ledger may take. */
-export const LEDGER_BUDGET_SHARE = 0.4;
+export const LEDGER_BUDGET_SHARE = 0.15;
 /** The budget when no target is given. */
 export const DEFAULT_LEDGER_TOKENS = 2000;
 const COMMAND_CHARS = 300;
