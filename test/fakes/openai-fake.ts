@@ -48,6 +48,12 @@ export interface OpenAIFake {
   server?: WindowSettings;
   /** Requests refused as too long. */
   refused: number;
+  /**
+   * llama.cpp flavour: answers stopped because prompt and answer filled the window (the prompt fit, so no
+   * refusal; not counted for an answer stopped by max_tokens): its other way of saying the window is full.
+   * `refusedBefore`: requests refused before this one (0: the first time the server pushed back).
+   */
+  filled: { prompt: number; answer: number; refusedBefore: number }[];
   /** Ollama flavour: requests whose start was cut, and whether the first user message went with it. */
   cut: { droppedFirstUser: boolean; kept: number; sent: number }[];
   /** Ollama flavour: its native API (/api/chat with options.num_ctx), test/fakes/ollama-native-fake.ts. */
@@ -77,6 +83,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     summaryDelayMs: 0,
     ...(options.server && { server: options.server }),
     refused: 0,
+    filled: [],
     cut: [],
     ollama: { requests: [], cut: [], reported: [] },
     textOnly: false,
@@ -176,6 +183,7 @@ export async function startOpenAIFake(options: { window?: number; key?: string |
     const room = llama ? answerRoom(fake.server!.window, split.total, maxOut) : Infinity;
     const cut = limited.cut || completion > room;
     if (completion > room) {
+      if (room < (maxOut || Infinity)) fake.filled.push({ prompt: split.total, answer: room, refusedBefore: fake.refused });
       answer.text = cutTo(answer.text, room, own);
       calls.length = 0;
       completion = room;

@@ -3,6 +3,11 @@
 // driven well past the real window through the real SDKs and keeps answering;
 // after the first refusal there is at most one more; the learned window is in
 // the log and survives a restart; the first user message stays in the view.
+// llama.cpp refuses only a prompt that alone reaches its context: a prompt a
+// few tokens under it is answered, cut when the context is full, and skein
+// learns the window from that cut instead. Which of the two comes first
+// depends on the prompt's exact size (the work folder's random name is in the
+// system prompt), so both count as the server pushing back.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LimitsEvent, SessionSnapshot, SkeinEvent } from '../../shared/protocol.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
@@ -26,7 +31,7 @@ afterEach(async () => {
 
 interface Family {
   name: string;
-  start(): Promise<{ env: Record<string, string>; refused: () => number; fake: AnthropicFake | GeminiFake | OpenAIFake }>;
+  start(): Promise<{ env: Record<string, string>; refused: () => number; fake: AnthropicFake | GeminiFake | OpenAIFake; filled?: () => OpenAIFake['filled'] }>;
 }
 
 const anthropic = (checkMaxTokens: boolean, name: string): Family => ({
@@ -44,7 +49,7 @@ const compatible = (flavour: CompatFlavour, advertise = false): Family => ({
   async start() {
     const f = await startOpenAIFake({ key: null, models: ['local-model'], server: { flavour, window: REAL, advertise } });
     closers.push(f.close);
-    return { fake: f, refused: () => f.refused + f.cut.length, env: { SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url } };
+    return { fake: f, refused: () => f.refused + f.cut.length + f.filled.length, filled: () => f.filled, env: { SKEIN_MODEL: 'openai:local-model', OPENAI_BASE_URL: f.url } };
   },
 });
 
@@ -81,7 +86,7 @@ async function firstUserInView(server: TestServer, id: string): Promise<void> {
 describe('told 200,000 tokens, the server has 9,000', () => {
   for (const family of FAMILIES) {
     it(`${family.name}: keeps answering past the real window, at most one refusal after the first, learned window in the log and after a restart`, async () => {
-      const { env, refused } = await family.start();
+      const { env, refused, filled } = await family.start();
       const dirs = { dataDir: tempDir('data'), workDir: tempDir('work') };
       const run = await startSession({ ...env, SKEIN_CONTEXT_WINDOW: TOLD }, servers, dirs);
       await run.say(FIRST);
@@ -97,9 +102,14 @@ describe('told 200,000 tokens, the server has 9,000', () => {
       // SKEIN_CONTEXT_WINDOW says, so nothing is ever cut or refused.
       const known = family.name === 'ollama';
       if (known) expect(refusals, 'nothing cut').toBe(0);
-      else expect(refusals, 'the server refused (or cut) at least once').toBeGreaterThanOrEqual(1);
+      else expect(refusals, 'the server refused (or cut the prompt or the answer) at least once').toBeGreaterThanOrEqual(1);
       const learned = limitsEvents(events).filter((e) => e.source === (known ? 'provider' : 'refusal'));
       expect(learned.length).toBeGreaterThanOrEqual(1);
+      // An answer cut at the full context (llama.cpp) is named as such; one before any refusal taught the window.
+      const fills = filled?.() ?? [];
+      const cutAtContext = events.filter((e) => e.kind === 'answer_cut' && e.reason === 'context');
+      expect(cutAtContext.length, 'every answer cut at the full context is named').toBeGreaterThanOrEqual(fills.length);
+      if (fills[0]?.refusedBefore === 0) expect(learned[0]).toMatchObject({ contextWindow: fills[0]!.prompt + fills[0]!.answer, via: expect.stringMatching(/answer cut for length/) });
       // A refusal that names no number says only that the window is below what was asked (the prompt and the output budget).
       expect(learned.at(-1)!.contextWindow).toBeLessThanOrEqual(family.name === 'ollama-refuses' ? REAL + 4096 : REAL);
       // The gauge's window followed.
