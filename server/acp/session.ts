@@ -69,8 +69,8 @@ export class AcpSession {
         translator = new UpdateTranslator({ workDir: snapshot.workspace?.workDir, compactionUpdates: this.options.compactionUpdates, mode: () => this.mode });
         this.translator = translator;
       },
-      event: (event, live) => translator && this.see(event, live, translator, replay),
-      delta: (frame) => translator && this.live && this.send(translator.delta(frame)),
+      event: (event, live) => !this.closed && translator && this.see(event, live, translator, replay),
+      delta: (frame) => !this.closed && translator && this.live && this.send(translator.delta(frame)),
       lost: (reason) => {
         log.warn(`acp: ${reason}`, { session: this.id });
         this.lost = reason;
@@ -79,6 +79,8 @@ export class AcpSession {
       },
     });
     this.stream = stream;
+    // Closed while its stream opened (another session/load of this id came in): it must not stay subscribed.
+    if (this.closed) return void stream.close();
     await stream.caughtUp;
     this.live = true;
     for (const started of this.running.values()) this.children.follow(started);
