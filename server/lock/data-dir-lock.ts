@@ -151,6 +151,12 @@ function kernelLockName(dataDir: string, create: { pid: number } | undefined, fi
 function lockKey(file: string, create: { pid: number } | undefined, files: LockFs): string | undefined {
   let text: string;
   try {
+    // Read only a regular file: a folder threw a stack trace, a FIFO held the start for ever.
+    const kind = files.statSync(file);
+    if (!kind.isFile()) {
+      if (!create) return undefined;
+      throw new DataDirUnusableError(`the data folder ${path.dirname(file)} cannot be used: its lock key ${file} is ${kind.isDirectory() ? 'a folder' : 'not a regular file'}; remove it while no skein runs on this folder`);
+    }
     text = files.readFileSync(file, 'utf8');
   } catch (err) {
     // Only asked (heldBy): no key, no lock. A key that cannot be read fails the start with the system's error (its path: start-failure.ts says it).

@@ -5,6 +5,7 @@
 // file); two first starts racing for the key file; the refusals a folder gets
 // from the system (as root, none of them can be made for real). Each test
 // asserts the decision: the refusal's words and holder, the record written.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -361,5 +362,22 @@ describe('a folder the system refuses', () => {
     expect((err as Error).name).toBe('DataDirUnusableError');
     expect((err as Error).message).toBe(`the data folder ${dir} is not writable by you: it belongs to another user (uid ${fs.statSync(dir).uid}; you are 4242); give SKEIN_DATA_DIR (--data-dir) your own folder`);
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('a lock key that is no file', () => {
+  it('a folder or a FIFO in the key\'s place fails the start in one line naming it (no stack trace, no hang); asking who holds the folder says nobody', async () => {
+    for (const [make, words] of [
+      [(file: string) => fs.mkdirSync(file), 'a folder'],
+      [(file: string) => execFileSync('mkfifo', [file]), 'not a regular file'],
+    ] as const) {
+      const dir = tempDir('lock-sys');
+      const keyFile = path.join(dir, 'server.lock.key');
+      make(keyFile);
+      const err = await lockDataDir(dir).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DataDirUnusableError);
+      expect((err as Error).message).toBe(`the data folder ${dir} cannot be used: its lock key ${keyFile} is ${words}; remove it while no skein runs on this folder`);
+      await expect(heldBy(dir)).resolves.toBeUndefined();
+    }
   });
 });
