@@ -78,6 +78,9 @@ async function rewind(arg: string, target: AcpSession, api: Api, route: string):
   }
   if (!asked) return target.say('/rewind takes an event number, optionally followed by "fork": /rewind 12 or /rewind 12 fork. /rewind alone lists the points.');
   const { seq } = asked;
+  // Answered as the other bad arguments are (an agent message), not as a failed prompt.
+  const last = events.at(-1)?.seq ?? 0;
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > last) return target.say(`/rewind ${seq}: no such event; this session's events are 1 to ${last}. /rewind alone lists the points.`);
   const preview = await api.request<RewindPreview>('GET', `${route}/rewind?seq=${seq}`);
   const done = await api.request<{ restored: string[]; id?: string }>('POST', `${route}/rewind`, { seq, ...(asked.fork && { fork: true }) });
   const files = preview.files.length ? preview.files.map((f) => `- ${f.path}: ${f.change}`).join('\n') : 'No file changed since then.';
