@@ -106,10 +106,6 @@ async function startLocked(config: Config, uiDir: string, options: SessionOption
   const serverSettings = { sandbox: config.sandbox, sandboxNetwork: config.sandboxNetwork, sandboxRead: config.sandboxRead, worktreeDefault: config.worktreeDefault === true };
   const app = createApp({ sessions, uiDir, access, models, defaultModel: config.model, metrics, trust, serverSettings, ...(config.gitNetworkTimeoutMs !== undefined && { gitNetworkTimeoutMs: config.gitNetworkTimeoutMs }) });
   const server = http.createServer(app);
-  // An idle keep-alive socket outlives a client's own reuse limit (undici: the server's hint less 1 s; browsers:
-  // minutes). With Node's 5 s a request sent as the server dropped the socket failed with "other side closed".
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   guardSockets(server);
   const hub = attachHub(server, sessions, access, hubOptions);
   metrics.connect({ sessions: () => sessions.list(), websocketClients: () => hub.clients() });

@@ -19,14 +19,6 @@ function directives(csp: string | null): Map<string, string> {
   return new Map((csp ?? '').split(';').map((d) => d.trim().split(/\s+(.*)/s, 2) as [string, string]));
 }
 
-describe('keep-alive', () => {
-  it('an idle connection is kept 65 s, longer than a client reuses one: no request meets a socket the server just closed', async () => {
-    const res = await fetch(server.url + '/healthz');
-    expect(res.headers.get('keep-alive')).toBe('timeout=65');
-    await res.text();
-  });
-});
-
 describe('safety headers', () => {
   it('API answers carry no ETag (not worth hashing every body a client polls); static files keep theirs', async () => {
     const auth = authHeaders(server.url);
