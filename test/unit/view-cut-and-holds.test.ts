@@ -23,6 +23,9 @@ describe('a cut answer in the view', () => {
     expect(view[1]!.goesOn).toBe(true);
     expect(view[2]!.seq).toBe(3);
     expect(view[0]!.goesOn).toBeUndefined();
+    // A status note logged after it (before the next request) comes after it, as logged.
+    log.add({ kind: 'status', text: 'note' } as never);
+    expect(roles(deriveView(log.events)).slice(2)).toEqual(['user:go on', 'user:note']);
   });
 
   it('a cut with no note (continuations used up) adds nothing and marks nothing', () => {
@@ -97,6 +100,20 @@ describe('a message typed mid-turn', () => {
     const view = deriveView(log.events);
     expect(view[0]!.toolCalls?.map((c) => c.id)).toEqual(['a']);
     expect(roles(view)).toEqual(['assistant:', 'tool:ok']);
+  });
+});
+
+describe('a cleared result', () => {
+  it('is cleared once: a later clearing leaves its placeholder (with its names, over the 400-character floor) as it is', () => {
+    const output = Array.from({ length: 300 }, (_, i) => `error in src/handlers/handler${i}.ts:${i + 1} at HandlerNumber${i}`).join('\n');
+    const messages: SourcedMessage[] = [{ role: 'user', content: 'task', seq: 1 }, { role: 'assistant', content: '', seq: 2, toolCalls: [{ id: 'a', name: 'bash', input: {} }] }, { role: 'tool', content: output, toolCallId: 'a', seq: 3 }];
+    const calls = new Map([['a', { name: 'bash', input: { command: 'cat handlers.ts' } }]]);
+    applyCompaction(messages, { clearedThroughSeq: 3, clearedIndex: true }, calls);
+    const once = messages[2]!;
+    expect(once.clearedChars).toBe(output.length);
+    expect(once.content.length).toBeGreaterThan(400);
+    applyCompaction(messages, { clearedThroughSeq: 3, clearedIndex: true }, calls);
+    expect(messages[2]).toEqual(once);
   });
 });
 
