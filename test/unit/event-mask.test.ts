@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeltaFrame, NewEvent } from '../../shared/protocol.js';
 import { maskDeep, maskedError, maskEvent, maskLiveFrame, StreamMask } from '../../server/agent/event-mask.js';
-import { secretValues, urlSecrets } from '../../server/tools/env.js';
+import { maskSecrets, secretValues, urlSecrets } from '../../server/tools/env.js';
 
 const TOKEN = { name: 'skein access token', value: 'tok-0123456789abcdef' };
 const KEY = { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-0123456789' };
@@ -107,5 +107,67 @@ describe('live frames', () => {
     const piece = (index: number, text: string) => maskLiveFrame({ type: 'delta', afterSeq: 2, attempt: 0, index, text }, mask, () => [TOKEN]);
     expect(piece(0, 'the token is tok-0123')).toEqual({ type: 'delta', afterSeq: 2, attempt: 0, index: 0, text: 'the token is ' });
     expect(piece(1, '456789abcdef, done')).toEqual({ type: 'delta', afterSeq: 2, attempt: 0, index: 1, text: '[redacted skein access token], done' });
+  });
+});
+
+describe('event mask: what changes and what stays', () => {
+  const signed = { provider: 'anthropic' as const, model: 'claude', output: [{ type: 'thinking', thinking: 'plan the fix', signature: 'sig' }], text: 'plan the fix', prefix: 'abc' };
+
+  it('a secret only in the answer, not in its thinking: the answer is masked, the thinking keeps its prefix (it is still sent back)', () => {
+    const answer: NewEvent = { kind: 'agent', text: `use ${KEY.value}`, model: 'claude', endOfTurn: true, reasoning: signed };
+    const masked = maskEvent(answer, [KEY]);
+    expect(masked.kind === 'agent' && masked.text).toBe('use [redacted ANTHROPIC_API_KEY]');
+    expect(masked.kind === 'agent' && masked.reasoning).toEqual(signed);
+    // No secret anywhere: the event itself, its thinking (a non-empty list of blocks) signed as it was.
+    const clean: NewEvent = { ...answer, text: 'done' };
+    expect(maskEvent(clean, [KEY])).toBe(clean);
+  });
+
+  it('a secret only in an object key is masked; nulls, numbers and booleans pass as they are', () => {
+    expect(maskDeep({ [KEY.value]: 1 }, [KEY])).toEqual({ '[redacted ANTHROPIC_API_KEY]': 1 });
+    const input = { command: null, timeout: 3, background: false, args: [null, 2] };
+    expect(maskDeep(input, [KEY])).toBe(input);
+  });
+});
+
+describe('streamed text: where the held-back tail starts', () => {
+  const piece = (mask: StreamMask, index: number, text: string, channel?: 'thinking') => mask.frame({ type: 'delta', afterSeq: 1, attempt: 0, index, text, ...(channel && { channel }) }).text;
+
+  it('a piece that ends in a whole secret sends it masked at once, holding nothing', () => {
+    const mask = new StreamMask(() => [TOKEN]);
+    expect(piece(mask, 0, `key ${TOKEN.value}`)).toBe('key [redacted skein access token]');
+    expect(piece(mask, 1, ' done')).toBe(' done');
+  });
+
+  it("the thinking and the answer hold their tails apart: one's held start never joins the other's text", () => {
+    const mask = new StreamMask(() => [TOKEN]);
+    expect(piece(mask, 0, 'a tok-01')).toBe('a ');
+    expect(piece(mask, 1, '23456789abcdef', 'thinking')).toBe('23456789abcdef');
+    expect(piece(mask, 2, '23456789abcdef')).toBe('[redacted skein access token]');
+  });
+
+  it("a later secret's start inside an earlier one's held start does not move the cut forward", () => {
+    const long = { name: 'L', value: 'abcdefghijklmnop' };
+    const other = { name: 'O', value: 'defxyz12345678' };
+    const mask = new StreamMask(() => [long, other]);
+    expect(piece(mask, 0, 'see abcdef')).toBe('see ');
+    expect(piece(mask, 1, 'ghijklmnop!')).toBe('[redacted L]!');
+  });
+
+  it('a secret that repeats its own start, streamed after a whole one: no copy is cut in two', () => {
+    const secret = { name: 'S', value: 'q9Zq9Zq9Z' };
+    const mask = new StreamMask(() => [secret]);
+    const frames = ['q9Z'.repeat(7), 'm4Ym4Yq9Z', '.'].map((text, index) => piece(mask, index, text));
+    expect(frames).toEqual(['', '[redacted S][redacted S]q9Zm4Ym4Y', 'q9Z.']);
+  });
+
+  it('cutting before one secret can put another across the cut: the cut moves again until none is', () => {
+    const one = { name: 'A', value: 'm4Yq9Zm4Y' };
+    const two = { name: 'B', value: 'm4Ym4Ym4Yq9Z' };
+    const mask = new StreamMask(() => [one, two]);
+    // The first secret's start is at 0, the second's at 6 (inside the first's): all of it is held.
+    expect(piece(mask, 0, 'm4Yq9Zm4Ym4Ym4Yq9Z')).toBe('');
+    // Then masked as the whole text would be (the two overlap: the first one masked takes the second's start).
+    expect(piece(mask, 1, '.')).toBe(maskSecrets('m4Yq9Zm4Ym4Ym4Yq9Z.', [one, two]));
   });
 });

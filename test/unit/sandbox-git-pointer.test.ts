@@ -98,4 +98,35 @@ describe('gitMounts', () => {
     fs.writeFileSync(path.join(sub, '.git'), `gitdir: ${elsewhere}\n`);
     expect(gitMounts(sub)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
   });
+
+  it("a .git link to a real worktree's pointer (which names the link's target back): nothing mounted, the link is not followed", () => {
+    const common = path.join(temp(), 'repo.git');
+    fs.mkdirSync(path.join(common, 'objects'), { recursive: true });
+    const admin = path.join(common, 'worktrees', 'w');
+    fs.mkdirSync(admin, { recursive: true });
+    fs.writeFileSync(path.join(admin, 'commondir'), '../..\n');
+    const worktree = temp();
+    fs.writeFileSync(path.join(worktree, '.git'), `gitdir: ${admin}\n`);
+    fs.writeFileSync(path.join(admin, 'gitdir'), `${path.join(worktree, '.git')}\n`);
+    expect(gitMounts(worktree).writable).toContain(admin);
+    const root = temp();
+    fs.symlinkSync(path.join(worktree, '.git'), path.join(root, '.git'));
+    expect(gitMounts(root)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+  });
+
+  it("a submodule nested deeper (libs/sub) counts; a folder merely named like modules (.git/modules-x/) does not", () => {
+    const top = temp();
+    const admin = path.join(top, '.git', 'modules', 'libs', 'sub');
+    fs.mkdirSync(admin, { recursive: true });
+    const sub = path.join(top, 'libs', 'sub');
+    fs.mkdirSync(sub, { recursive: true });
+    fs.writeFileSync(path.join(sub, '.git'), 'gitdir: ../../.git/modules/libs/sub\n');
+    expect(gitMounts(sub)).toEqual({ readOnly: [fs.realpathSync(admin)], writable: [], pinnedFiles: [] });
+    const lookalike = path.join(top, '.git', 'modules-x', 'sub');
+    fs.mkdirSync(lookalike, { recursive: true });
+    const other = path.join(top, 'other');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, '.git'), 'gitdir: ../.git/modules-x/sub\n');
+    expect(gitMounts(other)).toEqual({ readOnly: [], writable: [], pinnedFiles: [] });
+  });
 });

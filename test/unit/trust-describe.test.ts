@@ -76,3 +76,50 @@ describe('trust description of a file', () => {
     expect(describeFile(file({ diff: '' }))).not.toContain('Changes since');
   });
 });
+
+describe('trust description of an agent file', () => {
+  const agentFile = (agent: ProjectFileTrust['agent'], fields: Partial<ProjectFileTrust> = {}) =>
+    file({ file: '.skein/agents/rev.md', path: '/w/.skein/agents/rev.md', agent, ...fields });
+  const head = `/w/.skein/agents/rev.md\n  sha256 ${'ab'.repeat(32)}\n  not trusted (never decided)\n`;
+
+  it('the agent it defines: name, description, tools, model, mode, depth, then its instructions whole', () => {
+    const text = describeFile(agentFile({ name: 'rev', description: 'Reviews', tools: ['read', 'grep'], model: 'm1', mode: 'plan', depth: 2, prompt: 'Be strict.\nCite lines.' }));
+    expect(text).toBe(
+      head +
+        [
+          '  It defines the agent rev: Reviews',
+          '    tools: read, grep',
+          '    model: m1; mode: plan; may start children: 2 level(s)',
+          '    instructions:',
+          '      Be strict.',
+          '      Cite lines.',
+          '',
+        ].join('\n'),
+    );
+  });
+
+  it("what it leaves unset is the parent's; no tools is said as such; no depth: no children; no prompt: no instructions", () => {
+    const text = describeFile(agentFile({ name: 'rev', description: 'Reviews', depth: 0 }));
+    expect(text).toBe(
+      head + ['  It defines the agent rev: Reviews', "    tools: the parent's", "    model: the parent's; mode: the parent's; may start children: no", ''].join('\n'),
+    );
+    expect(describeFile(agentFile({ name: 'rev', description: 'd', tools: [], depth: 0, prompt: '' }))).toContain('\n    tools: (none)\n');
+    expect(describeFile(agentFile({ name: 'rev', description: 'd', tools: [], depth: 0, prompt: '' }))).not.toContain('instructions');
+    expect(describeFile(agentFile({ name: 'rev', description: 'd', model: '', depth: 0 }))).toContain("\n    model: the parent's;");
+  });
+
+  it('the repository wrote every field: each is one line, a control character shown, not run', () => {
+    const text = describeFile(agentFile({ name: 'r\nx', description: 'd\x1b[2K', tools: ['a\nb'], model: 'm\rn', depth: 1, prompt: 'one\x1b]0;t\x07\ntwo' }));
+    expect(text).toContain('  It defines the agent r\\nx: d\\x1b[2K\n');
+    expect(text).toContain('    tools: a\\nb\n');
+    expect(text).toContain('    model: m\\rn; mode: ');
+    expect(text).toContain('    instructions:\n      one\\x1b]0;t\\x07\n      two\n');
+  });
+
+  it('an ignored agent file says the agent is not defined; an agent file that does not parse shows only why', () => {
+    expect(describeFile(agentFile({ name: 'rev', description: 'd', depth: 0 }, { status: 'ignored' })).split('\n')[2]).toBe(
+      '  ignored (the agent is not defined; you are not asked again for this content)',
+    );
+    expect(describeFile(agentFile(undefined, { error: 'line 2: no name' }))).toBe(`${head}  cannot be trusted as it is: line 2: no name\n`);
+  });
+});
