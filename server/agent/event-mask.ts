@@ -43,8 +43,8 @@ function walk(value: unknown, secrets: readonly NamedSecret[]): unknown {
  */
 export function maskEvent(event: NewEvent, secrets: readonly NamedSecret[]): NewEvent {
   const masked = maskDeep(event, secrets);
-  if (masked === event || masked.kind !== 'agent' || event.kind !== 'agent') return masked;
-  if (!masked.reasoning || masked.reasoning === event.reasoning) return masked;
+  // Unchanged reasoning (the whole event unchanged included) keeps what the provider signed.
+  if (masked.kind !== 'agent' || event.kind !== 'agent' || !masked.reasoning || masked.reasoning === event.reasoning) return masked;
   const { prefix: _dropped, ...reasoning } = masked.reasoning;
   return { ...masked, reasoning };
 }
