@@ -43,10 +43,13 @@ function walk(value: unknown, secrets: readonly NamedSecret[]): unknown {
  */
 export function maskEvent(event: NewEvent, secrets: readonly NamedSecret[]): NewEvent {
   const masked = maskDeep(event, secrets);
-  // Unchanged reasoning (the whole event unchanged included) keeps what the provider signed.
-  if (masked.kind !== 'agent' || event.kind !== 'agent' || !masked.reasoning || masked.reasoning === event.reasoning) return masked;
-  const { prefix: _dropped, ...reasoning } = masked.reasoning;
-  return { ...masked, reasoning };
+  // maskDeep copies only what it changed: reasoning it left alone is the same object (undefined on any event but an
+  // agent's), and keeps what the provider signed.
+  const before = (event as { reasoning?: unknown }).reasoning;
+  const after = (masked as Extract<NewEvent, { kind: 'agent' }>).reasoning;
+  if (after === before) return masked;
+  const { prefix: _dropped, ...reasoning } = after!;
+  return { ...masked, reasoning } as NewEvent;
 }
 
 /** A frame sent live and never logged: streamed text, or an error note. */
@@ -90,12 +93,12 @@ export class StreamMask {
       this.held.clear();
       this.afterSeq = frame.afterSeq;
     }
-    const key = `${frame.attempt}:${frame.channel ?? 'text'}`;
+    const key = `${frame.attempt}:${frame.channel}`; // the answer's channel is undefined, the thinking's 'thinking'
     const pending = (this.held.get(key) ?? '') + frame.text;
     const cut = safeCut(pending, secrets);
     this.held.set(key, pending.slice(cut));
     const text = maskSecrets(pending.slice(0, cut), secrets);
-    return text === frame.text ? frame : { ...frame, text };
+    return { ...frame, text };
   }
 }
 
