@@ -41,7 +41,7 @@ beforeAll(async () => {
   git('add', '-A');
   git('commit', '--quiet', '-m', 'start');
   // The repository redefines the user's filter with a program of its own.
-  const evil = script(path.join(markers, '..', `${path.basename(repo)}-evil`), path.join(markers, 'repository'), 'cat');
+  const evil = script(path.join(tempDir('git-user-evil'), 'evil'), path.join(markers, 'repository'), 'cat');
   git('config', 'filter.store.clean', evil);
   git('config', 'filter.store.smudge', evil);
   // Variables that would send git elsewhere, in the server's own environment.

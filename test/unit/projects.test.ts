@@ -76,7 +76,7 @@ describe('projects', () => {
     // A link on its way counts the same (a session in the folder above could make one).
     fs.unlinkSync(chosen);
     const elsewhere = real(tempDir('projects-elsewhere'));
-    fs.renameSync(parent, `${parent}.moved`);
+    fs.renameSync(parent, path.join(tempDir('projects-moved'), 'moved')); // inside a recorded folder: removed with it
     fs.symlinkSync(elsewhere, parent);
     fs.mkdirSync(path.join(elsewhere, 'app'));
     expect(projects.roots()).not.toContain(chosen);
